@@ -1,0 +1,102 @@
+# posenc -- one plain Makefile (style R18).
+#   make            build build/posencd (strict warnings, -Werror)
+#   make run        install missing packages, build, serve on :8080 with the demo
+#   make check      install missing packages, build, run every test
+#   make asan       the unit and integration tests under ASan+UBSan
+#   make lint       layering and banned-function checks
+
+CC       ?= cc
+BUILD    ?= build
+PKGS     := libmicrohttpd jansson check libcurl
+DEB_PKGS := libmicrohttpd-dev libjansson-dev check libsubunit-dev libcurl4-openssl-dev pkg-config python3
+OPT      ?= -O2
+CFLAGS_STRICT := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g $(OPT) \
+	-Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wundef -Wcast-align -Wnull-dereference -Werror
+SAN      ?=
+PKG_CFLAGS = $(shell pkg-config --cflags libmicrohttpd jansson 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs libmicrohttpd jansson 2>/dev/null)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+GIT_REV   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+VERSION   := 0.1.0
+DEFS      := -DPOSENC_VERSION='"$(VERSION)"' -DPOSENC_GIT_REV='"$(GIT_REV)"'
+ALL_CFLAGS = $(CFLAGS_STRICT) $(SAN) $(DEFS) -Icore -Iapi -Iserver $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
+
+CORE_SRC   := $(sort $(wildcard core/*.c))
+API_SRC    := $(sort $(wildcard api/*.c))
+SERVER_SRC := $(sort $(filter-out server/main.c,$(wildcard server/*.c)))
+TEST_SRC   := $(sort $(filter-out tests/check_main.c,$(wildcard tests/*.c)))
+SUITE_SRC  := $(sort $(wildcard tests/check_*.c))
+CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/%.o)
+API_OBJ    := $(API_SRC:%.c=$(BUILD)/%.o)
+SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+.PHONY: all run check unit asan lint deps clean oracle-local bench
+all: $(BUILD)/posencd
+
+$(BUILD)/%.o: %.c $(wildcard core/*.h api/*.h server/*.h tests/*.h) | $(BUILD)/.dirs
+	$(CC) $(ALL_CFLAGS) -MMD -c $< -o $@
+
+# Test files export suites without headers: no prototype warning there.
+$(BUILD)/tests/%.o: tests/%.c $(wildcard core/*.h api/*.h server/*.h tests/*.h) | $(BUILD)/.dirs
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Itests -MMD -c $< -o $@
+
+$(BUILD)/.dirs:
+	mkdir -p $(BUILD)/core $(BUILD)/api $(BUILD)/server $(BUILD)/tests
+	touch $@
+
+$(BUILD)/posencd: $(BUILD)/server/main.o $(SERVER_OBJ) $(API_OBJ) $(CORE_OBJ)
+	$(CC) $(SAN) -o $@ $^ $(LDLIBS_ALL)
+
+# The test runner registers every `Suite *NAME_suite(void)` found in tests/check_*.c.
+$(BUILD)/tests/suites.inc: $(SUITE_SRC) | $(BUILD)/.dirs
+	grep -ho 'Suite \*[a-z0-9_]*_suite(void)' $(SUITE_SRC) | sed -E 's/Suite \*([a-z0-9_]*)_suite\(void\)/PE_SUITE(\1)/' | sort -u > $@
+
+$(BUILD)/tests/check_main.o: tests/check_main.c $(BUILD)/tests/suites.inc
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/tests -c $< -o $@
+
+$(BUILD)/check_all: $(BUILD)/tests/check_main.o $(TEST_OBJ) $(SERVER_OBJ) $(API_OBJ) $(CORE_OBJ)
+	$(CC) $(SAN) -o $@ $^ $(CHECK_LIBS) $(LDLIBS_ALL) -lcurl
+
+# Installs missing Debian packages when root, else prints the exact apt-get line.
+deps:
+	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null || exit 1; \
+	  else echo "missing packages; run: sudo apt-get install -y$$missing"; exit 1; fi; fi
+
+run: deps
+	$(MAKE) all
+	$(BUILD)/posencd --port $${POSENC_PORT:-8080} --web-dir web
+
+unit: $(BUILD)/check_all $(BUILD)/posencd
+	POSENC_BIN=$(BUILD)/posencd $(BUILD)/check_all
+
+check: deps
+	$(MAKE) all $(BUILD)/check_all
+	$(MAKE) lint
+	POSENC_BIN=$(BUILD)/posencd $(BUILD)/check_all
+	tests/oracle_local.sh $(BUILD)/posencd
+
+asan:
+	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  build-asan/posencd build-asan/check_all
+	CK_FORK=no ASAN_OPTIONS=detect_leaks=1 POSENC_BIN=build-asan/posencd build-asan/check_all
+	tests/oracle_local.sh build-asan/posencd
+
+# Layering (style R1) and banned functions (style R18).
+lint:
+	@! grep -nE '#include *[<"](microhttpd|jansson|curl/)' core/*.c core/*.h || { echo "lint: core/ must not include I/O or JSON libraries"; exit 1; }
+	@! grep -nE '#include *[<"]microhttpd' api/*.c api/*.h || { echo "lint: api/ must not include microhttpd"; exit 1; }
+	@! grep -nE '#include *"(api|server)/|#include *"srv_' core/*.c core/*.h || { echo "lint: core/ includes an upper layer"; exit 1; }
+	@! grep -nE '#include *"srv_' api/*.c api/*.h || { echo "lint: api/ includes server/"; exit 1; }
+	@! grep -rnwE '(sprintf|strcpy|strcat|atoi|atof|strtok|gets)\(' core api server || { echo "lint: banned function"; exit 1; }
+	@echo "lint: ok"
+
+clean:
+	rm -rf build build-asan
+
+-include $(wildcard $(BUILD)/*/*.d)

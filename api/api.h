@@ -1,0 +1,76 @@
+/*
+ * api/api.h -- the JSON layer: request bytes in, status + body out. Pure functions, testable without
+ * sockets (style R15). server/ owns HTTP; it calls api_handle() for every compute route.
+ */
+#ifndef API_API_H
+#define API_API_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "jw.h"
+#include "problem.h"
+#include "req.h"
+
+typedef struct pe_cache pe_cache;
+
+/* What handlers may use; owned by the server, shared by all threads (read-only except the cache,
+ * which is thread-safe). */
+typedef struct {
+    const api_limits *lim;
+    pe_cache *cache; /* RoPE frequency-table cache; never NULL in the server */
+} api_ctx;
+
+/*
+ * A compute handler: validates req (a JSON object, borrowed), computes, and writes the response
+ * object into out. Returns 0 on success, -1 with pb filled (out is then discarded).
+ */
+typedef int (*api_handler)(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
+
+/* One compute route: POST <path> with a JSON body. */
+typedef struct {
+    const char *path;    /* e.g. "/rope" */
+    const char *name;    /* metrics label, e.g. "rope" */
+    api_handler handler;
+} api_route;
+
+/* The compute routes (static table, NULL-terminated by path). */
+const api_route *api_routes(void);
+/* The route for path, or NULL. */
+const api_route *api_route_find(const char *path);
+
+/* A finished response. body is malloc'd (free with api_response_free). */
+typedef struct {
+    int status;
+    const char *content_type; /* static string */
+    char *body;
+    size_t len;
+} api_response;
+
+/*
+ * Parses body (len bytes, need not be NUL-terminated) as a JSON object and runs h. Malformed JSON
+ * (also duplicate keys, depth over the parser's limit) → 400 malformed-json naming line and column;
+ * a non-object → 422 at pointer "". request_id goes into a problem's `instance`. Never fails to fill
+ * out (an out-of-memory ends in a minimal static 503 body).
+ */
+void api_handle(const api_ctx *ctx, api_handler h, const char *body, size_t len,
+                const char *request_id, api_response *out);
+
+/* Renders pb as an application/problem+json response. */
+void api_problem_response(const api_problem *pb, const char *request_id, api_response *out);
+/* Shortcut: a problem with code and detail (no field errors). */
+void api_simple_problem(api_problem_code code, const char *detail, const char *request_id,
+                        api_response *out);
+void api_response_free(api_response *r);
+
+/* Handlers (one module each). */
+int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
+int api_rope(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
+int api_alibi(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
+int api_attention(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
+int api_t5_buckets(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
+
+/* Bytes a response writer may grow to for a given limit set (numbers x 32 bytes + 1 MiB). */
+size_t api_max_response_bytes(const api_limits *lim);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * api/problem.h -- request errors as RFC 9457 problem+json (see ../shared/docs/api.md, "Errors").
+ *
+ * One table (API_PROBLEM_MAP) gives every problem code, its HTTP status and title; nothing else maps
+ * codes to statuses. Filling a problem never allocates (style R5): field errors are kept in fixed-size
+ * slots, and the first API_PROBLEM_MAX_ERRORS are reported.
+ */
+#ifndef API_PROBLEM_H
+#define API_PROBLEM_H
+
+#include <stddef.h>
+
+#include "jw.h"
+
+/* X(enum, code string, HTTP status, title) */
+#define API_PROBLEM_MAP(X)                                                                  \
+    X(API_PB_NONE, "none", 200, "OK")                                                       \
+    X(API_PB_MALFORMED_JSON, "malformed-json", 400, "Malformed JSON")                       \
+    X(API_PB_NOT_FOUND, "not-found", 404, "Not found")                                      \
+    X(API_PB_METHOD_NOT_ALLOWED, "method-not-allowed", 405, "Method not allowed")           \
+    X(API_PB_CONFLICT, "conflict", 409, "Conflict")                                         \
+    X(API_PB_TOO_LARGE, "too-large", 413, "Request body too large")                         \
+    X(API_PB_UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", 415, "Unsupported media type") \
+    X(API_PB_INVALID_FIELD, "invalid-field", 422, "Invalid field")                          \
+    X(API_PB_UNKNOWN_FIELD, "unknown-field", 422, "Unknown field")                          \
+    X(API_PB_LIMIT_EXCEEDED, "limit-exceeded", 422, "Limit exceeded")                       \
+    X(API_PB_HEADER_TOO_LARGE, "header-too-large", 431, "Request header too large")         \
+    X(API_PB_INTERNAL, "internal", 500, "Internal error")                                   \
+    X(API_PB_UNAVAILABLE, "unavailable", 503, "Service unavailable")                        \
+    X(API_PB_SHUTTING_DOWN, "shutting-down", 503, "Shutting down")
+
+typedef enum {
+#define API__PB_ENUM(e, code, status, title) e,
+    API_PROBLEM_MAP(API__PB_ENUM)
+#undef API__PB_ENUM
+        API_PB__COUNT
+} api_problem_code;
+
+#define API_PROBLEM_MAX_ERRORS 8
+
+typedef struct {
+    char pointer[160]; /* RFC 6901 pointer into the request, e.g. "/scaling/factor"; "" = none */
+    char message[224]; /* the rule broken, one sentence */
+} api_field_error;
+
+typedef struct {
+    api_problem_code code;   /* first error's code wins (API_PB_NONE while clean) */
+    char detail[400];        /* one sentence for humans */
+    api_field_error errors[API_PROBLEM_MAX_ERRORS];
+    size_t n_errors;         /* slots used */
+    size_t n_dropped;        /* further errors not kept */
+} api_problem;
+
+/* Resets pb to "no problem". */
+void api_problem_init(api_problem *pb);
+/* Sets the code (if none yet) and the detail text (printf-style, if none yet). */
+void api_problem_set(api_problem *pb, api_problem_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Records a field error (pointer + message) with code (422 kinds); the first becomes the detail. */
+void api_problem_field(api_problem *pb, api_problem_code code, const char *pointer, const char *fmt,
+                       ...) __attribute__((format(printf, 4, 5)));
+/* Returns 1 when pb holds a problem. */
+int api_problem_failed(const api_problem *pb);
+
+/* The HTTP status, code string ("invalid-field") and title of a code. Never NULL. */
+int api_problem_status(api_problem_code code);
+const char *api_problem_code_str(api_problem_code code);
+const char *api_problem_title(api_problem_code code);
+
+/* Writes pb as a problem+json object into w; instance (a request id, may be NULL) goes into
+ * "instance" as "urn:posenc:request:<id>". */
+void api_problem_write(const api_problem *pb, const char *instance, api_jw *w);
+
+#endif

@@ -1,0 +1,493 @@
+/* api/req.c -- see req.h. */
+#include "req.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void api_limits_default(api_limits *lim)
+{
+    lim->max_body_bytes = (size_t)16 << 20;
+    lim->max_table_bytes = (size_t)256 << 20;
+    lim->max_output_elements = 4194304;
+    lim->max_dim = 65536;
+    lim->max_heads = 1024;
+    lim->max_positions = 1000000;
+    lim->max_position = 2147483647;
+}
+
+void api_ptr(char *out, size_t n, const char *base, const char *key)
+{
+    size_t len = (size_t)snprintf(out, n, "%s/", base ? base : "");
+    for (const char *k = key; *k && len + 3 < n; k++) {
+        if (*k == '~') {
+            out[len++] = '~';
+            out[len++] = '0';
+        } else if (*k == '/') {
+            out[len++] = '~';
+            out[len++] = '1';
+        } else {
+            out[len++] = *k;
+        }
+    }
+    if (len < n)
+        out[len] = '\0';
+}
+
+void api_ptr_idx(char *out, size_t n, const char *base, size_t idx)
+{
+    int r = snprintf(out, n, "%s/%zu", base ? base : "", idx);
+    if (r < 0 && n > 0)
+        out[0] = '\0';
+}
+
+int api_check_fields(api_problem *pb, const json_t *obj, const char *base,
+                     const char *const *allowed)
+{
+    const char *k;
+    json_t *v;
+    int rc = 0;
+    json_object_foreach((json_t *)obj, k, v)
+    {
+        int known = 0;
+        for (const char *const *a = allowed; *a; a++) {
+            if (strcmp(*a, k) == 0) {
+                known = 1;
+                break;
+            }
+        }
+        if (!known) {
+            char ptr[160];
+            api_ptr(ptr, sizeof ptr, base, k);
+            api_problem_field(pb, API_PB_UNKNOWN_FIELD, ptr, "unknown field \"%.80s\"", k);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+static const json_t *get_member(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    return (v == NULL || json_is_null(v)) ? NULL : v;
+}
+
+const json_t *api_get_alias(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                            const char *alias, const char **used)
+{
+    const json_t *a = get_member(obj, key);
+    const json_t *b = get_member(obj, alias);
+    if (used)
+        *used = a ? key : (b ? alias : NULL);
+    if (a && b && !json_equal((json_t *)a, (json_t *)b)) {
+        char ptr[160];
+        api_ptr(ptr, sizeof ptr, base, alias);
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                          "\"%s\" and its alias \"%s\" are both given with different values", key,
+                          alias);
+        return NULL;
+    }
+    return a ? a : b;
+}
+
+int api_int_value(api_problem *pb, const json_t *v, const char *ptr, int64_t min, int64_t max,
+                  int64_t *out)
+{
+    int64_t x;
+    if (json_is_integer(v)) {
+        x = (int64_t)json_integer_value(v);
+    } else if (json_is_real(v)) {
+        double d = json_real_value(v);
+        if (d != floor(d) || d < -9.2e18 || d > 9.2e18) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be an integer, got %.17g", d);
+            return -1;
+        }
+        x = (int64_t)d;
+    } else {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be an integer");
+        return -1;
+    }
+    if (x < min || x > max) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be between %lld and %lld, got %lld",
+                          (long long)min, (long long)max, (long long)x);
+        return -1;
+    }
+    *out = x;
+    return 1;
+}
+
+int api_get_int(api_problem *pb, const json_t *obj, const char *base, const char *key, int64_t min,
+                int64_t max, int64_t *out)
+{
+    const json_t *v = get_member(obj, key);
+    if (v == NULL)
+        return 0;
+    char ptr[160];
+    api_ptr(ptr, sizeof ptr, base, key);
+    return api_int_value(pb, v, ptr, min, max, out);
+}
+
+int api_number_value(api_problem *pb, const json_t *v, const char *ptr, double min, double max,
+                     unsigned flags, double *out)
+{
+    if (!json_is_number(v)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be a number");
+        return -1;
+    }
+    double x = json_number_value(v);
+    if (!isfinite(x)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be finite");
+        return -1;
+    }
+    int lo_bad = (flags & API_NUM_MIN_EXCL) ? !(x > min) : !(x >= min);
+    int hi_bad = (flags & API_NUM_MAX_EXCL) ? !(x < max) : !(x <= max);
+    if (lo_bad) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be %s %.17g, got %.17g",
+                          (flags & API_NUM_MIN_EXCL) ? ">" : ">=", min, x);
+        return -1;
+    }
+    if (hi_bad) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be %s %.17g, got %.17g",
+                          (flags & API_NUM_MAX_EXCL) ? "<" : "<=", max, x);
+        return -1;
+    }
+    *out = x;
+    return 1;
+}
+
+int api_get_number(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                   double min, double max, unsigned flags, double *out)
+{
+    const json_t *v = get_member(obj, key);
+    if (v == NULL)
+        return 0;
+    char ptr[160];
+    api_ptr(ptr, sizeof ptr, base, key);
+    return api_number_value(pb, v, ptr, min, max, flags, out);
+}
+
+int api_get_bool(api_problem *pb, const json_t *obj, const char *base, const char *key, int *out)
+{
+    const json_t *v = get_member(obj, key);
+    if (v == NULL)
+        return 0;
+    if (!json_is_boolean(v)) {
+        char ptr[160];
+        api_ptr(ptr, sizeof ptr, base, key);
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be true or false");
+        return -1;
+    }
+    *out = json_is_true(v);
+    return 1;
+}
+
+int api_enum_value(api_problem *pb, const json_t *v, const char *ptr, const char *const *names,
+                   int *out)
+{
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        for (int i = 0; names[i]; i++) {
+            if (strcmp(names[i], s) == 0) {
+                *out = i;
+                return 1;
+            }
+        }
+    }
+    char list[200];
+    size_t len = 0;
+    list[0] = '\0';
+    for (int i = 0; names[i] && len + 1 < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s\"%s\"", i ? ", " : "", names[i]);
+    api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be one of %s", list);
+    return -1;
+}
+
+int api_get_enum(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                 const char *const *names, int *out)
+{
+    const json_t *v = get_member(obj, key);
+    if (v == NULL)
+        return 0;
+    char ptr[160];
+    api_ptr(ptr, sizeof ptr, base, key);
+    return api_enum_value(pb, v, ptr, names, out);
+}
+
+int api_get_object(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                   const json_t **out)
+{
+    const json_t *v = get_member(obj, key);
+    if (v == NULL)
+        return 0;
+    if (!json_is_object(v)) {
+        char ptr[160];
+        api_ptr(ptr, sizeof ptr, base, key);
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be an object");
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
+void *api_alloc(api_problem *pb, size_t count, size_t size)
+{
+    size_t bytes;
+    if (!pe_mul_ok(count, size, &bytes)) {
+        api_problem_set(pb, API_PB_LIMIT_EXCEEDED, "requested size overflows");
+        return NULL;
+    }
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (p == NULL)
+        api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory for %zu bytes", bytes);
+    return p;
+}
+
+int api_number_array(api_problem *pb, const json_t *v, const char *ptr, size_t expect_n,
+                     size_t max_n, const char *limit_name, double **out, size_t *n)
+{
+    *out = NULL;
+    if (!json_is_array(v)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be an array of numbers");
+        return -1;
+    }
+    size_t len = json_array_size(v);
+    if (len > max_n) {
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr, "has %zu numbers; %s is %zu", len,
+                          limit_name, max_n);
+        return -1;
+    }
+    if (expect_n > 0 && len != expect_n) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must have %zu numbers, got %zu", expect_n,
+                          len);
+        return -1;
+    }
+    double *x = len ? api_alloc(pb, len, sizeof *x) : NULL;
+    if (len && x == NULL)
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        char ip[160];
+        api_ptr_idx(ip, sizeof ip, ptr, i);
+        if (api_number_value(pb, json_array_get(v, i), ip, -HUGE_VAL, HUGE_VAL, 0, &x[i]) < 0) {
+            free(x);
+            return -1;
+        }
+    }
+    *out = x;
+    *n = len;
+    return 1;
+}
+
+int api_get_numbers(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                    size_t expect_n, size_t max_n, const char *limit_name, double **out, size_t *n)
+{
+    *out = NULL;
+    const json_t *v = get_member(obj, key);
+    if (v == NULL)
+        return 0;
+    char ptr[160];
+    api_ptr(ptr, sizeof ptr, base, key);
+    return api_number_array(pb, v, ptr, expect_n, max_n, limit_name, out, n);
+}
+
+int api_number_matrix(api_problem *pb, const json_t *v, const char *ptr, size_t expect_rows,
+                      size_t expect_cols, size_t max_elems, int allow_vector, double **out,
+                      size_t *rows, size_t *cols, int *was_vector)
+{
+    *out = NULL;
+    if (was_vector)
+        *was_vector = 0;
+    if (!json_is_array(v) || json_array_size(v) == 0) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be a non-empty array of rows");
+        return -1;
+    }
+    if (!json_is_array(json_array_get(v, 0))) {
+        if (!allow_vector) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                              "must be a matrix (an array of arrays of numbers)");
+            return -1;
+        }
+        size_t n = 0;
+        if (api_number_array(pb, v, ptr, expect_cols, max_elems, "max_output_elements", out, &n) < 0)
+            return -1;
+        *rows = 1;
+        *cols = n;
+        if (was_vector)
+            *was_vector = 1;
+        return 1;
+    }
+    size_t r = json_array_size(v);
+    size_t c = json_array_size(json_array_get(v, 0));
+    if (expect_rows > 0 && r != expect_rows) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must have %zu rows, got %zu", expect_rows,
+                          r);
+        return -1;
+    }
+    if (c == 0 || (expect_cols > 0 && c != expect_cols)) {
+        char rp[160];
+        api_ptr_idx(rp, sizeof rp, ptr, 0);
+        if (c == 0)
+            api_problem_field(pb, API_PB_INVALID_FIELD, rp, "rows must not be empty");
+        else
+            api_problem_field(pb, API_PB_INVALID_FIELD, rp, "must have %zu numbers, got %zu",
+                              expect_cols, c);
+        return -1;
+    }
+    size_t total;
+    if (!pe_mul_ok(r, c, &total) || total > max_elems) {
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr, "has %zu x %zu numbers, over the limit %zu",
+                          r, c, max_elems);
+        return -1;
+    }
+    double *x = api_alloc(pb, total, sizeof *x);
+    if (x == NULL)
+        return -1;
+    for (size_t i = 0; i < r; i++) {
+        const json_t *row = json_array_get(v, i);
+        char rp[160];
+        api_ptr_idx(rp, sizeof rp, ptr, i);
+        if (!json_is_array(row) || json_array_size(row) != c) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, rp,
+                              "must be an array of %zu numbers (rows must have equal length)", c);
+            free(x);
+            return -1;
+        }
+        for (size_t j = 0; j < c; j++) {
+            char ep[160];
+            api_ptr_idx(ep, sizeof ep, rp, j);
+            if (api_number_value(pb, json_array_get(row, j), ep, -HUGE_VAL, HUGE_VAL, 0,
+                                 &x[i * c + j]) < 0) {
+                free(x);
+                return -1;
+            }
+        }
+    }
+    *out = x;
+    *rows = r;
+    *cols = c;
+    return 1;
+}
+
+int api_get_matrix(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                   size_t expect_rows, size_t expect_cols, size_t max_elems, double **out,
+                   size_t *rows, size_t *cols)
+{
+    *out = NULL;
+    const json_t *v = get_member(obj, key);
+    if (v == NULL)
+        return 0;
+    char ptr[160];
+    api_ptr(ptr, sizeof ptr, base, key);
+    return api_number_matrix(pb, v, ptr, expect_rows, expect_cols, max_elems, 0, out, rows, cols,
+                             NULL);
+}
+
+int api_position_array(api_problem *pb, const json_t *v, const char *ptr, const api_limits *lim,
+                       int64_t **out, size_t *n)
+{
+    *out = NULL;
+    if (!json_is_array(v)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be an array of integers");
+        return -1;
+    }
+    size_t len = json_array_size(v);
+    if (len > lim->max_positions) {
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr, "has %zu positions; max_positions is %zu",
+                          len, lim->max_positions);
+        return -1;
+    }
+    int64_t *p = len ? api_alloc(pb, len, sizeof *p) : NULL;
+    if (len && p == NULL)
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        char ip[160];
+        api_ptr_idx(ip, sizeof ip, ptr, i);
+        if (api_int_value(pb, json_array_get(v, i), ip, 0, lim->max_position - 1, &p[i]) < 0) {
+            free(p);
+            return -1;
+        }
+    }
+    *out = p;
+    *n = len;
+    return 1;
+}
+
+int api_get_position_list(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                          const api_limits *lim, int64_t **out, size_t *n)
+{
+    *out = NULL;
+    const json_t *v = get_member(obj, key);
+    if (v == NULL)
+        return 0;
+    char ptr[160];
+    api_ptr(ptr, sizeof ptr, base, key);
+    return api_position_array(pb, v, ptr, lim, out, n);
+}
+
+int api_get_positions(api_problem *pb, const json_t *obj, const char *base, const api_limits *lim,
+                      int required, int64_t **out, size_t *n)
+{
+    *out = NULL;
+    const json_t *pos = get_member(obj, "positions");
+    const json_t *sl = get_member(obj, "seq_len");
+    const json_t *off = get_member(obj, "offset");
+    char ptr[160];
+    if (pos && sl) {
+        api_ptr(ptr, sizeof ptr, base, "seq_len");
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "give either positions or seq_len, not both");
+        return -1;
+    }
+    if (pos) {
+        if (off) {
+            api_ptr(ptr, sizeof ptr, base, "offset");
+            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "offset goes with seq_len, not positions");
+            return -1;
+        }
+        return api_get_position_list(pb, obj, base, "positions", lim, out, n);
+    }
+    if (!sl) {
+        if (off) {
+            api_ptr(ptr, sizeof ptr, base, "offset");
+            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "offset needs seq_len");
+            return -1;
+        }
+        if (required) {
+            api_ptr(ptr, sizeof ptr, base, "positions");
+            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "positions or seq_len is required");
+            return -1;
+        }
+        return 0;
+    }
+    int64_t len = 0, offset = 0;
+    if (api_get_int(pb, obj, base, "seq_len", 1, (int64_t)lim->max_positions, &len) < 0)
+        return -1;
+    if (api_get_int(pb, obj, base, "offset", 0, lim->max_position - 1, &offset) < 0)
+        return -1;
+    if (offset > lim->max_position - len) {
+        api_ptr(ptr, sizeof ptr, base, "offset");
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
+                          "offset + seq_len must not exceed max_position (%lld)",
+                          (long long)lim->max_position);
+        return -1;
+    }
+    int64_t *p = api_alloc(pb, (size_t)len, sizeof *p);
+    if (p == NULL)
+        return -1;
+    for (int64_t i = 0; i < len; i++)
+        p[i] = offset + i;
+    *out = p;
+    *n = (size_t)len;
+    return 1;
+}
+
+int api_check_output(api_problem *pb, const api_limits *lim, size_t n_elements, const char *ptr,
+                     const char *what)
+{
+    if (n_elements > lim->max_output_elements) {
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
+                          "%s would return %zu numbers; max_output_elements is %zu", what,
+                          n_elements, lim->max_output_elements);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,116 @@
+/*
+ * api/req.h -- request validation helpers: typed getters that record a 422 with a JSON pointer for
+ * every rule broken (style R5, R7), plus the service limits every handler enforces (style R9).
+ *
+ * Getter convention: the field `key` of object `obj` (itself at pointer `base`, "" for the top level)
+ * is read. Return 1 = present and valid (stored in *out), 0 = absent or JSON null (*out untouched),
+ * -1 = invalid (an error naming "<base>/<key>" was recorded in pb; *out untouched).
+ * Integer fields accept integral reals (4.0) and reject 4.5, "4" and booleans (api.md Conventions).
+ * Arrays returned through pointers are malloc'd: the caller frees them, also after -1 (then NULL).
+ */
+#ifndef API_REQ_H
+#define API_REQ_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pe.h"
+#include "problem.h"
+
+/* Service limits (api.md "Limits"; flags and POSENC_* variables in server/config.c). */
+typedef struct {
+    size_t max_body_bytes;      /* request body, bytes (16 MiB) */
+    size_t max_table_bytes;     /* one stored table, bytes (256 MiB) */
+    size_t max_output_elements; /* numbers in one response (4,194,304) */
+    size_t max_dim;             /* d_model, head_dim (65,536) */
+    size_t max_heads;           /* num_heads (1,024) */
+    size_t max_positions;       /* positions in one request (1,000,000) */
+    int64_t max_position;       /* largest position + 1 (2,147,483,647) */
+} api_limits;
+
+/* The defaults of api.md. */
+void api_limits_default(api_limits *lim);
+
+/* Builds "<base>/<key>" with RFC 6901 escaping of key into out (truncated to n). */
+void api_ptr(char *out, size_t n, const char *base, const char *key);
+/* Builds "<base>/<idx>". */
+void api_ptr_idx(char *out, size_t n, const char *base, size_t idx);
+
+/* Each member of obj not in the NULL-terminated list `allowed` → 422 unknown-field. Returns 0 when
+ * all members are known, -1 otherwise. */
+int api_check_fields(api_problem *pb, const json_t *obj, const char *base,
+                     const char *const *allowed);
+
+/* Returns the value of key or of alias (NULL when neither or JSON null). When both are present with
+ * different values → 422 on the alias and NULL; *used gets the key that was used (may be NULL). */
+const json_t *api_get_alias(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                            const char *alias, const char **used);
+
+/* Integer in [min, max]. */
+int api_get_int(api_problem *pb, const json_t *obj, const char *base, const char *key, int64_t min,
+                int64_t max, int64_t *out);
+/* Integer from a value already fetched (ptr = its full pointer). */
+int api_int_value(api_problem *pb, const json_t *v, const char *ptr, int64_t min, int64_t max,
+                  int64_t *out);
+
+#define API_NUM_MIN_EXCL 1u /* value must be > min instead of >= min */
+#define API_NUM_MAX_EXCL 2u /* value must be < max instead of <= max */
+/* Finite number within [min, max] (bounds exclusive per flags; use -HUGE_VAL/HUGE_VAL for none). */
+int api_get_number(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                   double min, double max, unsigned flags, double *out);
+int api_number_value(api_problem *pb, const json_t *v, const char *ptr, double min, double max,
+                     unsigned flags, double *out);
+
+int api_get_bool(api_problem *pb, const json_t *obj, const char *base, const char *key, int *out);
+
+/* String that must be one of the NULL-terminated names; *out = its index. */
+int api_get_enum(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                 const char *const *names, int *out);
+int api_enum_value(api_problem *pb, const json_t *v, const char *ptr, const char *const *names,
+                   int *out);
+
+/* Nested JSON object (borrowed). */
+int api_get_object(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                   const json_t **out);
+
+/* Array of finite numbers; expect_n > 0 demands exactly that many; more than max_n →
+ * 422 limit-exceeded naming limit_name. *out malloc'd (NULL for an empty array). */
+int api_number_array(api_problem *pb, const json_t *v, const char *ptr, size_t expect_n,
+                     size_t max_n, const char *limit_name, double **out, size_t *n);
+int api_get_numbers(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                    size_t expect_n, size_t max_n, const char *limit_name, double **out, size_t *n);
+
+/* Rectangular matrix of finite numbers, row-major into *out; expect_rows / expect_cols > 0 demand
+ * those sizes; rows*cols > max_elems → 422 limit-exceeded. A plain vector is refused unless
+ * allow_vector, in which case it is returned as 1 row and *was_vector = 1. */
+int api_number_matrix(api_problem *pb, const json_t *v, const char *ptr, size_t expect_rows,
+                      size_t expect_cols, size_t max_elems, int allow_vector, double **out,
+                      size_t *rows, size_t *cols, int *was_vector);
+int api_get_matrix(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                   size_t expect_rows, size_t expect_cols, size_t max_elems, double **out,
+                   size_t *rows, size_t *cols);
+
+/* Array of positions: integers in [0, lim->max_position), at most lim->max_positions. */
+int api_position_array(api_problem *pb, const json_t *v, const char *ptr, const api_limits *lim,
+                       int64_t **out, size_t *n);
+int api_get_position_list(api_problem *pb, const json_t *obj, const char *base, const char *key,
+                          const api_limits *lim, int64_t **out, size_t *n);
+
+/*
+ * `positions` | `seq_len` [+ `offset`] (api.md Conventions): exactly one of positions and seq_len
+ * unless `required` is 0 (then neither is fine: returns 0). Returns 1 with *out and *n filled, 0 when
+ * absent, -1 on error. offset without seq_len → 422.
+ */
+int api_get_positions(api_problem *pb, const json_t *obj, const char *base, const api_limits *lim,
+                      int required, int64_t **out, size_t *n);
+
+/* Checks that n_elements numbers may be returned (<= lim->max_output_elements), else records a
+ * 422 limit-exceeded with ptr and what. Returns 0 or -1. */
+int api_check_output(api_problem *pb, const api_limits *lim, size_t n_elements, const char *ptr,
+                     const char *what);
+
+/* calloc with an overflow-checked count; NULL (and a 503 problem "unavailable") on failure. */
+void *api_alloc(api_problem *pb, size_t count, size_t size);
+
+#endif

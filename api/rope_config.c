@@ -1,0 +1,574 @@
+/*
+ * api/rope_config.c -- the scaling object parser and the pasted-config resolver of POST /rope
+ * (see rope_config.h). Pure functions: borrowed jansson values in, caller-owned structs out.
+ */
+#include "rope_config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "req.h"
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+
+void api_rc_origin_set(api_rc_origin *o, const char *ptr, const char *src_fmt, ...)
+{
+    o->set = 1;
+    snprintf(o->ptr, sizeof o->ptr, "%s", ptr ? ptr : "");
+    va_list ap;
+    va_start(ap, src_fmt);
+    vsnprintf(o->src, sizeof o->src, src_fmt, ap);
+    va_end(ap);
+}
+
+void api_rc_warn(api_rc_warnings *w, const char *fmt, ...)
+{
+    if (w == NULL || w->n >= API_RC_MAX_WARNINGS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->text[w->n], sizeof w->text[w->n], fmt, ap);
+    va_end(ap);
+    w->n++;
+}
+
+/* The member key of obj, treating JSON null as absent (as req.c's getters do). */
+static const json_t *member(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    return (v == NULL || json_is_null(v)) ? NULL : v;
+}
+
+/* Errors recorded in pb so far (kept or dropped): a growing count means a new error. */
+static size_t n_errs(const api_problem *pb)
+{
+    return pb->n_errors + pb->n_dropped;
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+    for (const char *const *p = list; p && *p; p++)
+        if (strcmp(*p, s) == 0)
+            return 1;
+    return 0;
+}
+
+/* ---- scaling types and fields --------------------------------------------------------------- */
+
+#define T_BIT(t) (1u << (unsigned)(t))
+#define T_DEFAULT T_BIT(PE_ROPE_DEFAULT)
+#define T_LINEAR T_BIT(PE_ROPE_LINEAR)
+#define T_DYNAMIC T_BIT(PE_ROPE_DYNAMIC)
+#define T_YARN T_BIT(PE_ROPE_YARN)
+#define T_LONGROPE T_BIT(PE_ROPE_LONGROPE)
+#define T_LLAMA3 T_BIT(PE_ROPE_LLAMA3)
+#define T_NTK T_BIT(PE_ROPE_NTK)
+
+typedef enum { K_POS, K_NONNEG, K_INT, K_BOOL, K_LIST } field_kind;
+
+/* One row per api_rs_field, in enum order: name, types that use it, value kind. */
+static const struct {
+    const char *name;
+    unsigned types;
+    field_kind kind;
+} RS_FIELDS[API_RS__COUNT] = {
+    {"factor", T_LINEAR | T_DYNAMIC | T_YARN | T_LONGROPE | T_LLAMA3, K_POS},
+    {"original_max_position_embeddings", T_DYNAMIC | T_YARN | T_LONGROPE | T_LLAMA3, K_INT},
+    {"beta_fast", T_YARN, K_NONNEG},
+    {"beta_slow", T_YARN, K_NONNEG},
+    {"mscale", T_YARN, K_NONNEG},
+    {"mscale_all_dim", T_YARN, K_NONNEG},
+    {"attention_factor", T_YARN | T_LONGROPE, K_POS},
+    {"truncate", T_YARN, K_BOOL},
+    {"low_freq_factor", T_LLAMA3, K_POS},
+    {"high_freq_factor", T_LLAMA3, K_POS},
+    {"alpha", T_NTK, K_POS},
+    {"short_factor", T_LONGROPE, K_LIST},
+    {"long_factor", T_LONGROPE, K_LIST},
+};
+
+const char *api_rs_field_name(api_rs_field f)
+{
+    return (unsigned)f < API_RS__COUNT ? RS_FIELDS[f].name : "unknown";
+}
+
+const char *api_rope_type_name(pe_rope_type t)
+{
+    switch (t) {
+    case PE_ROPE_DEFAULT:
+        return "default";
+    case PE_ROPE_LINEAR:
+        return "linear";
+    case PE_ROPE_DYNAMIC:
+        return "dynamic";
+    case PE_ROPE_YARN:
+        return "yarn";
+    case PE_ROPE_LONGROPE:
+        return "longrope";
+    case PE_ROPE_LLAMA3:
+        return "llama3";
+    case PE_ROPE_NTK:
+        return "ntk";
+    }
+    return "unknown";
+}
+
+/* Accepted spellings of `type` (su is HF's old name of longrope). */
+static const struct {
+    const char *name;
+    pe_rope_type type;
+} TYPE_NAMES[] = {
+    {"default", PE_ROPE_DEFAULT}, {"linear", PE_ROPE_LINEAR},     {"dynamic", PE_ROPE_DYNAMIC},
+    {"yarn", PE_ROPE_YARN},       {"longrope", PE_ROPE_LONGROPE}, {"su", PE_ROPE_LONGROPE},
+    {"llama3", PE_ROPE_LLAMA3},   {"ntk", PE_ROPE_NTK},
+};
+#define KNOWN_TYPES "default, linear, dynamic, yarn, longrope (alias su), llama3, ntk"
+
+/* Lists the types using field f into buf ("yarn, longrope"). */
+static void types_of(api_rs_field f, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int t = PE_ROPE_DEFAULT; t <= PE_ROPE_NTK && len + 1 < n; t++)
+        if (RS_FIELDS[f].types & T_BIT(t))
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "",
+                                    api_rope_type_name((pe_rope_type)t));
+}
+
+static int field_index(const char *key)
+{
+    for (int f = 0; f < API_RS__COUNT; f++)
+        if (strcmp(RS_FIELDS[f].name, key) == 0)
+            return f;
+    return -1;
+}
+
+/* Reads field f's value v (pointer ptr) into out per its kind. Returns 0 or -1 (error in pb). */
+static int read_field(api_problem *pb, api_rs_field f, const json_t *v, const char *ptr,
+                      api_rope_scaling *out)
+{
+    double x = 0.0;
+    switch (RS_FIELDS[f].kind) {
+    case K_POS:
+        if (api_number_value(pb, v, ptr, 0.0, HUGE_VAL, API_NUM_MIN_EXCL, &x) < 0)
+            return -1;
+        break;
+    case K_NONNEG:
+        if (api_number_value(pb, v, ptr, 0.0, HUGE_VAL, 0, &x) < 0)
+            return -1;
+        break;
+    case K_INT: {
+        int64_t i = 0;
+        /* 2^53: every such length is exact as the double core computes with */
+        if (api_int_value(pb, v, ptr, 1, (int64_t)1 << 53, &i) < 0)
+            return -1;
+        x = (double)i;
+        break;
+    }
+    case K_BOOL:
+        if (!json_is_boolean(v)) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be true or false");
+            return -1;
+        }
+        x = json_is_true(v) ? 1.0 : 0.0;
+        break;
+    case K_LIST:
+        if (!json_is_array(v)) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be an array of numbers");
+            return -1;
+        }
+        out->list[f == API_RS_SHORT_FACTOR ? 0 : 1] = v;
+        break;
+    }
+    out->num[f] = x;
+    return 0;
+}
+
+static void scaling_init(api_rope_scaling *out, const char *ptr)
+{
+    memset(out, 0, sizeof *out);
+    out->type = PE_ROPE_DEFAULT;
+    snprintf(out->ptr, sizeof out->ptr, "%s", ptr ? ptr : "");
+}
+
+int api_rope_scaling_parse(api_problem *pb, const json_t *obj, const char *ptr,
+                           const char *src_prefix, api_rs_mode mode, int phi3,
+                           const char *const *skip, api_rope_scaling *out, api_rc_warnings *w)
+{
+    scaling_init(out, ptr);
+    if (obj == NULL)
+        return 0;
+    out->present = 1;
+    int strict = mode == API_RS_STRICT;
+    char fp[API_RC_PTR];
+    size_t errs_before = n_errs(pb);
+
+    /* Multi-axis RoPE is not a scaling type: say where it goes instead of "unknown field". */
+    if (member(obj, "mrope_section") != NULL || member(obj, "mrope_interleaved") != NULL) {
+        api_ptr(fp, sizeof fp, ptr, member(obj, "mrope_section") ? "mrope_section"
+                                                                  : "mrope_interleaved");
+        api_problem_field(pb, API_PB_INVALID_FIELD, strict ? fp : ptr,
+                          "multi-axis RoPE (M-RoPE, mrope_section) is configured with the "
+                          "top-level `axes` field, not as a scaling type");
+        return -1;
+    }
+
+    /* type / rope_type */
+    const char *used = NULL;
+    const json_t *tv = api_get_alias(pb, obj, ptr, "type", "rope_type", &used);
+    if (n_errs(pb) != errs_before)
+        return -1; /* both spellings, different values */
+    int type_ok = 1;
+    if (tv == NULL) {
+        /* {} is plain RoPE; anything else must say what it is */
+        size_t n_fields = 0;
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)obj, k, v)
+        {
+            if (!in_list(skip, k) && !json_is_null(v))
+                n_fields++;
+        }
+        if (n_fields > 0) {
+            api_ptr(fp, sizeof fp, ptr, "type");
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "type (or rope_type) is required; one of " KNOWN_TYPES);
+            return -1;
+        }
+        snprintf(out->type_given, sizeof out->type_given, "default");
+        api_rc_origin_set(&out->type_origin, "", "default");
+    } else {
+        api_ptr(fp, sizeof fp, ptr, used);
+        const char *s = json_is_string(tv) ? json_string_value(tv) : NULL;
+        int found = 0;
+        for (size_t i = 0; s && i < sizeof TYPE_NAMES / sizeof TYPE_NAMES[0]; i++) {
+            if (strcmp(TYPE_NAMES[i].name, s) == 0) {
+                out->type = TYPE_NAMES[i].type;
+                found = 1;
+            }
+        }
+        if (s && phi3 && strcmp(s, "yarn") == 0)
+            out->type = PE_ROPE_LONGROPE; /* HF Phi3Config: `su` and `yarn` mean longrope */
+        if (s && strcmp(s, "mrope") == 0) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, strict ? fp : ptr,
+                              "\"mrope\" is multi-axis RoPE (Qwen2-VL): use the top-level `axes` "
+                              "field ({\"type\": \"mrope\", \"sections\": [...]}), not scaling");
+            return -1;
+        }
+        if (!found) {
+            if (s)
+                api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                                  "unknown scaling type \"%.40s\"; known types: " KNOWN_TYPES, s);
+            else
+                api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                                  "must be a string, one of " KNOWN_TYPES);
+            type_ok = 0;
+        } else {
+            snprintf(out->type_given, sizeof out->type_given, "%s", s);
+            if (strcmp(src_prefix, "request") == 0)
+                api_rc_origin_set(&out->type_origin, fp, "request");
+            else
+                api_rc_origin_set(&out->type_origin, fp, "%s.%s", src_prefix, used);
+        }
+    }
+
+    /* the other fields */
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)obj, k, v)
+    {
+        if (strcmp(k, "type") == 0 || strcmp(k, "rope_type") == 0 || in_list(skip, k))
+            continue;
+        api_ptr(fp, sizeof fp, ptr, k);
+        int f = field_index(k);
+        if (f < 0) {
+            if (strict)
+                api_problem_field(pb, API_PB_UNKNOWN_FIELD, fp,
+                                  "unknown field \"%.60s\" in scaling", k);
+            else
+                api_rc_warn(w, "%s.%.60s is not modelled by posenc and was ignored", src_prefix,
+                            k);
+            continue;
+        }
+        if (json_is_null(v))
+            continue; /* null = absent (HF configs write e.g. "attention_factor": null) */
+        if (!type_ok)
+            continue; /* the type error says it all; do not guess which fields belong */
+        if (!(RS_FIELDS[f].types & T_BIT(out->type))) {
+            char types[96];
+            types_of((api_rs_field)f, types, sizeof types);
+            if (strict)
+                api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                                  "\"%s\" is not a field of scaling type \"%s\" (it belongs to "
+                                  "%s)",
+                                  k, api_rope_type_name(out->type), types);
+            else
+                api_rc_warn(w,
+                            "%s.%s is not used by scaling type %s and was ignored (it belongs "
+                            "to %s)",
+                            src_prefix, k, api_rope_type_name(out->type), types);
+            continue;
+        }
+        if (read_field(pb, (api_rs_field)f, v, fp, out) < 0)
+            continue;
+        if (strcmp(src_prefix, "request") == 0)
+            api_rc_origin_set(&out->origin[f], fp, "request");
+        else
+            api_rc_origin_set(&out->origin[f], fp, "%s.%s", src_prefix, k);
+    }
+    if (n_errs(pb) != errs_before)
+        return -1;
+    if (out->origin[API_RS_FACTOR].set && out->num[API_RS_FACTOR] < 1.0)
+        api_rc_warn(w,
+                    "scaling factor %.17g is below 1: frequencies are raised instead of lowered "
+                    "(accepted, as Hugging Face only warns)",
+                    out->num[API_RS_FACTOR]);
+    return 0;
+}
+
+/* ---- the config resolver -------------------------------------------------------------------- */
+
+/* Reads an integer >= 1 member; 1 present, 0 absent, -1 invalid (error recorded). */
+static int cfg_int(api_problem *pb, const json_t *cfg, const char *ptr, const char *key,
+                   int64_t *out)
+{
+    return api_get_int(pb, cfg, ptr, key, 1, INT64_MAX, out);
+}
+
+/* Reads a finite number member within (lo, hi]; 1 / 0 / -1 as cfg_int. */
+static int cfg_num(api_problem *pb, const json_t *cfg, const char *ptr, const char *key,
+                   double lo, double hi, double *out)
+{
+    return api_get_number(pb, cfg, ptr, key, lo, hi, API_NUM_MIN_EXCL, out);
+}
+
+static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, unsigned skip,
+                         api_rope_config *out)
+{
+    char fp[API_RC_PTR];
+    int64_t v = 0;
+    if (!(skip & API_RC_SKIP_HEAD_DIM)) {
+        if (cfg_int(pb, cfg, ptr, "qk_rope_head_dim", &v) > 0) {
+            out->head_dim = v;
+            api_ptr(fp, sizeof fp, ptr, "qk_rope_head_dim");
+            api_rc_origin_set(&out->head_dim_o, fp, "config.qk_rope_head_dim");
+        } else if (cfg_int(pb, cfg, ptr, "head_dim", &v) > 0) {
+            out->head_dim = v;
+            api_ptr(fp, sizeof fp, ptr, "head_dim");
+            api_rc_origin_set(&out->head_dim_o, fp, "config.head_dim");
+        } else {
+            /* hidden size / heads: HF names first, then GPT-J / GPT-2 style names */
+            static const char *const DIMS[] = {"hidden_size", "n_embd", NULL};
+            static const char *const HEADS[] = {"num_attention_heads", "n_head", NULL};
+            int64_t hidden = 0, heads = 0;
+            const char *hk = NULL, *nk = NULL;
+            for (const char *const *d = DIMS; *d && hk == NULL; d++)
+                if (cfg_int(pb, cfg, ptr, *d, &hidden) > 0)
+                    hk = *d;
+            for (const char *const *h = HEADS; *h && nk == NULL; h++)
+                if (cfg_int(pb, cfg, ptr, *h, &heads) > 0)
+                    nk = *h;
+            if (hk && nk) {
+                api_ptr(fp, sizeof fp, ptr, hk);
+                if (hidden % heads != 0) {
+                    api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                                      "%s (%lld) is not divisible by %s (%lld); give head_dim",
+                                      hk, (long long)hidden, nk, (long long)heads);
+                } else {
+                    out->head_dim = hidden / heads;
+                    api_rc_origin_set(&out->head_dim_o, fp, "config.%s / config.%s", hk, nk);
+                }
+            }
+        }
+    }
+    if (!(skip & API_RC_SKIP_ROTARY)) {
+        double f = 0.0;
+        if (cfg_num(pb, cfg, ptr, "partial_rotary_factor", 0.0, 1.0, &f) > 0) {
+            out->partial_rotary_factor = f;
+            api_ptr(fp, sizeof fp, ptr, "partial_rotary_factor");
+            api_rc_origin_set(&out->partial_o, fp, "config.partial_rotary_factor");
+        } else if (cfg_num(pb, cfg, ptr, "rotary_pct", 0.0, 1.0, &f) > 0) {
+            out->partial_rotary_factor = f;
+            api_ptr(fp, sizeof fp, ptr, "rotary_pct");
+            api_rc_origin_set(&out->partial_o, fp, "config.rotary_pct");
+        } else if (cfg_int(pb, cfg, ptr, "rotary_dim", &v) > 0) {
+            out->rotary_dim = v;
+            api_ptr(fp, sizeof fp, ptr, "rotary_dim");
+            api_rc_origin_set(&out->rotary_dim_o, fp, "config.rotary_dim");
+        }
+    }
+}
+
+static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, unsigned skip,
+                           api_rope_config *out)
+{
+    char fp[API_RC_PTR];
+    out->layout = PE_ROPE_HALF;
+    api_rc_origin_set(&out->layout_o, "", "default");
+    if (skip & API_RC_SKIP_LAYOUT)
+        return;
+    int il = 0;
+    int rc = api_get_bool(pb, cfg, ptr, "rope_interleave", &il);
+    if (rc > 0) {
+        out->layout = il ? PE_ROPE_INTERLEAVED : PE_ROPE_HALF;
+        api_ptr(fp, sizeof fp, ptr, "rope_interleave");
+        api_rc_origin_set(&out->layout_o, fp, "config.rope_interleave");
+        return;
+    }
+    static const char *const INTERLEAVED_MODELS[] = {"gptj", "codegen", "deepseek_v2",
+                                                     "deepseek_v3", NULL};
+    if (out->model_type[0] && in_list(INTERLEAVED_MODELS, out->model_type)) {
+        out->layout = PE_ROPE_INTERLEAVED;
+        api_ptr(fp, sizeof fp, ptr, "model_type");
+        api_rc_origin_set(&out->layout_o, fp, "config.model_type (%s)", out->model_type);
+    }
+}
+
+/* Fills the original length and a missing factor of the config's scaling (HF v5 rules). */
+static void resolve_lengths(api_problem *pb, const json_t *cfg, const char *ptr,
+                            const char *sc_src, api_rope_config *out, api_rc_warnings *w)
+{
+    api_rope_scaling *sc = &out->scaling;
+    api_rc_origin *l0o = &sc->origin[API_RS_ORIGINAL_MAX_POSITION];
+    api_rc_origin *fo = &sc->origin[API_RS_FACTOR];
+    char fp[API_RC_PTR];
+    int64_t top_orig = 0;
+    int has_top_orig = cfg_int(pb, cfg, ptr, "original_max_position_embeddings", &top_orig) > 0;
+    int has_max = out->max_position_embeddings > 0;
+    char max_ptr[API_RC_PTR];
+    api_ptr(max_ptr, sizeof max_ptr, ptr, "max_position_embeddings");
+
+    switch (sc->type) {
+    case PE_ROPE_DYNAMIC:
+        /* HF: dynamic NTK always measures against config.max_position_embeddings */
+        if (l0o->set && (!has_max || sc->num[API_RS_ORIGINAL_MAX_POSITION] !=
+                                         (double)out->max_position_embeddings))
+            api_rc_warn(w,
+                        "%s.original_max_position_embeddings is ignored for dynamic scaling: "
+                        "Hugging Face uses config.max_position_embeddings",
+                        sc_src);
+        memset(l0o, 0, sizeof *l0o);
+        sc->num[API_RS_ORIGINAL_MAX_POSITION] = 0.0;
+        if (!has_max) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, max_ptr,
+                              "dynamic scaling needs max_position_embeddings (its original "
+                              "length)");
+            return;
+        }
+        sc->num[API_RS_ORIGINAL_MAX_POSITION] = (double)out->max_position_embeddings;
+        api_rc_origin_set(l0o, max_ptr, "config.max_position_embeddings");
+        return;
+    case PE_ROPE_YARN:
+    case PE_ROPE_LONGROPE:
+    case PE_ROPE_LLAMA3:
+        break;
+    default:
+        return;
+    }
+    if (has_top_orig) {
+        sc->num[API_RS_ORIGINAL_MAX_POSITION] = (double)top_orig;
+        api_ptr(fp, sizeof fp, ptr, "original_max_position_embeddings");
+        api_rc_origin_set(l0o, fp, "config.original_max_position_embeddings");
+    } else if (!l0o->set && has_max) {
+        sc->num[API_RS_ORIGINAL_MAX_POSITION] = (double)out->max_position_embeddings;
+        api_rc_origin_set(l0o, max_ptr, "config.max_position_embeddings");
+    }
+    /* HF v5: a yarn/longrope factor given wins; a missing one is max / original */
+    if (!fo->set && (sc->type == PE_ROPE_YARN || sc->type == PE_ROPE_LONGROPE) && has_max &&
+        l0o->set) {
+        sc->num[API_RS_FACTOR] =
+            (double)out->max_position_embeddings / sc->num[API_RS_ORIGINAL_MAX_POSITION];
+        api_rc_origin_set(fo, max_ptr, "config.max_position_embeddings / %s", l0o->src);
+        if (sc->num[API_RS_FACTOR] < 1.0)
+            api_rc_warn(w,
+                        "derived scaling factor %.17g (max_position_embeddings / original) is "
+                        "below 1",
+                        sc->num[API_RS_FACTOR]);
+    }
+}
+
+int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *ptr, unsigned skip,
+                            api_rope_config *out, api_rc_warnings *w)
+{
+    memset(out, 0, sizeof *out);
+    out->layout = PE_ROPE_HALF;
+    api_rc_origin_set(&out->layout_o, "", "default");
+    char fp[API_RC_PTR];
+    size_t errs_before = n_errs(pb);
+
+    const json_t *mt = member(config, "model_type");
+    if (mt != NULL && json_is_string(mt))
+        snprintf(out->model_type, sizeof out->model_type, "%s", json_string_value(mt));
+
+    int64_t maxpos = 0;
+    if (cfg_int(pb, config, ptr, "max_position_embeddings", &maxpos) > 0)
+        out->max_position_embeddings = maxpos;
+
+    /* v5 configs keep rope_theta (and maybe partial_rotary_factor) inside rope_parameters */
+    const json_t *params = NULL;
+    const char *sc_key = "rope_scaling";
+    const json_t *sc = member(config, "rope_scaling");
+    if (sc == NULL && member(config, "rope_parameters") != NULL) {
+        sc_key = "rope_parameters";
+        sc = member(config, "rope_parameters");
+    }
+    if (sc != NULL && !json_is_object(sc)) {
+        api_ptr(fp, sizeof fp, ptr, sc_key);
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp, "must be an object or null");
+        sc = NULL;
+    }
+    if (sc != NULL && strcmp(sc_key, "rope_parameters") == 0)
+        params = sc;
+
+    resolve_dims(pb, config, ptr, skip, out);
+    if (params != NULL && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set &&
+        !out->rotary_dim_o.set) {
+        char pp[API_RC_PTR];
+        api_ptr(pp, sizeof pp, ptr, "rope_parameters");
+        double f = 0.0;
+        if (cfg_num(pb, params, pp, "partial_rotary_factor", 0.0, 1.0, &f) > 0) {
+            out->partial_rotary_factor = f;
+            api_ptr(fp, sizeof fp, pp, "partial_rotary_factor");
+            api_rc_origin_set(&out->partial_o, fp, "config.rope_parameters.partial_rotary_factor");
+        }
+    }
+
+    if (!(skip & API_RC_SKIP_BASE)) {
+        static const char *const BASES[] = {"rope_theta", "rotary_emb_base", NULL};
+        for (const char *const *b = BASES; *b && !out->base_o.set; b++) {
+            if (cfg_num(pb, config, ptr, *b, 1.0, HUGE_VAL, &out->base) > 0) {
+                api_ptr(fp, sizeof fp, ptr, *b);
+                api_rc_origin_set(&out->base_o, fp, "config.%s", *b);
+            }
+        }
+        if (!out->base_o.set && params != NULL) {
+            char pp[API_RC_PTR];
+            api_ptr(pp, sizeof pp, ptr, "rope_parameters");
+            if (cfg_num(pb, params, pp, "rope_theta", 1.0, HUGE_VAL, &out->base) > 0) {
+                api_ptr(fp, sizeof fp, pp, "rope_theta");
+                api_rc_origin_set(&out->base_o, fp, "config.rope_parameters.rope_theta");
+            }
+        }
+    }
+
+    resolve_layout(pb, config, ptr, skip, out);
+
+    char sc_ptr[API_RC_PTR], sc_src[64];
+    api_ptr(sc_ptr, sizeof sc_ptr, ptr, sc_key);
+    snprintf(sc_src, sizeof sc_src, "config.%s", sc_key);
+    scaling_init(&out->scaling, sc_ptr);
+    if (!(skip & API_RC_SKIP_SCALING) && sc != NULL) {
+        static const char *const PARAM_SKIP[] = {"rope_theta", "partial_rotary_factor", NULL};
+        int phi3 = strcmp(out->model_type, "phi3") == 0;
+        if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3,
+                                   params ? PARAM_SKIP : NULL, &out->scaling, w) == 0) {
+            resolve_lengths(pb, config, ptr, sc_src, out, w);
+        }
+        if (out->scaling.present && out->scaling.type == PE_ROPE_DEFAULT && params == NULL &&
+            json_object_size(sc) == 0)
+            out->scaling.present = 0; /* "rope_scaling": {} says nothing */
+    }
+    return n_errs(pb) != errs_before ? -1 : 0;
+}

@@ -1,0 +1,104 @@
+/*
+ * api/sinusoidal.c -- POST /sinusoidal (api.md): d_model, positions | seq_len [+offset], base,
+ * convention, layout → {shape, positions, matrix, resolved}. Numbers from core/sinusoidal.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "api.h"
+#include "sinusoidal.h"
+
+static const char *const FIELDS[] = {"d_model", "positions", "seq_len",    "offset",
+                                     "base",    "convention", "layout", NULL};
+static const char *const CONVENTIONS[] = {"vaswani", "tensor2tensor", "fairseq", NULL};
+static const char *const LAYOUTS[] = {"interleaved", "concat", NULL};
+
+int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb)
+{
+    const api_limits *lim = ctx->lim;
+    api_check_fields(pb, req, "", FIELDS);
+    pe_sinusoidal_params p;
+    pe_sinusoidal_params_init(&p);
+    int64_t d = 0;
+    int rc = api_get_int(pb, req, "", "d_model", 1, INT64_MAX, &d);
+    if (rc == 0)
+        api_problem_field(pb, API_PB_INVALID_FIELD, "/d_model", "d_model is required");
+    else if (rc > 0 && (uint64_t)d > lim->max_dim)
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, "/d_model", "d_model %lld exceeds max_dim (%zu)",
+                          (long long)d, lim->max_dim);
+    api_get_number(pb, req, "", "base", 1.0, HUGE_VAL, API_NUM_MIN_EXCL, &p.base);
+    int conv = 0, layout = -1;
+    api_get_enum(pb, req, "", "convention", CONVENTIONS, &conv);
+    api_get_enum(pb, req, "", "layout", LAYOUTS, &layout);
+    int64_t *pos = NULL;
+    size_t n_pos = 0;
+    api_get_positions(pb, req, "", lim, 1, &pos, &n_pos);
+    if (api_problem_failed(pb)) {
+        free(pos);
+        return -1;
+    }
+    p.d_model = (size_t)d;
+    p.convention = (pe_sinusoidal_convention)conv;
+    p.layout = layout < 0 ? PE_SINUSOIDAL_LAYOUT_DEFAULT
+                          : (layout == 0 ? PE_SINUSOIDAL_INTERLEAVED : PE_SINUSOIDAL_CONCAT);
+    if (p.convention == PE_SINUSOIDAL_FAIRSEQ && (p.d_model == 2 || p.d_model == 3)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, "/d_model",
+                          "fairseq divides by d_model/2 - 1, so d_model 2 and 3 are undefined");
+        free(pos);
+        return -1;
+    }
+    size_t n_out;
+    if (!pe_mul_ok(n_pos, p.d_model, &n_out) ||
+        api_check_output(pb, lim, n_out, n_pos ? "/d_model" : "/seq_len", "this table") < 0) {
+        if (!api_problem_failed(pb))
+            api_problem_field(pb, API_PB_LIMIT_EXCEEDED, "/d_model", "table size overflows");
+        free(pos);
+        return -1;
+    }
+    double *omega = api_alloc(pb, p.d_model, sizeof *omega);
+    double *row = api_alloc(pb, p.d_model, sizeof *row);
+    if (omega == NULL || row == NULL || pe_sinusoidal_freqs(&p, omega) != PE_OK) {
+        if (!api_problem_failed(pb))
+            api_problem_field(pb, API_PB_INVALID_FIELD, "", "invalid sinusoidal configuration");
+        free(omega);
+        free(row);
+        free(pos);
+        return -1;
+    }
+    pe_sinusoidal_layout lay = pe_sinusoidal_resolved_layout(&p);
+
+    api_jw_obj_begin(out);
+    api_jw_key(out, "shape");
+    api_jw_arr_begin(out);
+    api_jw_int(out, (int64_t)n_pos);
+    api_jw_int(out, (int64_t)p.d_model);
+    api_jw_arr_end(out);
+    api_jw_key(out, "positions");
+    api_jw_ints(out, pos, n_pos);
+    /* rows are computed and written one at a time: memory stays O(d_model) besides the text */
+    api_jw_key(out, "matrix");
+    api_jw_arr_begin(out);
+    for (size_t i = 0; i < n_pos && api_jw_ok(out); i++) {
+        pe_sinusoidal_row(&p, omega, pos[i], row);
+        api_jw_doubles(out, row, p.d_model);
+    }
+    api_jw_arr_end(out);
+    api_jw_key(out, "resolved");
+    api_jw_obj_begin(out);
+    api_jw_key(out, "d_model");
+    api_jw_int(out, (int64_t)p.d_model);
+    api_jw_key(out, "base");
+    api_jw_double(out, p.base);
+    api_jw_key(out, "convention");
+    api_jw_str(out, CONVENTIONS[conv]);
+    api_jw_key(out, "layout");
+    api_jw_str(out, lay == PE_SINUSOIDAL_CONCAT ? "concat" : "interleaved");
+    api_jw_key(out, "n_positions");
+    api_jw_int(out, (int64_t)n_pos);
+    api_jw_obj_end(out);
+    api_jw_obj_end(out);
+    free(omega);
+    free(row);
+    free(pos);
+    return 0;
+}

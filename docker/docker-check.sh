@@ -1,0 +1,542 @@
+#!/usr/bin/env bash
+# docker/docker-check.sh -- `make docker-check`: the container parts of posenc, tested for real (issue 6).
+#
+#  1. k8s: docker/k8s/*.yaml validated offline (docker/k8s-validate, kubernetes-models 5.1.0).
+#  2. Installs docker.io, debootstrap, docker-compose when missing (apt-get, as root).
+#  3. Uses the Docker daemon that answers (DOCKER_HOST or the default socket); when none does, starts
+#     a private dockerd (--bridge=none --iptables=false --ip6tables=false, own data root, exec root
+#     and socket) and stops it afterwards by its PID. Where dockerd cannot start, says so and the
+#     Docker checks are reported SKIPPED (not passed); the script then exits 0.
+#  4. Base image: debian:bookworm-slim when present or pullable, else local/bookworm-minbase made
+#     with `debootstrap --variant=minbase bookworm` + `docker import` (the tarball and the image are
+#     cached in $POSENC_DC_STATE between runs).
+#  5. Builds docker/Dockerfile (--network host), runs it with --network host on a free loopback port:
+#     /healthz, /version, one /rope oracle case, HEALTHCHECK status healthy, non-root user.
+#  6. Drain: `docker stop` (SIGTERM) during a keep-alive load run (docker/loadcheck.py); requests
+#     without a complete response must be 0, exit code 0.
+#  7. Compose: docker/compose.yaml (3 replicas + nginx, host networking) -- shared data volume, then
+#     one replica killed (docker kill) and one stopped (SIGTERM) during load runs through nginx;
+#     the client must see only 2xx responses. No Docker network may be created.
+# Prints image size, start-to-ready time, drain counts and the failover count, and ends with
+# "docker-check: N passed, M failed[, K skipped]". Exit 1 when a check failed.
+# Environment: POSENC_DC_STATE (default /var/lib/posenc-docker-check), POSENC_BASE (base image to
+# use instead of the search above), POSENC_DC_KEEP=1 (keep the work dir).
+# Test traffic stays on 127.0.0.1 (host networking only; no bridge network is ever created).
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+T_START=$(date +%s)
+STATE=${POSENC_DC_STATE:-/var/lib/posenc-docker-check}
+RUNDIR=/run/posenc-dc
+IMAGE=local/posenc:check
+MINBASE=local/bookworm-minbase:latest
+NGINX_IMAGE=local/nginx:check
+SINGLE=posenc-dc-single
+PROJECT=posencdc
+ORACLE_FILE=tests/vectors/rope/rotation.json
+ORACLE_ID=rope-rot-default-hd8-half
+LOAD_CASE=(--case "$ORACLE_FILE" "$ORACLE_ID")
+export DOCKER_BUILDKIT=0 # no buildx on Debian 12: the classic builder, without the fallback notice
+export COMPOSE_DOCKER_CLI_BUILD=0
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+FAILS=()
+FIG=() # figures printed at the end
+WORK=$(mktemp -d /tmp/posenc-dc.XXXXXX)
+DOCKERD_PID=""
+COMPOSE_UP=0
+
+log() { printf 'docker-check: %s\n' "$*"; }
+pass() { PASSED=$((PASSED + 1)); printf 'docker-check: PASS %s\n' "$*"; }
+fail() { FAILED=$((FAILED + 1)); FAILS+=("$*"); printf 'docker-check: FAIL %s\n' "$*"; }
+skip() { SKIPPED=$((SKIPPED + 1)); printf 'docker-check: SKIP %s\n' "$*"; }
+fig() { FIG+=("$*"); printf 'docker-check: %s\n' "$*"; }
+jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d.get(sys.argv[2], ""))' "$@"; }
+now() { date +%s.%N; }
+ms_since() { python3 -c 'import sys,time; print(int(round((time.time()-float(sys.argv[1]))*1000)))' "$1"; }
+
+# The Docker checks that did not run when Docker is unavailable (keeps the summary honest).
+DOCKER_CHECKS=(image-build single-run oracle healthcheck non-root drain compose-up shared-data
+               no-networks failover-kill failover-stop)
+
+finish() {
+    local rc=0
+    [ "$FAILED" -eq 0 ] || rc=1
+    log "---- figures ----"
+    for f in "${FIG[@]}"; do log "$f"; done
+    log "total time $(($(date +%s) - T_START)) s"
+    for f in "${FAILS[@]}"; do log "failed: $f"; done
+    if [ "$SKIPPED" -gt 0 ]; then
+        log "Docker checks SKIPPED (not passed): ${SKIP_REASON:-see above}"
+        log "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+    else
+        log "$PASSED passed, $FAILED failed"
+    fi
+    exit "$rc"
+}
+
+cleanup() {
+    set +e
+    if [ -n "${DOCKER_OK:-}" ]; then
+        docker rm -f -v "$SINGLE" >/dev/null 2>&1
+        if [ "$COMPOSE_UP" = 1 ]; then
+            POSENC_IMAGE=$IMAGE NGINX_IMAGE=$NGINX_IMAGE POSENC_DATA=$WORK/data \
+                timeout 90 docker-compose -p "$PROJECT" -f docker/compose.yaml down -v -t 15 \
+                >>"$WORK/compose.log" 2>&1
+        fi
+    fi
+    if [ -n "$DOCKERD_PID" ]; then
+        kill -TERM "$DOCKERD_PID" 2>/dev/null
+        for _ in $(seq 100); do kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 0.2; done
+        if kill -0 "$DOCKERD_PID" 2>/dev/null; then
+            log "dockerd (pid $DOCKERD_PID) did not stop in 20 s: SIGKILL"
+            kill -KILL "$DOCKERD_PID" 2>/dev/null
+        fi
+        log "private dockerd (pid $DOCKERD_PID) stopped"
+    fi
+    if [ "${POSENC_DC_KEEP:-0}" = 1 ]; then log "work dir kept: $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'log "interrupted"; exit 130' INT TERM
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+port_free() {
+    python3 -c 'import socket,sys; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1",int(sys.argv[1])))' "$1" 2>/dev/null
+}
+
+# ---------------------------------------------------------------------------------------------
+# 1. Kubernetes manifests (no Docker needed).
+k8s_check() {
+    if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+        if [ "$(id -u)" = 0 ]; then
+            log "installing nodejs npm (for the k8s validation)"
+            (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm) \
+                >"$WORK/apt-node.log" 2>&1 || tail -5 "$WORK/apt-node.log"
+        fi
+    fi
+    if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+        fail "k8s: node/npm not available (apt-get install nodejs npm)"
+        return
+    fi
+    local out=$WORK/k8s.log
+    if ! (cd docker/k8s-validate &&
+        timeout 180 npm ci --no-audit --no-fund --ignore-scripts --loglevel=error) >"$out" 2>&1; then
+        tail -20 "$out"
+        fail "k8s: npm ci in docker/k8s-validate"
+        return
+    fi
+    if (cd docker/k8s-validate && timeout 60 node validate.mjs) >"$out" 2>&1; then
+        sed 's/^/  /' "$out"
+        pass "k8s manifests valid (node $(node --version), kubernetes-models 5.1.0)"
+    else
+        sed 's/^/  /' "$out"
+        fail "k8s manifests (docker/k8s-validate/validate.mjs)"
+    fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# 2. Packages.
+install_packages() {
+    local missing=()
+    command -v dockerd >/dev/null || missing+=(docker.io)
+    command -v debootstrap >/dev/null || missing+=(debootstrap)
+    command -v docker-compose >/dev/null || missing+=(docker-compose)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" != 0 ]; then
+        log "missing ${missing[*]} and not root: run sudo apt-get install -y ${missing[*]}"
+        return 1
+    fi
+    log "installing ${missing[*]}"
+    if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") \
+        >"$WORK/apt.log" 2>&1; then
+        tail -10 "$WORK/apt.log"
+        return 1
+    fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# 3. Docker daemon.
+start_docker() {
+    if ! command -v docker >/dev/null; then
+        SKIP_REASON="no docker client"
+        return 1
+    fi
+    if timeout 10 docker info >/dev/null 2>&1; then
+        log "using the running Docker daemon (${DOCKER_HOST:-default socket})"
+        return 0
+    fi
+    if [ "$(id -u)" != 0 ] || ! command -v dockerd >/dev/null; then
+        SKIP_REASON="no Docker daemon answers and dockerd cannot be started here (not root or not installed)"
+        return 1
+    fi
+    mkdir -p "$STATE/docker" "$RUNDIR"
+    # A dockerd left by an interrupted earlier run of this script: stop it by its PID.
+    if [ -f "$RUNDIR/dockerd.pid" ]; then
+        local old
+        old=$(cat "$RUNDIR/dockerd.pid" 2>/dev/null)
+        if [ -n "$old" ] && [ "$(cat "/proc/$old/comm" 2>/dev/null)" = dockerd ]; then
+            log "stopping a dockerd left by an earlier run (pid $old)"
+            kill -TERM "$old"
+            for _ in $(seq 100); do kill -0 "$old" 2>/dev/null || break; sleep 0.2; done
+        fi
+        rm -f "$RUNDIR/dockerd.pid"
+    fi
+    export DOCKER_HOST="unix://$RUNDIR/docker.sock"
+    dockerd --data-root "$STATE/docker" --exec-root "$RUNDIR/exec" -H "$DOCKER_HOST" \
+        --pidfile "$RUNDIR/dockerd.pid" --bridge=none --iptables=false --ip6tables=false \
+        >"$WORK/dockerd.log" 2>&1 &
+    DOCKERD_PID=$!
+    for _ in $(seq 150); do
+        if ! kill -0 "$DOCKERD_PID" 2>/dev/null; then break; fi
+        if timeout 5 docker info >/dev/null 2>&1; then
+            log "private dockerd started (pid $DOCKERD_PID, $(docker version -f '{{.Server.Version}}' 2>/dev/null), data root $STATE/docker, --bridge=none)"
+            return 0
+        fi
+        sleep 0.2
+    done
+    log "dockerd could not start; its log ends with:"
+    tail -15 "$WORK/dockerd.log" | sed 's/^/  /'
+    kill -TERM "$DOCKERD_PID" 2>/dev/null
+    wait "$DOCKERD_PID" 2>/dev/null
+    DOCKERD_PID=""
+    SKIP_REASON="dockerd could not start on this machine"
+    return 1
+}
+
+# ---------------------------------------------------------------------------------------------
+# 4. Base image.
+debian_mirror() {
+    local m
+    m=$(grep -hsE '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list |
+        sed -E 's/\[[^]]*\]//' | awk '$3 == "bookworm" { print $2; exit }')
+    if [ -z "$m" ]; then
+        m=$(awk 'BEGIN { RS = ""; FS = "\n" }
+            { u = ""; s = 0; t = 0
+              for (i = 1; i <= NF; i++) {
+                if ($i ~ /^URIs:/) { v = $i; sub(/^URIs:[ \t]*/, "", v); split(v, a, /[ \t]+/); u = a[1] }
+                if ($i ~ /^Suites:/ && $i ~ /[ \t]bookworm([ \t]|$)/) s = 1
+                if ($i ~ /^Types:/ && $i ~ /[ \t]deb([ \t]|$)/) t = 1 }
+              if (u != "" && s && t) { print u; exit } }' /etc/apt/sources.list.d/*.sources 2>/dev/null)
+    fi
+    echo "${m:-http://deb.debian.org/debian}"
+}
+
+make_minbase() {
+    local tar=$STATE/bookworm-minbase.tar
+    if [ ! -s "$tar" ]; then
+        local mirror rootfs=$WORK/rootfs t0
+        mirror=$(debian_mirror)
+        log "debootstrap --variant=minbase bookworm from $mirror (first run only, ~30 s)"
+        t0=$(now)
+        if ! timeout 600 debootstrap --variant=minbase bookworm "$rootfs" "$mirror" \
+            >"$WORK/debootstrap.log" 2>&1; then
+            tail -10 "$WORK/debootstrap.log"
+            return 1
+        fi
+        # Slim it the way the official -slim images are: no docs, man pages, locales, apt caches.
+        rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/cache/apt/*.bin \
+            "$rootfs"/var/lib/apt/lists/* "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* \
+            "$rootfs"/usr/share/info/* "$rootfs"/usr/share/locale/*
+        mkdir -p "$rootfs/etc/dpkg/dpkg.cfg.d" "$rootfs/etc/apt/apt.conf.d"
+        printf '%s\n' 'path-exclude /usr/share/doc/*' 'path-include /usr/share/doc/*/copyright' \
+            'path-exclude /usr/share/man/*' 'path-exclude /usr/share/info/*' \
+            'path-exclude /usr/share/locale/*' >"$rootfs/etc/dpkg/dpkg.cfg.d/docker-slim"
+        printf '%s\n' 'APT::Install-Recommends "false";' 'Acquire::Languages "none";' \
+            'DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/*.bin || true"; };' \
+            >"$rootfs/etc/apt/apt.conf.d/docker-slim"
+        mkdir -p "$STATE"
+        tar -C "$rootfs" -cf "$tar.tmp" . && mv "$tar.tmp" "$tar" || return 1
+        rm -rf "$rootfs"
+        log "base rootfs cached in $tar ($(du -m "$tar" | cut -f1) MB, $(ms_since "$t0") ms)"
+    fi
+    docker import "$tar" "$MINBASE" >/dev/null || return 1
+    log "imported $MINBASE from $tar"
+}
+
+pick_base() {
+    if [ -n "${POSENC_BASE:-}" ]; then BASE=$POSENC_BASE; return 0; fi
+    if docker image inspect debian:bookworm-slim >/dev/null 2>&1; then BASE=debian:bookworm-slim; return 0; fi
+    if docker image inspect "$MINBASE" >/dev/null 2>&1; then BASE=$MINBASE; return 0; fi
+    if timeout 60 docker pull debian:bookworm-slim >"$WORK/pull.log" 2>&1; then
+        BASE=debian:bookworm-slim
+        return 0
+    fi
+    log "debian:bookworm-slim cannot be pulled ($(tail -1 "$WORK/pull.log" | cut -c1-120))"
+    make_minbase || return 1
+    BASE=$MINBASE
+}
+
+# ---------------------------------------------------------------------------------------------
+# 5. Image and single container.
+build_images() {
+    local rev t0 rc
+    rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    t0=$(now)
+    timeout 600 docker build --network host --build-arg BASE="$BASE" --build-arg GIT_REV="$rev" \
+        -f docker/Dockerfile -t "$IMAGE" . >"$WORK/build.log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        tail -30 "$WORK/build.log" | sed 's/^/  /'
+        fail "image build (docker build -f docker/Dockerfile, base $BASE)"
+        return 1
+    fi
+    local bytes
+    bytes=$(docker image inspect -f '{{.Size}}' "$IMAGE")
+    IMAGE_MB=$(python3 -c "print(f'{$bytes/1e6:.1f}')")
+    pass "image build ($IMAGE from $BASE, $(ms_since "$t0") ms)"
+    fig "image size: $IMAGE_MB MB ($IMAGE, base $BASE)"
+    # nginx for the compose test: the official image when present, else Debian's nginx on BASE.
+    if docker image inspect nginx:1.27-bookworm >/dev/null 2>&1; then
+        NGINX_IMAGE=nginx:1.27-bookworm
+    else
+        printf '%s\n' 'ARG BASE' 'FROM ${BASE}' \
+            'RUN printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d \' \
+            ' && apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx-light \' \
+            ' && rm -rf /var/lib/apt/lists/* /usr/sbin/policy-rc.d' \
+            'STOPSIGNAL SIGQUIT' 'CMD ["nginx", "-g", "daemon off;"]' >"$WORK/nginx.Dockerfile"
+        if ! timeout 300 docker build --network host --build-arg BASE="$BASE" -t "$NGINX_IMAGE" \
+            -f "$WORK/nginx.Dockerfile" "$WORK" >"$WORK/nginx-build.log" 2>&1; then
+            tail -20 "$WORK/nginx-build.log" | sed 's/^/  /'
+            return 2
+        fi
+    fi
+}
+
+single_checks() {
+    local port t0 ms out
+    port=$(free_port)
+    t0=$(now)
+    if ! docker run -d --name "$SINGLE" --network host --stop-timeout 30 \
+        -e POSENC_BIND=127.0.0.1 -e POSENC_PORT="$port" "$IMAGE" >/dev/null 2>"$WORK/run.err"; then
+        cat "$WORK/run.err"
+        fail "single-run: docker run $IMAGE"
+        return 1
+    fi
+    if ! ms=$(python3 docker/loadcheck.py wait "http://127.0.0.1:$port/readyz" --timeout 30 --since "$t0"); then
+        docker logs "$SINGLE" 2>&1 | tail -20
+        fail "single-run: /readyz not 200 within 30 s"
+        return 1
+    fi
+    fig "start-to-ready: $ms ms (docker run to the first 200 from /readyz, port $port)"
+    if python3 docker/loadcheck.py wait "http://127.0.0.1:$port/healthz" --timeout 5 >/dev/null &&
+        out=$(python3 -c 'import json,sys,urllib.request as u; d=json.load(u.urlopen(sys.argv[1], timeout=5)); print(json.dumps(d)[:300])' "http://127.0.0.1:$port/version"); then
+        pass "single-run: /healthz 200, /version $out"
+    else
+        fail "single-run: /healthz or /version"
+    fi
+    if out=$(timeout 60 python3 tests/oracle-run "http://127.0.0.1:$port" "$ORACLE_FILE" --only "$ORACLE_ID" 2>&1) &&
+        grep -q '^1 passed, 0 failed' <<<"$out"; then
+        pass "oracle: /rope case $ORACLE_ID in the container"
+    else
+        sed 's/^/  /' <<<"$out" | tail -15
+        fail "oracle: /rope case $ORACLE_ID in the container"
+    fi
+    local st="" i
+    t0=$(now)
+    for i in $(seq 150); do
+        st=$(docker inspect -f '{{if .State.Health}}{{.State.Health.Status}}{{end}}' "$SINGLE" 2>/dev/null)
+        [ "$st" = healthy ] || [ "$st" = unhealthy ] && break
+        sleep 0.2
+    done
+    if [ "$st" = healthy ]; then
+        pass "healthcheck: HEALTHCHECK (posencd --healthcheck) reports healthy"
+    else
+        docker inspect -f '{{json .State.Health}}' "$SINGLE" 2>&1 | cut -c1-600
+        fail "healthcheck: status '$st', not healthy within 30 s"
+    fi
+    local user uid
+    user=$(docker inspect -f '{{.Config.User}}' "$SINGLE")
+    uid=$(docker top "$SINGLE" -o uid,comm 2>/dev/null | awk '$2 == "posencd" { print $1 }')
+    if [ "$user" = "10001:10001" ] && [ "$uid" = 10001 ]; then
+        pass "non-root: image user $user, posencd runs as uid $uid"
+    else
+        fail "non-root: image user '$user', process uid '$uid' (want 10001)"
+    fi
+    SINGLE_PORT=$port
+}
+
+drain_check() {
+    local port=$SINGLE_PORT t0 stop_ms code res=$WORK/drain.json
+    python3 docker/loadcheck.py load "127.0.0.1:$port" --path /rope "${LOAD_CASE[@]}" \
+        --threads 8 --duration 5 >"$res" 2>"$WORK/drain.err" &
+    local lp=$!
+    sleep 2
+    t0=$(now)
+    docker stop -t 30 "$SINGLE" >/dev/null
+    stop_ms=$(ms_since "$t0")
+    wait "$lp"
+    code=$(docker inspect -f '{{.State.ExitCode}}' "$SINGLE")
+    if [ ! -s "$res" ]; then
+        cat "$WORK/drain.err"
+        fail "drain: the load client printed nothing"
+        return
+    fi
+    local ok s503 other inc refused detail
+    ok=$(jget "$res" ok); s503=$(jget "$res" s503); other=$(jget "$res" other)
+    inc=$(jget "$res" incomplete); refused=$(jget "$res" refused)
+    detail=$(jget "$res" incomplete_detail)
+    fig "drain (docker stop during 8-thread keep-alive POST /rope load): ${ok} complete 2xx, ${s503} x 503 shutting-down, ${other} other, ${inc} without a complete response ${detail}, ${refused} new connections refused after shutdown; stop took ${stop_ms} ms, exit code $code"
+    if docker logs "$SINGLE" 2>&1 | grep -q 'draining'; then :; else
+        log "note: the container log has no 'draining' line"
+    fi
+    if [ "$inc" = 0 ] && [ "$other" = 0 ] && [ "$ok" -gt 0 ] && [ "$code" = 0 ]; then
+        pass "drain: SIGTERM under keep-alive load: 0 requests without a complete response, exit 0"
+    else
+        fail "drain: ${inc} requests without a complete response ${detail}, ${other} unexpected statuses, exit code $code (want 0, 0, 0)"
+    fi
+    docker rm -v "$SINGLE" >/dev/null 2>&1
+}
+
+# ---------------------------------------------------------------------------------------------
+# 7. Compose: 3 replicas behind nginx.
+compose() {
+    POSENC_IMAGE=$IMAGE NGINX_IMAGE=$NGINX_IMAGE POSENC_DATA=$WORK/data \
+        timeout 180 docker-compose -p "$PROJECT" -f docker/compose.yaml "$@"
+}
+
+compose_checks() {
+    local p
+    for p in 18080 18081 18082 18083; do
+        if ! port_free "$p"; then
+            fail "compose-up: 127.0.0.1:$p is in use (docker/compose.yaml needs 18080-18083)"
+            return 1
+        fi
+    done
+    mkdir -p "$WORK/data"
+    chown 10001:10001 "$WORK/data"
+    local t0 ms
+    t0=$(now)
+    COMPOSE_UP=1
+    if ! compose up -d --no-build >"$WORK/compose.log" 2>&1; then
+        tail -20 "$WORK/compose.log" | sed 's/^/  /'
+        compose logs --tail 20 2>&1 | tail -40 | sed 's/^/  /'
+        fail "compose-up: docker-compose up (3 replicas + nginx)"
+        return 1
+    fi
+    if ! ms=$(python3 docker/loadcheck.py wait http://127.0.0.1:18080/readyz --timeout 60 --since "$t0"); then
+        compose logs --tail 20 2>&1 | tail -40 | sed 's/^/  /'
+        fail "compose-up: nginx 127.0.0.1:18080/readyz not 200 within 60 s"
+        return 1
+    fi
+    local bad=0
+    for p in 18081 18082 18083; do
+        python3 docker/loadcheck.py wait "http://127.0.0.1:$p/readyz" --timeout 5 >/dev/null || bad=1
+    done
+    if [ $bad = 0 ]; then
+        pass "compose-up: 3 replicas (127.0.0.1:18081-18083) + nginx (127.0.0.1:18080) ready in $ms ms"
+    else
+        fail "compose-up: a replica is not ready"
+    fi
+    # Host networking only: compose must not have created any network.
+    local nets modes
+    nets=$(docker network ls --format '{{.Name}}' | grep -vxE 'host|none|bridge' | tr '\n' ' ')
+    modes=$(docker ps --filter "label=com.docker.compose.project=$PROJECT" --format '{{.Names}}' |
+        xargs -r docker inspect -f '{{.HostConfig.NetworkMode}}' | sort -u | tr '\n' ' ')
+    if [ -z "$nets" ] && [ "$modes" = "host " ]; then
+        pass "no-networks: no Docker network created, every container on the host network"
+    else
+        fail "no-networks: networks '$nets', network modes '$modes'"
+    fi
+    shared_data_check
+    failover_run kill posenc2
+    failover_run stop posenc1
+}
+
+# A table stored through replica 1 is read through replica 3 (shared bind-mounted data dir).
+shared_data_check() {
+    local out
+    out=$(python3 - <<'EOF'
+import json, urllib.request, urllib.error
+def req(method, url, body=None):
+    r = urllib.request.Request(url, method=method, data=body,
+                               headers={"Content-Type": "application/json"} if body else {})
+    try:
+        with urllib.request.urlopen(r, timeout=10) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+name = "dc-shared-check"
+st, _ = req("PUT", f"http://127.0.0.1:18081/tables/{name}",
+            json.dumps({"data": [[0.0, 1.0], [0.5, 0.25], [1.0, -1.0]]}).encode())
+if st in (404, 405, 501):
+    print(f"SKIP PUT /tables answered {st}")
+    raise SystemExit
+st2, body = req("GET", f"http://127.0.0.1:18083/tables/{name}")
+st3, _ = req("DELETE", f"http://127.0.0.1:18082/tables/{name}")
+print(("OK" if st in (200, 201) and st2 == 200 else "BAD") +
+      f" PUT via :18081 -> {st}, GET via :18083 -> {st2} {body[:120]!r}, DELETE via :18082 -> {st3}")
+EOF
+)
+    case "$out" in
+    OK*) pass "shared-data: ${out#OK }" ;;
+    SKIP*) skip "shared-data: ${out#SKIP } (tables API not in this build)" ;;
+    *) fail "shared-data: $out" ;;
+    esac
+}
+
+# Load through nginx; after 2.5 s `docker kill` (or `docker stop`) one replica.
+failover_run() {
+    local how=$1 svc=$2 cid res=$WORK/failover-$how.json since
+    cid=$(compose ps -q "$svc" 2>/dev/null | head -1)
+    if [ -z "$cid" ]; then
+        fail "failover-$how: no container for $svc"
+        return
+    fi
+    since=$(date -u +%Y-%m-%dT%H:%M:%S)
+    python3 docker/loadcheck.py load 127.0.0.1:18080 --path /rope "${LOAD_CASE[@]}" \
+        --threads 8 --duration 6 >"$res" 2>"$WORK/failover.err" &
+    local lp=$!
+    sleep 2.5
+    if [ "$how" = kill ]; then docker kill "$cid" >/dev/null; else docker stop -t 30 "$cid" >/dev/null; fi
+    wait "$lp"
+    if [ ! -s "$res" ]; then
+        cat "$WORK/failover.err"
+        fail "failover-$how: the load client printed nothing"
+        return
+    fi
+    local ok s503 other inc refused retried nginx_cid
+    ok=$(jget "$res" ok); s503=$(jget "$res" s503); other=$(jget "$res" other)
+    inc=$(jget "$res" incomplete); refused=$(jget "$res" refused)
+    nginx_cid=$(compose ps -q nginx | head -1)
+    # nginx logs upstream="a, b" when a request was retried on the next replica.
+    retried=$(docker logs --since "$since" "$nginx_cid" 2>/dev/null | grep -c 'upstream="[^"]*, ')
+    local non2xx=$((s503 + other + inc + refused))
+    fig "failover ($how $svc during 8-thread load through nginx): ${ok} x 2xx, ${non2xx} non-2xx or failed (503 ${s503}, other ${other}, incomplete ${inc}, refused ${refused}); ${retried} requests retried by nginx on another replica"
+    if [ "$non2xx" = 0 ] && [ "$ok" -gt 0 ]; then
+        pass "failover-$how: $svc ${how}ed under load: 0 non-2xx responses through nginx (${retried} retried)"
+    else
+        fail "failover-$how: ${non2xx} non-2xx or failed requests through nginx"
+    fi
+}
+
+# ---------------------------------------------------------------------------------------------
+log "posenc container checks (host networking, loopback only)"
+k8s_check
+
+docker_skip() {
+    log "Docker unavailable: ${SKIP_REASON}"
+    for c in "${DOCKER_CHECKS[@]}"; do skip "$c"; done
+    finish
+}
+
+install_packages || { SKIP_REASON="docker.io/debootstrap/docker-compose could not be installed"; docker_skip; }
+start_docker || docker_skip
+DOCKER_OK=1
+if ! pick_base; then
+    fail "base image: neither debian:bookworm-slim nor a debootstrap base could be made"
+    finish
+fi
+log "base image: $BASE"
+build_images
+case $? in
+1) finish ;;
+2) fail "nginx stand-in image build"; finish ;;
+esac
+if single_checks; then drain_check; fi
+compose_checks
+finish

@@ -1,0 +1,188 @@
+/* server/config.c -- the option table and its parser. See config.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { OPT_UINT, OPT_SIZE, OPT_I64, OPT_STR, OPT_FLAG } opt_kind;
+
+typedef struct {
+    const char *name;    /* flag without "--"; env is POSENC_ + upper-case with '_' */
+    opt_kind kind;
+    size_t offset;       /* into srv_config */
+    size_t str_size;     /* OPT_STR buffer size */
+    const char *def;     /* default as text */
+    long long min, max;  /* numeric bounds */
+    const char *help;
+} opt_row;
+
+#define OFF(f) offsetof(srv_config, f)
+#define STR(f) OFF(f), sizeof(((srv_config *)0)->f)
+
+static const opt_row OPTS[] = {
+    {"port", OPT_UINT, OFF(port), 0, "8080", 0, 65535, "TCP port to listen on (0 = any free port)"},
+    {"bind", OPT_STR, STR(bind), "0.0.0.0", 0, 0, "IPv4 address to listen on"},
+    {"threads", OPT_UINT, OFF(threads), 0, "0", 0, 256,
+     "worker threads in the epoll pool (0 = number of CPUs, at least 2)"},
+    {"web-dir", OPT_STR, STR(web_dir), "web", 0, 0, "directory of the demo served at / (\"\" = none)"},
+    {"data-dir", OPT_STR, STR(data_dir), "data", 0, 0, "directory for stored learned tables"},
+    {"spec", OPT_STR, STR(spec_path), "openapi.yaml", 0, 0, "OpenAPI file served at /openapi.yaml"},
+    {"cors-origins", OPT_STR, STR(cors_origins), "*", 0, 0,
+     "Access-Control-Allow-Origin value (\"\" turns CORS off)"},
+    {"log-format", OPT_STR, STR(log_format), "text", 0, 0, "access log format: text or json"},
+    {"connection-timeout", OPT_UINT, OFF(connection_timeout), 0, "30", 1, 3600,
+     "seconds an idle or stalled connection is kept"},
+    {"connection-limit", OPT_UINT, OFF(connection_limit), 0, "1000", 4, 100000,
+     "simultaneous connections (more are refused)"},
+    {"connection-memory", OPT_SIZE, OFF(connection_memory), 0, "65536", 8192, 16777216,
+     "per-connection buffer for request headers, bytes (larger headers get 431)"},
+    {"cache-bytes", OPT_SIZE, OFF(cache_bytes), 0, "67108864", 0, 1LL << 40,
+     "bound of the RoPE frequency-table cache, bytes"},
+    {"cache-positions", OPT_SIZE, OFF(cache_positions), 0, "65536", 0, 1LL << 24,
+     "positions tabulated per cached configuration at most"},
+    {"drain-seconds", OPT_UINT, OFF(drain_seconds), 0, "10", 0, 3600,
+     "after SIGTERM, seconds to finish in-flight requests"},
+    {"max-body-bytes", OPT_SIZE, OFF(lim.max_body_bytes), 0, "16777216", 64, 1LL << 34,
+     "largest request body, bytes (413 above)"},
+    {"max-table-bytes", OPT_SIZE, OFF(lim.max_table_bytes), 0, "268435456", 64, 1LL << 36,
+     "largest stored table, bytes"},
+    {"max-output-elements", OPT_SIZE, OFF(lim.max_output_elements), 0, "4194304", 1, 1LL << 32,
+     "numbers in one response (422 above)"},
+    {"max-dim", OPT_SIZE, OFF(lim.max_dim), 0, "65536", 2, 1LL << 24,
+     "largest d_model / head_dim"},
+    {"max-heads", OPT_SIZE, OFF(lim.max_heads), 0, "1024", 1, 1LL << 20, "largest num_heads"},
+    {"max-positions", OPT_SIZE, OFF(lim.max_positions), 0, "1000000", 1, 1LL << 32,
+     "positions in one request"},
+    {"max-position", OPT_I64, OFF(lim.max_position), 0, "2147483647", 1, 1LL << 53,
+     "positions must be below this"},
+    {"healthcheck", OPT_FLAG, OFF(healthcheck), 0, "0", 0, 1,
+     "GET /healthz on 127.0.0.1:PORT, exit 0 when healthy (for container health checks)"},
+};
+#define N_OPTS (sizeof OPTS / sizeof OPTS[0])
+
+static void env_name(const char *name, char *out, size_t n)
+{
+    size_t len = (size_t)snprintf(out, n, "POSENC_");
+    for (const char *p = name; *p && len + 1 < n; p++)
+        out[len++] = (*p == '-') ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+    out[len] = '\0';
+}
+
+static int set_opt(srv_config *cfg, const opt_row *o, const char *val, const char *from)
+{
+    char *base = (char *)cfg;
+    if (o->kind == OPT_STR) {
+        if (strlen(val) >= o->str_size) {
+            fprintf(stderr, "posencd: %s: value too long (max %zu bytes)\n", from, o->str_size - 1);
+            return -1;
+        }
+        memcpy(base + o->offset, val, strlen(val) + 1);
+        return 0;
+    }
+    if (o->kind == OPT_FLAG) {
+        *(int *)(void *)(base + o->offset) = (strcmp(val, "0") != 0 && strcmp(val, "false") != 0);
+        return 0;
+    }
+    errno = 0;
+    char *end = NULL;
+    long long v = strtoll(val, &end, 10);
+    if (errno != 0 || end == val || *end != '\0' || v < o->min || v > o->max) {
+        fprintf(stderr, "posencd: %s: \"%s\" is not an integer in [%lld, %lld]\n", from, val, o->min,
+                o->max);
+        return -1;
+    }
+    switch (o->kind) {
+    case OPT_UINT:
+        *(unsigned *)(void *)(base + o->offset) = (unsigned)v;
+        break;
+    case OPT_SIZE:
+        *(size_t *)(void *)(base + o->offset) = (size_t)v;
+        break;
+    case OPT_I64:
+        *(int64_t *)(void *)(base + o->offset) = (int64_t)v;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+void srv_config_usage(const char *prog)
+{
+    printf("usage: %s [options]\n\nposencd serves transformer positional encodings over HTTP.\n"
+           "Every option is also read from the environment variable shown; flags win.\n\n",
+           prog);
+    for (size_t i = 0; i < N_OPTS; i++) {
+        char env[64];
+        env_name(OPTS[i].name, env, sizeof env);
+        char flag[64];
+        snprintf(flag, sizeof flag, "--%s%s", OPTS[i].name, OPTS[i].kind == OPT_FLAG ? "" : " V");
+        printf("  %-26s %s\n  %-26s [env %s, default \"%s\"]\n", flag, OPTS[i].help, "", env,
+               OPTS[i].def);
+    }
+    printf("  %-26s %s\n  %-26s %s\n", "--help", "print this help", "--version", "print the version");
+}
+
+int srv_config_load(srv_config *cfg, int argc, char **argv)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (size_t i = 0; i < N_OPTS; i++) {
+        if (set_opt(cfg, &OPTS[i], OPTS[i].def, OPTS[i].name) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < N_OPTS; i++) {
+        char env[64];
+        env_name(OPTS[i].name, env, sizeof env);
+        const char *v = getenv(env);
+        if (v != NULL && set_opt(cfg, &OPTS[i], v, env) < 0)
+            return -1;
+    }
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            srv_config_usage(argv[0]);
+            return 1;
+        }
+        if (strcmp(arg, "--version") == 0) {
+            printf("posencd %s (%s)\n", POSENC_VERSION, POSENC_GIT_REV);
+            return 1;
+        }
+        if (strncmp(arg, "--", 2) != 0) {
+            fprintf(stderr, "posencd: unexpected argument \"%s\" (see --help)\n", arg);
+            return -1;
+        }
+        const char *name = arg + 2;
+        const char *eq = strchr(name, '=');
+        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+        const opt_row *o = NULL;
+        for (size_t i = 0; i < N_OPTS; i++) {
+            if (strlen(OPTS[i].name) == nlen && strncmp(OPTS[i].name, name, nlen) == 0)
+                o = &OPTS[i];
+        }
+        if (o == NULL) {
+            fprintf(stderr, "posencd: unknown option \"%s\" (see --help)\n", arg);
+            return -1;
+        }
+        const char *val;
+        if (o->kind == OPT_FLAG) {
+            val = eq ? eq + 1 : "1";
+        } else if (eq) {
+            val = eq + 1;
+        } else if (a + 1 < argc) {
+            val = argv[++a];
+        } else {
+            fprintf(stderr, "posencd: option --%s needs a value\n", o->name);
+            return -1;
+        }
+        if (set_opt(cfg, o, val, arg) < 0)
+            return -1;
+    }
+    if (strcmp(cfg->log_format, "text") != 0 && strcmp(cfg->log_format, "json") != 0) {
+        fprintf(stderr, "posencd: --log-format must be text or json\n");
+        return -1;
+    }
+    return 0;
+}

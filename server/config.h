@@ -1,0 +1,41 @@
+/*
+ * server/config.h -- daemon configuration: one table of options (style R16). Each option is a flag
+ * `--name` and an environment variable `POSENC_NAME`; flags win over the environment, which wins over
+ * the default. `--help` is generated from the table. A bad or unknown value stops start-up with a
+ * message naming the option.
+ */
+#ifndef SRV_CONFIG_H
+#define SRV_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "req.h"
+
+typedef struct {
+    unsigned port;                 /* TCP port (8080) */
+    char bind[64];                 /* listen address (0.0.0.0) */
+    unsigned threads;              /* worker threads of the epoll pool (>= 2) */
+    char web_dir[512];             /* static demo files ("" = none) */
+    char data_dir[512];            /* learned tables ("" = none) */
+    char spec_path[512];           /* openapi.yaml served at /openapi.yaml */
+    char cors_origins[512];        /* Access-Control-Allow-Origin value ("" = CORS off) */
+    char log_format[16];           /* "text" or "json" */
+    unsigned connection_timeout;   /* idle seconds before a connection is closed */
+    unsigned connection_limit;     /* simultaneous connections */
+    size_t connection_memory;      /* per-connection buffer for headers, bytes */
+    size_t cache_bytes;            /* frequency-table cache bound, bytes */
+    size_t cache_positions;        /* positions tabulated per cache entry at most */
+    unsigned drain_seconds;        /* graceful drain deadline after SIGTERM */
+    int healthcheck;               /* --healthcheck: GET /healthz on 127.0.0.1:port and exit */
+    api_limits lim;                /* request limits (api.md "Limits") */
+} srv_config;
+
+/* Fills cfg from defaults, the environment, then argv. Returns 0 to run, 1 when --help/--version
+ * printed something (exit 0), -1 on a bad option (message printed to stderr, exit 2). */
+int srv_config_load(srv_config *cfg, int argc, char **argv);
+
+/* Prints `--help` (generated from the option table) to stdout. */
+void srv_config_usage(const char *prog);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * server/http.h -- the libmicrohttpd daemon: routing, body limits, static files, CORS, request ids,
+ * access log, metrics and graceful drain. Only server/ includes microhttpd.h.
+ */
+#ifndef SRV_HTTP_H
+#define SRV_HTTP_H
+
+#include <stdatomic.h>
+
+#include "api.h"
+#include "config.h"
+#include "metrics.h"
+
+/* Everything a request handler may reach; created by main, shared by all worker threads. */
+typedef struct {
+    const srv_config *cfg;
+    api_ctx api;
+    srv_metrics *metrics;
+    atomic_int draining;        /* 1 after SIGTERM: /readyz 503, Connection: close, new work 503 */
+    atomic_uint_fast64_t next_id; /* request id counter */
+    unsigned long long id_salt;   /* random per process, so ids differ across replicas */
+    char *spec;                 /* openapi.yaml contents (NULL if unreadable) */
+    size_t spec_len;
+} srv_ctx;
+
+struct MHD_Daemon;
+
+/* Starts the daemon on cfg->bind:cfg->port with an epoll thread pool. Returns NULL (and prints why)
+ * on failure. *port_out receives the bound port (useful with --port 0). */
+struct MHD_Daemon *srv_http_start(srv_ctx *ctx, unsigned *port_out);
+
+/* Graceful stop: marks draining, stops accepting, waits for in-flight connections up to
+ * cfg->drain_seconds, then stops the daemon. */
+void srv_http_drain_and_stop(srv_ctx *ctx, struct MHD_Daemon *d);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * server/main.c -- posencd: configuration, the frequency-table cache, the HTTP daemon and signals.
+ * The only file with process-wide state (style R3): signals are blocked before the daemon starts so
+ * its threads inherit the mask, and main waits for SIGTERM/SIGINT with sigwait, then drains.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "config.h"
+#include "http.h"
+
+/* Reads a whole small file; NULL when it cannot. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    char *buf = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        if (n >= 0 && n < (64L << 20) && fseek(f, 0, SEEK_SET) == 0) {
+            buf = malloc((size_t)n + 1);
+            if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+                buf[n] = '\0';
+                *len = (size_t)n;
+            } else {
+                free(buf);
+                buf = NULL;
+            }
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* --healthcheck: GET /healthz on 127.0.0.1:port; 0 when it answers 200 within 3 s. */
+static int healthcheck(unsigned port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return 1;
+    struct timeval tv = {3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    char buf[64] = {0};
+    int ok = 0;
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
+        const char req[] = "GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n";
+        if (write(fd, req, sizeof req - 1) == (ssize_t)(sizeof req - 1) &&
+            read(fd, buf, sizeof buf - 1) > 12)
+            ok = strncmp(buf + 8, " 200", 4) == 0;
+    }
+    close(fd);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    srv_config cfg;
+    int rc = srv_config_load(&cfg, argc, argv);
+    if (rc != 0)
+        return rc > 0 ? 0 : 2;
+    if (cfg.healthcheck)
+        return healthcheck(cfg.port);
+
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    srv_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.cfg = &cfg;
+    ctx.api.lim = &cfg.lim;
+    ctx.api.cache = pe_cache_create(cfg.cache_bytes, cfg.cache_positions);
+    ctx.metrics = srv_metrics_create();
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ctx.id_salt = ((unsigned long long)ts.tv_nsec * 2654435761ULL) ^ (unsigned long long)getpid();
+    ctx.spec = read_file(cfg.spec_path, &ctx.spec_len);
+    if (ctx.api.cache == NULL || ctx.metrics == NULL) {
+        fprintf(stderr, "posencd: out of memory at start-up\n");
+        return 1;
+    }
+    if (ctx.spec == NULL)
+        fprintf(stderr, "posencd: warning: cannot read %s; /openapi.yaml will answer 404\n",
+                cfg.spec_path);
+
+    unsigned port = 0;
+    struct MHD_Daemon *d = srv_http_start(&ctx, &port);
+    if (d == NULL)
+        return 1;
+    printf("posencd %s listening on http://%s:%u\n", POSENC_VERSION, cfg.bind, port);
+    fflush(stdout);
+
+    int sig = 0;
+    while (sigwait(&set, &sig) != 0)
+        ;
+    fprintf(stderr, "posencd: signal %d: draining (up to %u s)\n", sig, cfg.drain_seconds);
+    srv_http_drain_and_stop(&ctx, d);
+    pe_cache_destroy(ctx.api.cache);
+    srv_metrics_destroy(ctx.metrics);
+    free(ctx.spec);
+    fprintf(stderr, "posencd: stopped\n");
+    return 0;
+}

@@ -1,0 +1,26 @@
+/*
+ * server/metrics.h -- Prometheus text exposition (format 0.0.4) of request counters, a latency
+ * histogram and the frequency-table cache counters. Lock-free: every counter is an atomic; any
+ * thread may record while another renders.
+ */
+#ifndef SRV_METRICS_H
+#define SRV_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pe_cache pe_cache;
+typedef struct srv_metrics srv_metrics;
+
+/* Route labels: every api route's name plus these fixed ones. */
+srv_metrics *srv_metrics_create(void);
+void srv_metrics_destroy(srv_metrics *m);
+
+/* Records one finished request: route label (NULL or unknown → "other"), HTTP status and duration in
+ * seconds. */
+void srv_metrics_record(srv_metrics *m, const char *route, int status, double seconds);
+
+/* Renders all metrics (cache may be NULL) into a malloc'd NUL-terminated string; NULL on OOM. */
+char *srv_metrics_render(const srv_metrics *m, pe_cache *cache, size_t *len);
+
+#endif
