@@ -10,6 +10,7 @@ static const api_route ROUTES[] = {
     {"/alibi", "alibi", api_alibi},
     {"/attention", "attention", api_attention},
     {"/t5/buckets", "t5_buckets", api_t5_buckets},
+    {"/learned", "learned", api_learned},
     {NULL, NULL, NULL},
 };
 

@@ -14,11 +14,31 @@
 
 typedef struct pe_cache pe_cache;
 
-/* What handlers may use; owned by the server, shared by all threads (read-only except the cache,
- * which is thread-safe). */
+/* A learned position table as handlers see it: immutable while acquired. */
+typedef struct {
+    size_t rows;        /* positions, >= 1 */
+    size_t cols;        /* embedding width, >= 1 */
+    const double *data; /* [rows][cols] row-major, finite */
+} api_table;
+
+/*
+ * Where handlers find learned tables by name (server/store.c in the daemon, a fake in tests).
+ * acquire returns the table named `name` (a valid name, see api_table_name_valid) or NULL when
+ * there is none; a non-NULL table stays valid and unchanged until given back with release (a
+ * concurrent replace or delete never touches it). Both are safe to call from any thread.
+ */
+typedef struct api_table_source {
+    void *self;
+    const api_table *(*acquire)(void *self, const char *name);
+    void (*release)(void *self, const api_table *t);
+} api_table_source;
+
+/* What handlers may use; owned by the server, shared by all threads (read-only except the cache
+ * and the table source, which are thread-safe). */
 typedef struct {
     const api_limits *lim;
-    pe_cache *cache; /* RoPE frequency-table cache; never NULL in the server */
+    pe_cache *cache;                /* RoPE frequency-table cache; never NULL in the server */
+    const api_table_source *tables; /* learned tables; NULL = none (every lookup misses) */
 } api_ctx;
 
 /*
@@ -69,6 +89,7 @@ int api_rope(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb
 int api_alibi(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
 int api_attention(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
 int api_t5_buckets(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
+int api_learned(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
 
 /* Bytes a response writer may grow to for a given limit set (numbers x 32 bytes + 1 MiB). */
 size_t api_max_response_bytes(const api_limits *lim);

@@ -28,12 +28,12 @@ static const struct {
 } METHODS[] = {
     {"none", &METHOD_NONE},
     {"sinusoidal", &api_att_method_sinusoidal},
-    {"learned", NULL},
-    {"rope", NULL},
+    {"learned", &api_att_method_learned},
+    {"rope", &api_att_method_rope},
     {"alibi", &api_att_method_alibi},
     {"t5", &api_att_method_t5},
-    {"shaw", NULL},
-    {"transformer_xl", NULL},
+    {"shaw", &api_att_method_shaw},
+    {"transformer_xl", &api_att_method_transformer_xl},
 };
 #define N_METHODS (sizeof METHODS / sizeof METHODS[0])
 

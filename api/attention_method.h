@@ -78,6 +78,10 @@ typedef struct {
 extern const api_att_method api_att_method_alibi;
 extern const api_att_method api_att_method_sinusoidal;
 extern const api_att_method api_att_method_t5;
+extern const api_att_method api_att_method_rope;           /* attention_rope.c */
+extern const api_att_method api_att_method_learned;        /* attention_learned.c */
+extern const api_att_method api_att_method_shaw;           /* attention_shaw.c */
+extern const api_att_method api_att_method_transformer_xl; /* attention_transformer_xl.c */
 
 /*
  * Writes a [rows][cols] row-major matrix whose PE_MASKED entries are written as null (api.md:

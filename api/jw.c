@@ -112,12 +112,55 @@ void api_jw_obj_end(api_jw *w) { jw_close(w, '}'); }
 void api_jw_arr_begin(api_jw *w) { jw_open(w, '['); }
 void api_jw_arr_end(api_jw *w) { jw_close(w, ']'); }
 
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates, at most
+ * U+10FFFF), or 0 when p does not start one. p is NUL-terminated, so reads stop at the NUL. */
+static size_t utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    size_t n;
+    unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0)
+            lo = 0xA0; /* overlong */
+        else if (c == 0xED)
+            hi = 0x9F; /* surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0)
+            lo = 0x90; /* overlong */
+        else if (c == 0xF4)
+            hi = 0x8F; /* above U+10FFFF */
+    } else
+        return 0;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++) {
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    }
+    return n;
+}
+
+/* Writes s as a JSON string. Bytes that are not well-formed UTF-8 (e.g. a multi-byte character cut
+ * by a truncating snprintf, or raw bytes of a malformed upload quoted in a message) become U+FFFD,
+ * so the output is always valid JSON text (RFC 8259 §8.1). */
 static void jw_escaped(api_jw *w, const char *s)
 {
     jw_raw(w, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         char esc[8];
-        if (*p == '"' || *p == '\\') {
+        if (*p >= 0x80) {
+            size_t n = utf8_len(p);
+            if (n == 0) {
+                jw_raw(w, "\\ufffd", 6);
+            } else {
+                jw_raw(w, (const char *)p, n);
+                p += n - 1;
+            }
+        } else if (*p == '"' || *p == '\\') {
             esc[0] = '\\';
             esc[1] = (char)*p;
             jw_raw(w, esc, 2);

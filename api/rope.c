@@ -11,10 +11,11 @@
  * table's inv_freq (bit-identical to the table's own rows). Parsing of the scaling object and of a
  * pasted config lives in rope_config.c.
  *
- * `decay` entries are {distance, upper_bound, upper_bound_rel, mean_cos}: upper_bound is api.md's
- * formula verbatim, (1/n)·Σ_{j=1..n} |Σ_{k<j} e^{i r θ_k}|, which is (n+1)/2 at r = 0;
- * upper_bound_rel is the same curve divided by (n+1)/2 (1 at r = 0, RoFormer Figure 2's
- * "relative upper bound"); mean_cos = (1/n)·Σ_j cos(r θ_j) is 1 at r = 0.
+ * `decay` entries are {distance, upper_bound, upper_bound_sum, mean_cos}. upper_bound_sum is api.md's
+ * formula verbatim, (1/n)·Σ_{j=1..n} |Σ_{k<j} e^{i r θ_k}| (RoFormer arXiv:2104.09864 §3.4.3), which
+ * is (n+1)/2 at r = 0; upper_bound is that curve divided by its value at r = 0, the *relative*
+ * upper bound, so that both curves start at 1 and can share one axis (the issue asks for decay at
+ * distance 0 to be 1 for both curves); mean_cos = (1/n)·Σ_j cos(r θ_j) is 1 at r = 0.
  *
  * Work bound: decay costs n per distance and float32_error n per position; both are limited to
  * 8 × max_output_elements evaluations (422 limit-exceeded beyond), like outputs are limited to
@@ -28,15 +29,18 @@
 #include "api.h"
 #include "cache.h"
 #include "rope.h"
+#include "rope_multiaxis.h"
 #include "rope_config.h"
 #include "rope_explain.h"
 
+/* Top-level fields of a 1-D request (api.md /rope); `axes` requests go to api/rope_multiaxis.c.
+ * "axes": null reaches this handler (api_rope_axes_wanted is 0 for it) and means no axes. */
 static const char *const FIELDS[] = {
-    "head_dim",   "rotary_dim",  "partial_rotary_factor", "base",        "rope_theta",
-    "layout",     "scaling",     "rope_scaling",          "inv_freq",    "config",
-    "seq_len",    "positions",   "q_positions",           "query_positions",
-    "k_positions", "key_positions", "q",                  "k",           "include",
-    "distances",  "axes",        NULL};
+    "head_dim",    "rotary_dim",    "partial_rotary_factor", "base",     "rope_theta",
+    "layout",      "scaling",       "rope_scaling",          "inv_freq", "config",
+    "seq_len",     "positions",     "q_positions",           "query_positions",
+    "k_positions", "key_positions", "q",                     "k",        "include",
+    "distances",   "axes",          NULL};
 static const char *const LAYOUTS[] = {"half", "interleaved", NULL};
 static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_error", NULL};
 enum { INC_COS_SIN = 1, INC_BANDS = 2, INC_DECAY = 4, INC_F32 = 8 };
@@ -181,7 +185,8 @@ static int parse_dims(api_problem *pb, const json_t *req, rope_req *r)
     int64_t rd = 0;
     double f = 0.0;
     int has_rd = api_get_int(pb, req, "", "rotary_dim", INT64_MIN, INT64_MAX, &rd);
-    int has_f = api_get_number(pb, req, "", "partial_rotary_factor", 0.0, 1.0, API_NUM_MIN_EXCL, &f);
+    int has_f =
+        api_get_number(pb, req, "", "partial_rotary_factor", 0.0, 1.0, API_NUM_MIN_EXCL, &f);
     if (has_rd < 0 || has_f < 0)
         return -1;
     const char *fsrc = "request";
@@ -302,7 +307,9 @@ static void check_inv_freq_conflicts(api_problem *pb, const json_t *req, rope_re
                               *c);
         }
     }
-    if (r->has_config && (r->cfg.base_o.set || r->cfg.scaling.present))
+    const json_t *cfg = member(req, "config");
+    if (r->has_config && (r->cfg.base_o.set || member(cfg, "rope_scaling") != NULL ||
+                          member(cfg, "rope_parameters") != NULL))
         api_rc_warn(&r->warn, "inv_freq is given: the config's rope_theta and rope_scaling were "
                               "not used");
 }
@@ -951,7 +958,15 @@ static void write_resolved(api_jw *out, const rope_req *r, const pe_rope_params 
         if (!p->inv_freq) {
             write_origin(out, "base", &r->base_o);
             api_jw_key(out, "scaling");
-            api_jw_str(out, !sc->present ? "none" : sc->ptr);
+            if (!sc->present) {
+                api_jw_str(out, "none");
+            } else if (strncmp(sc->ptr, "/config/", 8) == 0) {
+                char src[API_RC_PTR];
+                snprintf(src, sizeof src, "config.%s", sc->ptr + 8);
+                api_jw_str(out, src);
+            } else {
+                api_jw_str(out, "request");
+            }
             if (sc->present) {
                 write_origin(out, "scaling.type", &sc->type_origin);
                 for (int f = 0; f < API_RS__COUNT; f++) {
@@ -1199,6 +1214,11 @@ static int compute(const api_ctx *ctx, rope_req *r, api_jw *out, api_problem *pb
         api_jw_arr_begin(out);
         for (size_t i = 0; i < r->warn.n; i++)
             api_jw_str(out, r->warn.text[i]);
+        if (r->warn.n_dropped > 0) {
+            char more[64];
+            snprintf(more, sizeof more, "(%zu more warnings omitted)", r->warn.n_dropped);
+            api_jw_str(out, more);
+        }
         api_jw_arr_end(out);
     }
     if (qr) {
@@ -1237,9 +1257,9 @@ static int compute(const api_ctx *ctx, rope_req *r, api_jw *out, api_problem *pb
             api_jw_key(out, "distance");
             api_jw_int(out, decay[i].distance);
             api_jw_key(out, "upper_bound");
-            api_jw_double(out, decay[i].upper_bound);
-            api_jw_key(out, "upper_bound_rel");
             api_jw_double(out, decay[i].upper_bound_rel);
+            api_jw_key(out, "upper_bound_sum");
+            api_jw_double(out, decay[i].upper_bound);
             api_jw_key(out, "mean_cos");
             api_jw_double(out, decay[i].mean_cos);
             api_jw_obj_end(out);
@@ -1274,15 +1294,15 @@ done:
 
 int api_rope(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb)
 {
+    /* multi-axis requests (`axes`, or a pasted config with mrope_section): api/rope_multiaxis.c */
+    if (api_rope_axes_wanted(req))
+        return api_rope_axes(ctx, req, out, pb);
     rope_req r;
     memset(&r, 0, sizeof r);
     r.lim = ctx->lim;
     int rc = -1;
 
     api_check_fields(pb, req, "", FIELDS);
-    if (member(req, "axes") != NULL)
-        api_problem_field(pb, API_PB_INVALID_FIELD, "/axes",
-                          "multi-axis RoPE (axes) is not supported by this server yet");
     const json_t *cfg = NULL;
     if (api_get_object(pb, req, "", "config", &cfg) > 0) {
         r.has_config = 1;

@@ -25,8 +25,12 @@ void api_rc_origin_set(api_rc_origin *o, const char *ptr, const char *src_fmt, .
 
 void api_rc_warn(api_rc_warnings *w, const char *fmt, ...)
 {
-    if (w == NULL || w->n >= API_RC_MAX_WARNINGS)
+    if (w == NULL)
         return;
+    if (w->n >= API_RC_MAX_WARNINGS) {
+        w->n_dropped++;
+        return;
+    }
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(w->text[w->n], sizeof w->text[w->n], fmt, ap);
@@ -519,8 +523,28 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
         api_problem_field(pb, API_PB_INVALID_FIELD, fp, "must be an object or null");
         sc = NULL;
     }
-    if (sc != NULL && strcmp(sc_key, "rope_parameters") == 0)
+    if (sc != NULL && strcmp(sc_key, "rope_parameters") == 0) {
         params = sc;
+        /* v5 hybrid models nest one parameter set per layer type (full_attention, ...) */
+        const char *k, *nested = NULL;
+        json_t *v;
+        json_object_foreach((json_t *)params, k, v)
+        {
+            if (nested == NULL && json_is_object(v))
+                nested = k;
+        }
+        if (nested != NULL && member(params, "rope_type") == NULL &&
+            member(params, "type") == NULL) {
+            api_ptr(fp, sizeof fp, ptr, sc_key);
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "per-layer-type rope_parameters (\"%.40s\", ...) are not "
+                              "supported: send the wanted layer type's values as base and "
+                              "scaling",
+                              nested);
+            params = NULL;
+            sc = NULL;
+        }
+    }
 
     resolve_dims(pb, config, ptr, skip, out);
     if (params != NULL && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set &&

@@ -47,10 +47,11 @@ void api_rc_origin_set(api_rc_origin *o, const char *ptr, const char *src_fmt, .
 #define API_RC_MAX_WARNINGS 8
 typedef struct {
     char text[API_RC_MAX_WARNINGS][256];
-    size_t n;
+    size_t n;         /* kept */
+    size_t n_dropped; /* further warnings not kept (the response says how many) */
 } api_rc_warnings;
 
-/* Appends a warning (printf-style); silently dropped when the list is full. */
+/* Appends a warning (printf-style); counted in n_dropped when the list is full. */
 void api_rc_warn(api_rc_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The fields of a scaling object other than its type (api.md /rope, rope-variants.md). */

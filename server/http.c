@@ -10,12 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cache.h"
+#include "tensor_io.h"
+
+enum { PUT_JSON = 0, PUT_NPY = 1, PUT_ST = 2 };
+static const char *const PUT_FORMATS[] = {"json", "npy", "safetensors"};
+#define TABLE_ALLOW "GET, HEAD, PUT, DELETE, OPTIONS"
 
 /* Per-request state kept in *con_cls from the first call to the completion callback. */
 typedef struct {
@@ -28,6 +34,10 @@ typedef struct {
     size_t len, cap;
     int too_big;             /* body over max_body_bytes: discard and answer 413 */
     int compute;             /* a POST to a compute route */
+    int table_put;           /* a PUT /tables/{name} (an upload) */
+    int put_format;          /* PUT_JSON, PUT_NPY or PUT_ST */
+    char table[API_TABLE_NAME_MAX + 1];
+    api_st_stream *st;       /* PUT_ST: the incremental .safetensors parser (no body buffer) */
     int queued;              /* a response was queued */
     int status;              /* status of the queued response */
     size_t resp_bytes;
@@ -295,6 +305,357 @@ static enum MHD_Result preflight(srv_ctx *ctx, struct MHD_Connection *c, srv_req
     return send_resp(ctx, c, rq, 204, resp, NULL);
 }
 
+/* ---- learned tables: /tables, /tables/{name} (api.md "Learned tables"; server/store.h) ------- */
+
+/* created_ms as RFC 3339 UTC with milliseconds, or JSON null (built-in). */
+static void jw_created(api_jw *w, int64_t ms)
+{
+    if (ms < 0) {
+        api_jw_null(w);
+        return;
+    }
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char ts[40], full[48];
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(full, sizeof full, "%s.%03dZ", ts, (int)(ms % 1000));
+    api_jw_str(w, full);
+}
+
+/* {name, shape, dtype, format, bytes, created, builtin[, tensor]} */
+static void jw_table_info(api_jw *w, const srv_table_info *i, const char *tensor)
+{
+    api_jw_obj_begin(w);
+    api_jw_key(w, "name");
+    api_jw_str(w, i->name);
+    api_jw_key(w, "shape");
+    api_jw_arr_begin(w);
+    api_jw_int(w, (int64_t)i->rows);
+    api_jw_int(w, (int64_t)i->cols);
+    api_jw_arr_end(w);
+    api_jw_key(w, "dtype");
+    api_jw_str(w, api_dtype_name(i->dtype));
+    api_jw_key(w, "format");
+    api_jw_str(w, i->format);
+    api_jw_key(w, "bytes");
+    api_jw_int(w, (int64_t)(i->rows * i->cols * sizeof(double)));
+    api_jw_key(w, "created");
+    jw_created(w, i->created_ms);
+    api_jw_key(w, "builtin");
+    api_jw_bool(w, i->builtin);
+    if (tensor) {
+        api_jw_key(w, "tensor");
+        api_jw_str(w, tensor);
+    }
+    api_jw_obj_end(w);
+}
+
+static enum MHD_Result send_jw(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, int status,
+                               api_jw *w, const char *location)
+{
+    size_t len = 0;
+    char *b = api_jw_take(w, &len);
+    if (b == NULL)
+        return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
+    struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback(len, b, &free);
+    if (resp == NULL) {
+        free(b);
+        return MHD_NO;
+    }
+    if (location)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
+    rq->resp_bytes = len;
+    return send_resp(ctx, c, rq, status, resp, "application/json");
+}
+
+static enum MHD_Result bad_table_name(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
+{
+    return send_problem(ctx, c, rq, API_PB_NOT_FOUND,
+                        "no such table: names match [A-Za-z0-9][A-Za-z0-9._-]{0,63}", NULL);
+}
+
+static enum MHD_Result tables_list(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
+{
+    srv_table_info *v = NULL;
+    size_t n = 0;
+    if (srv_store_list(ctx->store, &v, &n) < 0)
+        return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
+    api_jw w;
+    api_jw_init(&w, (size_t)1 << 26);
+    api_jw_obj_begin(&w);
+    api_jw_key(&w, "tables");
+    api_jw_arr_begin(&w);
+    for (size_t i = 0; i < n; i++)
+        jw_table_info(&w, &v[i], NULL);
+    api_jw_arr_end(&w);
+    api_jw_obj_end(&w);
+    free(v);
+    return send_jw(ctx, c, rq, 200, &w, NULL);
+}
+
+/* The .npy download: the 1.0 header, then the float64 rows straight from the acquired table. */
+typedef struct {
+    srv_store *store;
+    const api_table *t;
+    char hdr[API_NPY_F64_HEADER_MAX];
+    size_t hl;
+} npy_download;
+
+static ssize_t npy_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    const npy_download *d = cls;
+    uint64_t data_bytes = (uint64_t)d->t->rows * d->t->cols * sizeof(double);
+    if (pos >= d->hl + data_bytes)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    size_t out = 0;
+    if (pos < d->hl) {
+        out = d->hl - (size_t)pos < max ? d->hl - (size_t)pos : max;
+        memcpy(buf, d->hdr + pos, out);
+    }
+    uint64_t b = pos + out - d->hl; /* first data byte to send */
+    size_t k = data_bytes - b < max - out ? (size_t)(data_bytes - b) : max - out;
+    const uint16_t one = 1;
+    if (*(const unsigned char *)&one == 1) {
+        memcpy(buf + out, (const unsigned char *)d->t->data + b, k);
+    } else { /* big-endian host: .npy says '<f8' */
+        for (size_t i = 0; i < k; i++) {
+            uint64_t bits;
+            memcpy(&bits, &d->t->data[(b + i) / 8], sizeof bits);
+            buf[out + i] = (char)(bits >> (8 * ((b + i) % 8)));
+        }
+    }
+    return (ssize_t)(out + k);
+}
+
+static void npy_done(void *cls)
+{
+    npy_download *d = cls;
+    srv_store_release(d->store, d->t);
+    free(d);
+}
+
+/* 1 when the Accept header asks for application/x-npy. */
+static int wants_npy(struct MHD_Connection *c)
+{
+    const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+    for (; a && *a; a++) {
+        if (strncasecmp(a, "application/x-npy", 17) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static enum MHD_Result table_get(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                 const char *name)
+{
+    const api_table *t = srv_store_acquire(ctx->store, name);
+    if (t == NULL) {
+        char d[160];
+        snprintf(d, sizeof d, "no table named \"%s\"", name);
+        return send_problem(ctx, c, rq, API_PB_NOT_FOUND, d, NULL);
+    }
+    if (!wants_npy(c)) {
+        srv_table_info info;
+        srv_store_info(t, &info);
+        srv_store_release(ctx->store, t);
+        api_jw w;
+        api_jw_init(&w, 1u << 16);
+        jw_table_info(&w, &info, NULL);
+        return send_jw(ctx, c, rq, 200, &w, NULL);
+    }
+    npy_download *d = calloc(1, sizeof *d);
+    if (d == NULL) {
+        srv_store_release(ctx->store, t);
+        return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
+    }
+    d->store = ctx->store;
+    d->t = t;
+    d->hl = api_npy_f64_header(d->hdr, sizeof d->hdr, t->rows, t->cols);
+    uint64_t total = d->hl + (uint64_t)t->rows * t->cols * sizeof(double);
+    struct MHD_Response *resp =
+        MHD_create_response_from_callback(total, 64 * 1024, npy_read, d, npy_done);
+    if (resp == NULL) {
+        npy_done(d);
+        return MHD_NO;
+    }
+    char disp[128];
+    snprintf(disp, sizeof disp, "attachment; filename=\"%s.npy\"", name);
+    MHD_add_response_header(resp, "Content-Disposition", disp);
+    rq->resp_bytes = (size_t)total;
+    return send_resp(ctx, c, rq, 200, resp, "application/x-npy");
+}
+
+static enum MHD_Result table_delete(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                    const char *name)
+{
+    char err[256], d[200];
+    switch (srv_store_delete(ctx->store, name, err, sizeof err)) {
+    case SRV_STORE_DELETED: {
+        struct MHD_Response *resp =
+            MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+        return send_resp(ctx, c, rq, 204, resp, NULL);
+    }
+    case SRV_STORE_BUILTIN_NAME:
+        snprintf(d, sizeof d, "\"%s\" is built in and cannot be deleted", name);
+        return send_problem(ctx, c, rq, API_PB_CONFLICT, d, NULL);
+    case SRV_STORE_NOT_FOUND:
+        snprintf(d, sizeof d, "no table named \"%s\"", name);
+        return send_problem(ctx, c, rq, API_PB_NOT_FOUND, d, NULL);
+    case SRV_STORE_BAD_NAME:
+        return bad_table_name(ctx, c, rq);
+    default:
+        return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, err[0] ? err : "cannot delete", NULL);
+    }
+}
+
+/* GET|HEAD /tables, GET|HEAD|DELETE /tables/{name} (PUT is an upload: table_put_*). */
+static enum MHD_Result dispatch_tables(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
+{
+    int is_get = strcmp(rq->method, "GET") == 0 || strcmp(rq->method, "HEAD") == 0;
+    int is_options = strcmp(rq->method, "OPTIONS") == 0;
+    if (strcmp(rq->path, "/tables") == 0) {
+        rq->label = is_options ? "options" : "tables";
+        if (is_options)
+            return preflight(ctx, c, rq, "GET, HEAD, OPTIONS");
+        if (!is_get)
+            return send_problem(ctx, c, rq, API_PB_METHOD_NOT_ALLOWED,
+                                "/tables takes GET (PUT /tables/{name} stores a table)",
+                                "GET, HEAD, OPTIONS");
+        return tables_list(ctx, c, rq);
+    }
+    const char *name = rq->path + 8;
+    rq->label = is_options ? "options" : "table";
+    if (is_options)
+        return preflight(ctx, c, rq, TABLE_ALLOW);
+    int is_delete = strcmp(rq->method, "DELETE") == 0;
+    if (!is_get && !is_delete)
+        return send_problem(ctx, c, rq, API_PB_METHOD_NOT_ALLOWED,
+                            "/tables/{name} takes GET, PUT and DELETE", TABLE_ALLOW);
+    if (!api_table_name_valid(name))
+        return bad_table_name(ctx, c, rq);
+    return is_get ? table_get(ctx, c, rq, name) : table_delete(ctx, c, rq, name);
+}
+
+/* The media type of ct (before any ';', trimmed) equals type, ignoring case. */
+static int media_is(const char *ct, const char *type)
+{
+    if (ct == NULL)
+        return 0;
+    size_t n = strlen(type);
+    if (strncasecmp(ct, type, n) != 0)
+        return 0;
+    const char *rest = ct + n;
+    while (*rest == ' ' || *rest == '\t')
+        rest++;
+    return *rest == '\0' || *rest == ';';
+}
+
+/* First call of PUT /tables/{name} (headers only): refuse at once what cannot succeed. JSON and
+ * .npy bodies are buffered up to max_body_bytes; .safetensors is streamed with no body cap (the
+ * kept tensor is bounded by max_table_bytes instead). */
+static enum MHD_Result table_put_headers(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                         const char *name)
+{
+    rq->label = "table_put";
+    if (atomic_load(&ctx->draining))
+        return send_problem(ctx, c, rq, API_PB_SHUTTING_DOWN, "the server is draining", NULL);
+    if (!api_table_name_valid(name))
+        return bad_table_name(ctx, c, rq);
+    snprintf(rq->table, sizeof rq->table, "%s", name);
+    if (strcmp(name, SRV_STORE_BUILTIN) == 0)
+        return send_problem(ctx, c, rq, API_PB_CONFLICT,
+                            "\"" SRV_STORE_BUILTIN "\" is built in and cannot be replaced", NULL);
+    if (!srv_store_writable(ctx->store))
+        return send_problem(ctx, c, rq, API_PB_UNAVAILABLE,
+                            "no usable data directory (--data-dir): tables cannot be stored", NULL);
+    const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+    if (json_content_type(ct))
+        rq->put_format = PUT_JSON;
+    else if (media_is(ct, "application/x-npy"))
+        rq->put_format = PUT_NPY;
+    else if (media_is(ct, "application/x-safetensors") || media_is(ct, "application/octet-stream"))
+        rq->put_format = PUT_ST;
+    else
+        return send_problem(ctx, c, rq, API_PB_UNSUPPORTED_MEDIA_TYPE,
+                            "Content-Type must be application/json ({\"data\": [[...]]}), "
+                            "application/x-npy (.npy) or application/x-safetensors / "
+                            "application/octet-stream (.safetensors)",
+                            NULL);
+    if (rq->put_format == PUT_ST) {
+        rq->st = malloc(sizeof *rq->st);
+        const char *want = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tensor");
+        if (rq->st == NULL || api_st_init(rq->st, want, 0, ctx->cfg->lim.max_table_bytes) < 0)
+            return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
+        return MHD_YES;
+    }
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    if (cl) {
+        char *end = NULL;
+        unsigned long long n = strtoull(cl, &end, 10);
+        if (end != cl && n > ctx->cfg->lim.max_body_bytes) {
+            char d[200];
+            snprintf(d, sizeof d,
+                     "the body of %llu bytes exceeds max_body_bytes (%zu); a .safetensors upload "
+                     "is streamed without that cap",
+                     n, ctx->cfg->lim.max_body_bytes);
+            return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
+        }
+    }
+    return MHD_YES;
+}
+
+/* Final call of PUT /tables/{name}: parse, store durably, answer 201 / 200. */
+static enum MHD_Result table_put_finish(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
+{
+    if (rq->too_big) {
+        char d[128];
+        snprintf(d, sizeof d, "the body exceeds max_body_bytes (%zu)", ctx->cfg->lim.max_body_bytes);
+        return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
+    }
+    api_problem pb;
+    api_problem_init(&pb);
+    api_tensor t;
+    const char *tensor = NULL;
+    size_t max_table = ctx->cfg->lim.max_table_bytes;
+    int rc;
+    if (rq->put_format == PUT_JSON)
+        rc = api_table_json_parse(rq->buf, rq->len, max_table, &t, &pb);
+    else if (rq->put_format == PUT_NPY)
+        rc = api_npy_parse(rq->buf ? rq->buf : "", rq->len, max_table, 0, &t, NULL, &pb);
+    else
+        rc = api_st_finish(rq->st, &t, &tensor, &pb);
+    free(rq->buf);
+    rq->buf = NULL;
+    if (rc < 0) {
+        api_response ar;
+        api_problem_response(&pb, rq->request_id, &ar);
+        return send_api(ctx, c, rq, &ar);
+    }
+    srv_table_info info;
+    char err[256], d[200];
+    srv_store_result r = srv_store_put(ctx->store, rq->table, &t, PUT_FORMATS[rq->put_format],
+                                       &info, err, sizeof err);
+    if (r == SRV_STORE_CREATED || r == SRV_STORE_REPLACED) {
+        api_jw w;
+        api_jw_init(&w, 1u << 16);
+        jw_table_info(&w, &info, tensor);
+        char loc[96];
+        snprintf(loc, sizeof loc, "/tables/%s", rq->table);
+        return send_jw(ctx, c, rq, r == SRV_STORE_CREATED ? 201 : 200, &w, loc);
+    }
+    if (r == SRV_STORE_BUILTIN_NAME) {
+        snprintf(d, sizeof d, "\"%s\" is built in and cannot be replaced", rq->table);
+        return send_problem(ctx, c, rq, API_PB_CONFLICT, d, NULL);
+    }
+    if (r == SRV_STORE_BAD_NAME)
+        return bad_table_name(ctx, c, rq);
+    return send_problem(ctx, c, rq, API_PB_UNAVAILABLE,
+                        r == SRV_STORE_IO ? err : r == SRV_STORE_NOMEM ? "out of memory"
+                                                                       : "no usable data directory",
+                        NULL);
+}
+
 /* Answers everything but a compute POST: preflights, 405s, service GETs, static files, 404. Runs on
  * the second call of the access handler so that MHD keeps the connection alive. */
 static enum MHD_Result dispatch_other(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
@@ -311,6 +672,8 @@ static enum MHD_Result dispatch_other(srv_ctx *ctx, struct MHD_Connection *c, sr
         return send_problem(ctx, c, rq, API_PB_METHOD_NOT_ALLOWED, "this route takes POST",
                             "POST, OPTIONS");
     }
+    if (strcmp(url, "/tables") == 0 || strncmp(url, "/tables/", 8) == 0)
+        return dispatch_tables(ctx, c, rq);
     for (size_t i = 0; i < N_GET; i++) {
         if (strcmp(url, GET_ROUTES[i].path) != 0)
             continue;
@@ -417,9 +780,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         rq->compute = rq->route != NULL && strcmp(method, "POST") == 0;
         if (rq->compute)
             return compute_headers(ctx, c, rq);
+        if (strcmp(method, "PUT") == 0 && strncmp(url, "/tables/", 8) == 0) {
+            rq->table_put = 1;
+            return table_put_headers(ctx, c, rq, url + 8);
+        }
         return MHD_YES; /* answered on the next call, keeping the connection alive */
     }
-    if (rq->queued || !rq->compute) {
+    if (rq->queued || !(rq->compute || rq->table_put)) {
         if (*upload_size > 0) {
             *upload_size = 0; /* a body nobody reads (or after an early 413/415): discard */
             return MHD_YES;
@@ -429,8 +796,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (*upload_size > 0) {
         size_t n = *upload_size;
         *upload_size = 0;
+        if (rq->st) { /* streamed: only the wanted tensor is kept; errors are sticky */
+            api_st_feed(rq->st, upload, n);
+            return MHD_YES;
+        }
         return append_body(ctx, rq, upload, n);
     }
+    if (rq->table_put)
+        return table_put_finish(ctx, c, rq);
     /* final call: the whole body is here */
     if (rq->too_big) {
         char d[128];
@@ -472,6 +845,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
     fflush(stdout);
     free(rq->buf);
+    if (rq->st) {
+        api_st_free(rq->st);
+        free(rq->st);
+    }
     free(rq);
 }
 
@@ -513,8 +890,14 @@ struct MHD_Daemon *srv_http_start(srv_ctx *ctx, unsigned *port_out)
 
 void srv_http_drain_and_stop(srv_ctx *ctx, struct MHD_Daemon *d)
 {
-    atomic_store(&ctx->draining, 1);
     MHD_socket ls = MHD_quiesce_daemon(d);
+    /* Stop listening now: new connects are refused instead of parked in the backlog (where they
+     * would be reset when the socket closes). The descriptor stays valid until MHD_stop_daemon,
+     * as MHD requires for a quiesced socket. Draining starts only after that, so no client gets
+     * Connection: close while a reconnect could still land in the backlog. */
+    if (ls != MHD_INVALID_SOCKET)
+        shutdown(ls, SHUT_RDWR);
+    atomic_store(&ctx->draining, 1);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while (now_since(&t0) < (double)ctx->cfg->drain_seconds) {

@@ -10,12 +10,14 @@
 #include "api.h"
 #include "config.h"
 #include "metrics.h"
+#include "store.h"
 
 /* Everything a request handler may reach; created by main, shared by all worker threads. */
 typedef struct {
     const srv_config *cfg;
     api_ctx api;
     srv_metrics *metrics;
+    srv_store *store;           /* learned tables (/tables, /learned); api.tables is its source */
     atomic_int draining;        /* 1 after SIGTERM: /readyz 503, Connection: close, new work 503 */
     atomic_uint_fast64_t next_id; /* request id counter */
     unsigned long long id_salt;   /* random per process, so ids differ across replicas */

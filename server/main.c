@@ -93,11 +93,14 @@ int main(int argc, char **argv)
     ctx.api.lim = &cfg.lim;
     ctx.api.cache = pe_cache_create(cfg.cache_bytes, cfg.cache_positions);
     ctx.metrics = srv_metrics_create();
+    ctx.store = srv_store_open(cfg.data_dir, cfg.lim.max_table_bytes, stderr);
+    if (ctx.store)
+        ctx.api.tables = srv_store_source(ctx.store);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     ctx.id_salt = ((unsigned long long)ts.tv_nsec * 2654435761ULL) ^ (unsigned long long)getpid();
     ctx.spec = read_file(cfg.spec_path, &ctx.spec_len);
-    if (ctx.api.cache == NULL || ctx.metrics == NULL) {
+    if (ctx.api.cache == NULL || ctx.metrics == NULL || ctx.store == NULL) {
         fprintf(stderr, "posencd: out of memory at start-up\n");
         return 1;
     }
@@ -119,6 +122,7 @@ int main(int argc, char **argv)
     srv_http_drain_and_stop(&ctx, d);
     pe_cache_destroy(ctx.api.cache);
     srv_metrics_destroy(ctx.metrics);
+    srv_store_close(ctx.store);
     free(ctx.spec);
     fprintf(stderr, "posencd: stopped\n");
     return 0;

@@ -12,7 +12,8 @@
 
 /* Fixed route labels besides the compute routes of api_routes(). */
 static const char *const EXTRA_ROUTES[] = {"healthz", "readyz", "limits", "metrics", "version",
-                                           "openapi", "docs", "static", "options", "other"};
+                                           "openapi", "docs", "static", "options", "tables",
+                                           "table", "table_put", "other"};
 #define N_EXTRA (sizeof EXTRA_ROUTES / sizeof EXTRA_ROUTES[0])
 #define MAX_ROUTES 32
 static const int STATUSES[] = {200, 201, 204, 304, 400, 404, 405, 409, 413, 415, 422, 431, 500, 503};

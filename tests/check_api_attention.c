@@ -422,8 +422,9 @@ START_TEST(test_errors)
     /* oracle errors.json: err-attention-method-unknown */
     expect_422("{'q': [[1, 0], [0, 1]], 'k': [[1, 0], [0, 1]], 'method': 'xpos'}", "/method",
                "invalid-field");
-    expect_422("{'q': [[1]], 'k': [[1]], 'method': 'rope'}", "/method", NULL);
-    expect_422("{'q': [[1]], 'k': [[1]], 'method': 'shaw', 'shaw': {}}", "/method", NULL);
+    /* 1-wide rows cannot hold a rotation pair: the rope object's head_dim (defaulting to d) */
+    expect_422("{'q': [[1]], 'k': [[1]], 'method': 'rope'}", "/rope/head_dim", NULL);
+    expect_422("{'q': [[1]], 'k': [[1]], 'method': 'shaw', 'shaw': {}}", "/shaw/max_relative_position", NULL);
     expect_422("{'q': [[1]], 'k': [[1]], 'method': 4}", "/method", NULL);
     expect_422("{'q': [[1]], 'k': [[1]], 'alibi': {'num_heads': 1}}", "/alibi", NULL);
     expect_422("{'q': [[1]], 'k': [[1]], 'method': 'alibi', 'alibi': {'num_heads': 1},"

@@ -6,7 +6,7 @@ set -euo pipefail
 bin=${1:-build/posencd}
 shift || true
 families=("$@")
-[ ${#families[@]} -gt 0 ] || families=(sinusoidal rope alibi attention t5 errors)
+[ ${#families[@]} -gt 0 ] || families=(sinusoidal rope alibi attention t5 errors rope2d relative)
 here=$(cd "$(dirname "$0")" && pwd)
 log=$(mktemp)
 "$bin" --bind 127.0.0.1 --port 0 --web-dir "$here/../web" --spec "$here/../openapi.yaml" >"$log" 2>&1 &

@@ -1,0 +1,190 @@
+/*
+ * api/learned.c -- POST /learned (api.md "Learned tables"): rows of a stored learned position
+ * table. Request: table (name), positions | seq_len [+offset], extend ("error" default | "copy" |
+ * "interpolate"), target_length (L >= 2; required by and only allowed with "interpolate").
+ * Response: {shape [P, cols], positions, matrix [P][cols], resolved}.
+ *
+ * Decisions: an unknown table is a 422 at /table ("no table named ..."), not a 404 -- the URL is
+ * fine, a body field names something that does not exist. With extend "error", the first position
+ * >= rows is a 422 naming that position and the row count, at /positions/<i>, or at /seq_len
+ * (/offset when offset alone is already past the end). Numbers from core/learned.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "learned.h"
+#include "learned_cfg.h"
+#include "tensor_io.h"
+
+static const char *const FIELDS[] = {"table",  "positions", "seq_len",       "offset",
+                                     "extend", "target_length", NULL};
+
+const char *const API_LEARNED_EXTENDS[] = {"error", "copy", "interpolate", NULL};
+
+int api_learned_cfg_parse(api_problem *pb, const json_t *obj, const char *base,
+                          const api_limits *lim, api_learned_cfg *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    char ptr[160];
+    api_ptr(ptr, sizeof ptr, base, "table");
+    const json_t *t = json_object_get(obj, "table");
+    if (t == NULL || json_is_null(t)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "table is required (a stored table's name, "
+                                                         "see GET /tables)");
+    } else if (!json_is_string(t) || !api_table_name_valid(json_string_value(t))) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                          "must be a table name matching [A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    } else {
+        memcpy(cfg->table, json_string_value(t), strlen(json_string_value(t)) + 1);
+    }
+    int ext = PE_LEARNED_ERROR;
+    api_get_enum(pb, obj, base, "extend", API_LEARNED_EXTENDS, &ext);
+    cfg->extend = (pe_learned_extend)ext;
+    int64_t tl = 0;
+    int rc = api_get_int(pb, obj, base, "target_length", 2, lim->max_position, &tl);
+    api_ptr(ptr, sizeof ptr, base, "target_length");
+    if (rc > 0 && cfg->extend != PE_LEARNED_INTERPOLATE)
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                          "target_length goes with extend \"interpolate\" (extend is \"%s\")",
+                          API_LEARNED_EXTENDS[ext]);
+    else if (rc == 0 && cfg->extend == PE_LEARNED_INTERPOLATE)
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                          "extend \"interpolate\" needs target_length (the number of rows, >= 2, "
+                          "the table is resampled to)");
+    cfg->target_length = rc > 0 ? (uint64_t)tl : 0;
+    return api_problem_failed(pb) ? -1 : 0;
+}
+
+const api_table *api_learned_acquire(api_problem *pb, const api_ctx *ctx, const char *ptr,
+                                     const api_learned_cfg *cfg, pe_learned_params *p)
+{
+    const api_table_source *src = ctx->tables;
+    const api_table *t = src ? src->acquire(src->self, cfg->table) : NULL;
+    if (t == NULL) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                          "no table named \"%s\" (GET /tables lists them; PUT /tables/%s stores one)",
+                          cfg->table, cfg->table);
+        return NULL;
+    }
+    p->data = t->data;
+    p->rows = t->rows;
+    p->cols = t->cols;
+    p->extend = cfg->extend;
+    p->target_length = cfg->target_length;
+    return t;
+}
+
+void api_learned_range_error(api_problem *pb, const char *ptr, const api_learned_cfg *cfg,
+                             const pe_learned_params *p, int64_t pos)
+{
+    if (cfg->extend == PE_LEARNED_INTERPOLATE)
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                          "position %lld is beyond target_length %llu (the table \"%s\" resampled "
+                          "to positions 0 .. %llu)",
+                          (long long)pos, (unsigned long long)p->target_length, cfg->table,
+                          (unsigned long long)(p->target_length - 1));
+    else
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                          "position %lld is beyond table \"%s\", which has %zu rows (positions 0 .. "
+                          "%zu); extend \"copy\" or \"interpolate\" reads past the end",
+                          (long long)pos, cfg->table, p->rows, p->rows - 1);
+}
+
+void api_learned_resolved(api_jw *out, const api_learned_cfg *cfg, const pe_learned_params *p)
+{
+    api_jw_key(out, "table");
+    api_jw_str(out, cfg->table);
+    api_jw_key(out, "rows");
+    api_jw_int(out, (int64_t)p->rows);
+    api_jw_key(out, "cols");
+    api_jw_int(out, (int64_t)p->cols);
+    api_jw_key(out, "extend");
+    api_jw_str(out, API_LEARNED_EXTENDS[cfg->extend]);
+    if (cfg->extend == PE_LEARNED_INTERPOLATE) {
+        api_jw_key(out, "target_length");
+        api_jw_int(out, (int64_t)cfg->target_length);
+    }
+}
+
+int api_learned(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb)
+{
+    const api_limits *lim = ctx->lim;
+    api_check_fields(pb, req, "", FIELDS);
+    api_learned_cfg cfg;
+    api_learned_cfg_parse(pb, req, "", lim, &cfg);
+    int64_t *pos = NULL;
+    size_t n_pos = 0;
+    api_get_positions(pb, req, "", lim, 1, &pos, &n_pos);
+    if (api_problem_failed(pb)) {
+        free(pos);
+        return -1;
+    }
+    pe_learned_params p;
+    const api_table *t = api_learned_acquire(pb, ctx, "/table", &cfg, &p);
+    if (t == NULL) {
+        free(pos);
+        return -1;
+    }
+    int listed = json_object_get(req, "positions") != NULL;
+    uint64_t limit = pe_learned_limit(&p);
+    for (size_t i = 0; i < n_pos; i++) {
+        if ((uint64_t)pos[i] < limit)
+            continue;
+        char ptr[160] = "/seq_len";
+        if (listed)
+            api_ptr_idx(ptr, sizeof ptr, "/positions", i);
+        else if (i == 0 && json_object_get(req, "offset") != NULL)
+            snprintf(ptr, sizeof ptr, "/offset");
+        api_learned_range_error(pb, ptr, &cfg, &p, pos[i]);
+        break;
+    }
+    size_t n_out = 0;
+    const char *size_ptr = listed ? "/positions" : "/seq_len";
+    if (!api_problem_failed(pb) && !pe_mul_ok(n_pos, p.cols, &n_out))
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, size_ptr, "the response size overflows");
+    if (!api_problem_failed(pb))
+        api_check_output(pb, lim, n_out, size_ptr, "these rows");
+    double *row = api_problem_failed(pb) ? NULL : api_alloc(pb, p.cols, sizeof *row);
+    if (row == NULL) {
+        ctx->tables->release(ctx->tables->self, t);
+        free(pos);
+        return -1;
+    }
+    api_jw_obj_begin(out);
+    api_jw_key(out, "shape");
+    api_jw_arr_begin(out);
+    api_jw_int(out, (int64_t)n_pos);
+    api_jw_int(out, (int64_t)p.cols);
+    api_jw_arr_end(out);
+    api_jw_key(out, "positions");
+    api_jw_ints(out, pos, n_pos);
+    api_jw_key(out, "matrix");
+    api_jw_arr_begin(out);
+    int bad = 0;
+    for (size_t i = 0; i < n_pos && api_jw_ok(out); i++) {
+        if (pe_learned_row(&p, pos[i], row) != PE_OK) {
+            bad = 1; /* interpolation of entries near DBL_MAX overflowed */
+            break;
+        }
+        api_jw_doubles(out, row, p.cols);
+    }
+    api_jw_arr_end(out);
+    api_jw_key(out, "resolved");
+    api_jw_obj_begin(out);
+    api_learned_resolved(out, &cfg, &p);
+    api_jw_key(out, "n_positions");
+    api_jw_int(out, (int64_t)n_pos);
+    api_jw_obj_end(out);
+    api_jw_obj_end(out);
+    ctx->tables->release(ctx->tables->self, t);
+    free(row);
+    free(pos);
+    if (bad) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, "/table",
+                          "interpolating this table overflows (entries near the float64 maximum)");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,181 @@
+/*
+ * api/tensor_io.h -- parsers for uploaded learned tables (PUT /tables/{name}, api.md "Learned
+ * tables"): a JSON body {"data": [[...]]}, NumPy .npy and .safetensors. Pure functions: bytes in,
+ * structs out; no I/O, no globals (server/store.c does the files). Every parser bounds what it
+ * allocates before allocating it, never reads outside the bytes it was given, and reports a
+ * malformed, truncated or unsupported input as a 422 in an api_problem (pointer "" = the whole
+ * body for the binary formats; "/data/..." for JSON), so it can be fuzzed directly.
+ *
+ * Values are converted exactly to float64 (every float16, bfloat16 and float32 value is a
+ * float64 value); a non-finite value (NaN, +-Inf) is refused, naming its row and column.
+ *
+ * Formats:
+ * - .npy (NumPy format spec, numpy/lib/format.py, versions 1.0, 2.0 and 3.0): magic "\x93NUMPY",
+ *   version, header length (u16 LE for 1.0, u32 LE for 2.0/3.0), a Python dict literal
+ *   {'descr': '<f8', 'fortran_order': False, 'shape': (R, C), } padded with spaces to '\n', then
+ *   the data. Accepted: 2-D, C order, descr '<f2' / '<f4' / '<f8' (what NumPy writes on
+ *   little-endian machines); big-endian ('>'), Fortran order, other dtypes and 0-/1-/3-D are
+ *   refused with a message saying how to convert. The header is capped at API_NPY_MAX_HEADER.
+ * - .safetensors (huggingface/safetensors, "Format"): u64 LE header size N, N bytes of a JSON
+ *   object {"__metadata__": {...}?, "<tensor>": {"dtype", "shape", "data_offsets": [b, e]}, ...}
+ *   (may end in spaces), then the data section; a tensor's bytes are data[b, e), little-endian,
+ *   C order. Accepted dtypes F16, BF16, F32, F64. The wanted tensor is named by the caller
+ *   (?tensor=) or is the file's only 2-D tensor. Parsed incrementally (api_st_*): only the wanted
+ *   tensor's bytes are kept (converted to float64 as they arrive), so a whole model file streams
+ *   through in memory bounded by the header cap plus the table. Header cap: API_ST_MAX_HEADER
+ *   (16 MiB; the format itself allows 100 MB, real model headers are well under 1 MiB).
+ */
+#ifndef API_TENSOR_IO_H
+#define API_TENSOR_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "problem.h"
+
+#define API_NPY_MAX_HEADER 65536u        /* bytes of an .npy header dict (numpy: 10000) */
+#define API_ST_MAX_HEADER (16u << 20)    /* bytes of a .safetensors JSON header */
+#define API_TABLE_NAME_MAX 64            /* characters of a table name */
+#define API_NPY_F64_HEADER_MAX 128       /* bytes api_npy_f64_header writes at most */
+
+/* Element types of an upload. */
+typedef enum { API_DT_F16 = 0, API_DT_BF16 = 1, API_DT_F32 = 2, API_DT_F64 = 3 } api_dtype;
+
+/* "float16", "bfloat16", "float32", "float64" (never NULL). */
+const char *api_dtype_name(api_dtype dt);
+/* Bytes per element: 2, 2, 4, 8. */
+size_t api_dtype_size(api_dtype dt);
+
+/* A parsed table. */
+typedef struct {
+    size_t rows;     /* >= 1 */
+    size_t cols;     /* >= 1 */
+    double *data;    /* [rows][cols] row-major, finite; malloc'd, owned (api_tensor_free) */
+    api_dtype dtype; /* element type of the upload (JSON: float64) */
+} api_tensor;
+
+/* Frees t->data and zeroes t. */
+void api_tensor_free(api_tensor *t);
+
+/* 1 when name matches [A-Za-z0-9][A-Za-z0-9._-]{0,63} (so it never names a path outside the
+ * data directory, a hidden file or a temp file), else 0. */
+int api_table_name_valid(const char *name);
+
+/* IEEE 754 binary16 (sign, 5-bit exponent, 10-bit fraction) as a double, exactly: subnormals
+ * f * 2^-24, normals (1 + f/1024) * 2^(e-15), e = 31 gives +-Inf / NaN. */
+double api_f16_to_double(uint16_t h);
+/* bfloat16 (the upper 16 bits of a binary32) as a double, exactly. */
+double api_bf16_to_double(uint16_t h);
+
+/*
+ * Decodes n little-endian elements of type dt from src into out (float64). For API_DT_F64, src
+ * may be the same memory as out (decoded in place); otherwise they must not overlap. Returns n
+ * when every value is finite, else the index of the first non-finite one (out is then partly
+ * written).
+ */
+size_t api_decode_le(api_dtype dt, const unsigned char *src, size_t n, double *out);
+
+/* Writes x[0..n) as little-endian float64 bytes into out[8n] (a copy on little-endian hosts). */
+void api_encode_f64_le(const double *x, size_t n, unsigned char *out);
+
+/*
+ * Parses a JSON body {"data": [[...], ...]} (rows = positions; only the member "data"; rows of
+ * equal, non-zero length; finite numbers; integers beyond 2^53 are rounded to the nearest double).
+ * rows * cols * 8 must be <= max_table_bytes (else 422 limit-exceeded at /data). Malformed JSON →
+ * 400 malformed-json (line and column); a non-object → 422 at "". Returns 0 with *out filled
+ * (dtype API_DT_F64) or -1 with pb filled (*out zeroed).
+ */
+int api_table_json_parse(const char *body, size_t len, size_t max_table_bytes, api_tensor *out,
+                         api_problem *pb);
+
+/* What an .npy header says. */
+typedef struct {
+    size_t header_len; /* bytes before the data: magic, version, length field and dict */
+    size_t rows, cols;
+    api_dtype dtype;
+    size_t data_bytes; /* rows * cols * element size */
+} api_npy_info;
+
+/*
+ * Parses the .npy preamble and header dict in buf[0..len). Returns 1 with *info filled, 0 when
+ * len is too short to hold the whole header yet (read more; nothing recorded in pb), or -1 (pb:
+ * 422 naming the rule: magic, version, dict syntax, descr, fortran_order, shape; or 422
+ * limit-exceeded when rows * cols * 8 > max_table_bytes).
+ */
+int api_npy_parse_header(const void *buf, size_t len, size_t max_table_bytes, api_npy_info *info,
+                         api_problem *pb);
+
+/*
+ * Parses a whole .npy file in buf[0..len). With allow_trailing 0 the data must end exactly at
+ * len; with 1 bytes may follow it (*consumed = header_len + data_bytes, may be NULL). Returns 0
+ * with *out filled, or -1 with pb filled (truncated data: 422 naming the expected size).
+ */
+int api_npy_parse(const void *buf, size_t len, size_t max_table_bytes, int allow_trailing,
+                  api_tensor *out, size_t *consumed, api_problem *pb);
+
+/*
+ * Writes the .npy 1.0 header of a [rows][cols] little-endian float64 C-order array into out
+ * (n >= API_NPY_F64_HEADER_MAX): magic, version 1.0, length, dict padded with spaces so that the
+ * data starts at a multiple of 64 bytes. Returns the header's length (a multiple of 64).
+ */
+size_t api_npy_f64_header(char *out, size_t n, size_t rows, size_t cols);
+
+/* ---- .safetensors, incrementally -------------------------------------------------------- */
+
+/* Parser state; the caller owns the storage (init ... free). Fields are private. */
+typedef struct {
+    char *want;              /* wanted tensor name (owned copy) or NULL: the only 2-D tensor */
+    size_t max_header;       /* header cap, bytes */
+    size_t max_table_bytes;  /* cap on rows * cols * 8 */
+    int state;               /* ST_LEN, ST_HEADER, ST_DATA, ST_FAILED (tensor_io.c) */
+    unsigned char lenbuf[8]; /* the u64 header size while it arrives */
+    size_t lenbuf_n;
+    uint64_t header_len;
+    char *header;            /* header bytes while they arrive (freed once parsed) */
+    size_t header_n;
+    uint64_t data_pos;       /* bytes of the data section seen */
+    uint64_t begin, end;     /* the wanted tensor's range in the data section */
+    api_dtype dtype;
+    size_t es;               /* element size */
+    size_t rows, cols;
+    double *data;            /* [rows][cols], filled as bytes arrive */
+    size_t n_done;           /* elements decoded */
+    unsigned char carry[8];  /* an element split across feeds */
+    size_t carry_n;
+    uint64_t total;          /* bytes fed */
+    char *name;              /* the chosen tensor's name (owned) */
+    api_problem err;         /* the sticky error once state is ST_FAILED */
+} api_st_stream;
+
+/*
+ * Initialises s. want: the tensor to keep (copied; NULL or "" = the file's only 2-D tensor).
+ * max_header: header cap in bytes (0 = API_ST_MAX_HEADER). max_table_bytes: cap on the kept
+ * table as float64 (rows * cols * 8). Returns 0, or -1 when out of memory (s is then failed).
+ */
+int api_st_init(api_st_stream *s, const char *want, size_t max_header, size_t max_table_bytes);
+
+/*
+ * Feeds the next n bytes of the file. Returns 0 while all is well, -1 once the input is known to
+ * be bad (sticky: later feeds return -1 at once and cost nothing; api_st_finish reports why).
+ * Memory: the header (<= max_header) while it arrives, then only the wanted table.
+ */
+int api_st_feed(api_st_stream *s, const void *buf, size_t n);
+
+/* 1 once the wanted tensor is complete (the rest of the file may be discarded unread). */
+int api_st_done(const api_st_stream *s);
+
+/*
+ * Ends the stream: returns 0 with *out (the table, ownership moved to the caller) or -1 with pb
+ * filled (the sticky error, or a truncated file). s must still be freed with api_st_free.
+ * *name_out (may be NULL) receives the chosen tensor's name, valid until api_st_free.
+ */
+int api_st_finish(api_st_stream *s, api_tensor *out, const char **name_out, api_problem *pb);
+
+/* Frees everything s owns (also a table not taken by api_st_finish). */
+void api_st_free(api_st_stream *s);
+
+/* One-shot: init, feed all of buf, finish, free. Same results as the incremental path. */
+int api_safetensors_parse(const void *buf, size_t len, const char *want, size_t max_table_bytes,
+                          api_tensor *out, api_problem *pb);
+
+#endif

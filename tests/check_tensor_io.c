@@ -1,0 +1,677 @@
+/*
+ * tests/check_tensor_io.c -- api/tensor_io: table names, float16/bfloat16 decoding (hand-derived
+ * bit patterns), the JSON table body, .npy (hand-built headers, every refusal, every truncation)
+ * and the incremental .safetensors parser (whole file, 1-byte and odd-sized chunks give the same
+ * table, every refusal, every truncation).
+ * Tolerances: every comparison here is exact (ck_assert_double_eq / memcmp): decoding is exact
+ * by construction (every float16/bfloat16/float32 is a float64) and values are binary fractions.
+ */
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tensor_io.h"
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+/* The first field error's message (or the detail) of pb. */
+static const char *pb_msg(const api_problem *pb)
+{
+    return pb->n_errors ? pb->errors[0].message : pb->detail;
+}
+
+#define ASSERT_FAILS_WITH(pb, code_, needle)                                                   \
+    do {                                                                                       \
+        ck_assert_msg((pb).code == (code_), "code %d, want %d (%s)", (int)(pb).code,           \
+                      (int)(code_), pb_msg(&(pb)));                                            \
+        ck_assert_msg(strstr(pb_msg(&(pb)), (needle)) != NULL, "message \"%s\" lacks \"%s\"", \
+                      pb_msg(&(pb)), (needle));                                                \
+    } while (0)
+
+/* A .npy 1.0 file with the given dict text (padded to 64 bytes with spaces and '\n') and data. */
+static size_t npy_build(unsigned char *out, size_t cap, const char *dict, const void *data,
+                        size_t data_len)
+{
+    size_t dl = strlen(dict);
+    size_t total = (10 + dl + 1 + 63) / 64 * 64;
+    ck_assert_uint_le(total + data_len, cap);
+    memcpy(out, "\x93NUMPY\x01\x00", 8);
+    out[8] = (unsigned char)((total - 10) & 0xff);
+    out[9] = (unsigned char)((total - 10) >> 8);
+    memcpy(out + 10, dict, dl);
+    memset(out + 10 + dl, ' ', total - 10 - dl - 1);
+    out[total - 1] = '\n';
+    memcpy(out + total, data, data_len);
+    return total + data_len;
+}
+
+/* A .safetensors file: u64 LE header size, header (padded with spaces to 8), data. */
+static size_t st_build(unsigned char *out, size_t cap, const char *header, const void *data,
+                       size_t data_len)
+{
+    size_t hl = strlen(header);
+    size_t padded = (hl + 7) / 8 * 8;
+    ck_assert_uint_le(8 + padded + data_len, cap);
+    for (int i = 0; i < 8; i++)
+        out[i] = (unsigned char)((uint64_t)padded >> (8 * i));
+    memcpy(out + 8, header, hl);
+    memset(out + 8 + hl, ' ', padded - hl);
+    memcpy(out + 8 + padded, data, data_len);
+    return 8 + padded + data_len;
+}
+
+static void put_f32(unsigned char *p, float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(b >> (8 * i));
+}
+
+/* ---- names and element types ----------------------------------------------------------------- */
+
+START_TEST(test_names)
+{
+    static const char *const good[] = {"a", "Z9", "wpe.weight", "demo-512x64", "a_b-c.d", "0"};
+    static const char *const bad[] = {"", ".a", "-a", "_a", "a/b", "..", "../x", "a b", "a\\b",
+                                      "tab\tx", "caf\xc3\xa9", "x?y", "x%2Fy"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        ck_assert_msg(api_table_name_valid(good[i]), "%s should be valid", good[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(!api_table_name_valid(bad[i]), "%s should be invalid", bad[i]);
+    char n64[66], n65[66];
+    memset(n64, 'a', 64);
+    n64[64] = '\0';
+    memset(n65, 'b', 65);
+    n65[65] = '\0';
+    ck_assert(api_table_name_valid(n64));
+    ck_assert(!api_table_name_valid(n65));
+    ck_assert(!api_table_name_valid(NULL));
+}
+END_TEST
+
+/*
+ * binary16 = sign | 5-bit exponent e | 10-bit fraction f; value (1 + f/1024) * 2^(e-15), or
+ * f * 2^-24 when e = 0; e = 31 is Inf (f = 0) or NaN.
+ */
+START_TEST(test_f16)
+{
+    static const struct {
+        uint16_t h;
+        double want;
+    } CASES[] = {
+        {0x3C00, 1.0},                    /* e 15, f 0 */
+        {0xC000, -2.0},                   /* sign, e 16 */
+        {0x3555, 1365.0 / 4096.0},        /* e 13, f 0x155 = 341: (1024+341) 2^-12 = 0.333251953125 */
+        {0x0001, 5.9604644775390625e-08}, /* smallest subnormal 2^-24 */
+        {0x03FF, 1023.0 / 16777216.0},    /* largest subnormal 1023 * 2^-24 */
+        {0x0400, 6.103515625e-05},        /* smallest normal 2^-14 */
+        {0x7BFF, 65504.0},                /* largest: (1024+1023) * 2^(30-25) = 2047 * 32 */
+        {0x0000, 0.0},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++)
+        ck_assert_double_eq(api_f16_to_double(CASES[i].h), CASES[i].want);
+    ck_assert(signbit(api_f16_to_double(0x8000)) && api_f16_to_double(0x8000) == 0.0);
+    ck_assert(isinf(api_f16_to_double(0x7C00)) && api_f16_to_double(0x7C00) > 0);
+    ck_assert(isinf(api_f16_to_double(0xFC00)) && api_f16_to_double(0xFC00) < 0);
+    ck_assert(isnan(api_f16_to_double(0x7E00)));
+}
+END_TEST
+
+/* bfloat16 h is the binary32 with bits h << 16: exponent bias 127, 7-bit fraction. */
+START_TEST(test_bf16)
+{
+    ck_assert_double_eq(api_bf16_to_double(0x3F80), 1.0);   /* 0x3F800000 */
+    ck_assert_double_eq(api_bf16_to_double(0xC040), -3.0);  /* 0xC0400000 = -1.5 * 2 */
+    /* 0x3EAB: exponent 0x7D = 125 → 2^-2, fraction 0x2B = 43 of 128: (1 + 43/128)/4 = 171/512 */
+    ck_assert_double_eq(api_bf16_to_double(0x3EAB), 171.0 / 512.0);
+    ck_assert_double_eq(api_bf16_to_double(0x0001), ldexp(1.0, -133)); /* 2^16 * 2^-149 */
+    ck_assert_double_eq(api_bf16_to_double(0x7F7F), ldexp(255.0, 120)); /* (1+127/128) 2^127 */
+    ck_assert(isinf(api_bf16_to_double(0x7F80)));
+    ck_assert(isnan(api_bf16_to_double(0x7FC0)));
+}
+END_TEST
+
+START_TEST(test_decode_le)
+{
+    /* float32 1.5 = 0x3FC00000 stored little-endian; float64 -0.25 = 0xBFD0000000000000 */
+    const unsigned char f32[] = {0x00, 0x00, 0xC0, 0x3F, 0x00, 0x00, 0x80, 0xBF};
+    double out[2];
+    ck_assert_uint_eq(api_decode_le(API_DT_F32, f32, 2, out), 2);
+    ck_assert_double_eq(out[0], 1.5);
+    ck_assert_double_eq(out[1], -1.0);
+    unsigned char f64[16] = {0, 0, 0, 0, 0, 0, 0xD0, 0xBF, 0, 0, 0, 0, 0, 0, 0xF0, 0x7F};
+    ck_assert_uint_eq(api_decode_le(API_DT_F64, f64, 2, out), 1); /* second is +Inf */
+    ck_assert_double_eq(out[0], -0.25);
+    /* in place for float64 */
+    double buf[2];
+    api_encode_f64_le((const double[]){0.125, -8.0}, 2, (unsigned char *)buf);
+    ck_assert_uint_eq(api_decode_le(API_DT_F64, (const unsigned char *)buf, 2, buf), 2);
+    ck_assert_double_eq(buf[0], 0.125);
+    ck_assert_double_eq(buf[1], -8.0);
+    const unsigned char bf[] = {0x80, 0x3F, 0xC0, 0x7F}; /* 1.0, NaN */
+    ck_assert_uint_eq(api_decode_le(API_DT_BF16, bf, 2, out), 1);
+    const unsigned char h[] = {0x00, 0x3C, 0x00, 0xC0}; /* 1.0, -2.0 */
+    ck_assert_uint_eq(api_decode_le(API_DT_F16, h, 2, out), 2);
+    ck_assert_double_eq(out[1], -2.0);
+}
+END_TEST
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+START_TEST(test_json_ok)
+{
+    api_problem pb;
+    api_problem_init(&pb);
+    api_tensor t;
+    const char *body = "{\"data\": [[1, 2.5, -3], [4e-3, 5, 1e300]]}";
+    ck_assert_int_eq(api_table_json_parse(body, strlen(body), 1 << 20, &t, &pb), 0);
+    ck_assert_uint_eq(t.rows, 2);
+    ck_assert_uint_eq(t.cols, 3);
+    ck_assert_double_eq(t.data[1], 2.5);
+    ck_assert_double_eq(t.data[3], 4e-3);
+    ck_assert_double_eq(t.data[5], 1e300);
+    ck_assert_int_eq(t.dtype, API_DT_F64);
+    api_tensor_free(&t);
+    ck_assert_ptr_null(t.data);
+    /* an integer beyond int64 is read as the nearest double, not refused */
+    body = "{\"data\": [[123456789012345678901234567890]]}";
+    ck_assert_int_eq(api_table_json_parse(body, strlen(body), 1 << 20, &t, &pb), 0);
+    ck_assert_double_eq(t.data[0], 123456789012345678901234567890.0);
+    api_tensor_free(&t);
+}
+END_TEST
+
+START_TEST(test_json_errors)
+{
+    static const struct {
+        const char *body;
+        api_problem_code code;
+        const char *ptr; /* NULL: no pointer expected (400) */
+    } CASES[] = {
+        {"{\"data\": [[1, 2], [3]]}", API_PB_INVALID_FIELD, "/data/1"},
+        {"{\"data\": [[1, \"2\"]]}", API_PB_INVALID_FIELD, "/data/0/1"},
+        {"{\"data\": []}", API_PB_INVALID_FIELD, "/data"},
+        {"{\"data\": [[]]}", API_PB_INVALID_FIELD, "/data/0"},
+        {"{\"data\": [1, 2]}", API_PB_INVALID_FIELD, "/data"},
+        {"{\"rows\": [[1]]}", API_PB_UNKNOWN_FIELD, "/rows"},
+        {"{}", API_PB_INVALID_FIELD, "/data"},
+        {"[[1, 2]]", API_PB_INVALID_FIELD, ""},
+        {"{\"data\": [[1, 2]], \"data\": [[3]]}", API_PB_MALFORMED_JSON, NULL},
+        {"{\"data\": [[1, 2]]", API_PB_MALFORMED_JSON, NULL},
+        {"{\"data\": [[1e999]]}", API_PB_MALFORMED_JSON, NULL}, /* overflow: never Inf */
+        {"{\"data\": [[NaN]]}", API_PB_MALFORMED_JSON, NULL},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        api_problem pb;
+        api_problem_init(&pb);
+        api_tensor t;
+        int rc = api_table_json_parse(CASES[i].body, strlen(CASES[i].body), 1 << 20, &t, &pb);
+        ck_assert_msg(rc == -1 && pb.code == CASES[i].code, "%s: rc %d code %d", CASES[i].body, rc,
+                      (int)pb.code);
+        ck_assert_ptr_null(t.data);
+        if (CASES[i].ptr)
+            ck_assert_msg(pb.n_errors > 0 && strcmp(pb.errors[0].pointer, CASES[i].ptr) == 0,
+                          "%s: pointer %s", CASES[i].body, pb.n_errors ? pb.errors[0].pointer : "-");
+    }
+    /* 3 x 2 x 8 = 48 bytes > 40: limit-exceeded naming max_table_bytes */
+    api_problem pb;
+    api_problem_init(&pb);
+    api_tensor t;
+    const char *body = "{\"data\": [[1, 2], [3, 4], [5, 6]]}";
+    ck_assert_int_eq(api_table_json_parse(body, strlen(body), 40, &t, &pb), -1);
+    ASSERT_FAILS_WITH(pb, API_PB_LIMIT_EXCEEDED, "max_table_bytes is 40");
+    ck_assert_str_eq(pb.errors[0].pointer, "/data");
+    api_problem_init(&pb);
+    ck_assert_int_eq(api_table_json_parse(body, strlen(body), 48, &t, &pb), 0); /* exactly 48 */
+    api_tensor_free(&t);
+}
+END_TEST
+
+/* ---- .npy ---------------------------------------------------------------------------------- */
+
+START_TEST(test_npy_f64_header_roundtrip)
+{
+    char hdr[API_NPY_F64_HEADER_MAX];
+    size_t hl = api_npy_f64_header(hdr, sizeof hdr, 512, 64);
+    ck_assert_uint_eq(hl % 64, 0);
+    ck_assert_uint_eq(hl, 128); /* 10 + 62 chars of dict + '\n' = 73 → padded to 128 */
+    ck_assert_int_eq(memcmp(hdr, "\x93NUMPY\x01\x00", 8), 0);
+    ck_assert_uint_eq((unsigned char)hdr[8] | (unsigned char)hdr[9] << 8, hl - 10);
+    ck_assert_int_eq(hdr[hl - 1], '\n');
+    const char *dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (512, 64), }";
+    ck_assert_int_eq(memcmp(hdr + 10, dict, strlen(dict)), 0);
+    ck_assert_int_eq(hdr[10 + strlen(dict)], ' '); /* padding up to the '\n' */
+    /* a 2 x 3 table through the writer and back */
+    unsigned char file[256];
+    size_t n = api_npy_f64_header((char *)file, sizeof file, 2, 3);
+    ck_assert_uint_eq(n, 128); /* 10 + 59 + 1 = 70 → 128 */
+    const double vals[6] = {0.5, -1.0, 3.25, 1e-300, -2.0, 7.0};
+    api_encode_f64_le(vals, 6, file + n);
+    api_problem pb;
+    api_problem_init(&pb);
+    api_tensor t;
+    size_t used = 0;
+    ck_assert_int_eq(api_npy_parse(file, n + 48, 1 << 20, 0, &t, &used, &pb), 0);
+    ck_assert_uint_eq(used, n + 48);
+    ck_assert_uint_eq(t.rows, 2);
+    ck_assert_uint_eq(t.cols, 3);
+    ck_assert_int_eq(memcmp(t.data, vals, sizeof vals), 0);
+    ck_assert_int_eq(t.dtype, API_DT_F64);
+    api_tensor_free(&t);
+    /* trailing bytes: refused unless allowed (the store's trailer line) */
+    memcpy(file + n + 48, "TRAILER\n", 8);
+    ck_assert_int_eq(api_npy_parse(file, n + 56, 1 << 20, 0, &t, NULL, &pb), -1);
+    api_problem_init(&pb);
+    ck_assert_int_eq(api_npy_parse(file, n + 56, 1 << 20, 1, &t, &used, &pb), 0);
+    ck_assert_uint_eq(used, n + 48);
+    api_tensor_free(&t);
+}
+END_TEST
+
+/* Hand-written headers as NumPy writes them (float16 and float32, version 1.0 and 2.0). */
+START_TEST(test_npy_dtypes)
+{
+    unsigned char file[512];
+    const unsigned char h[] = {0x00, 0x3C, 0x00, 0xC0, 0x55, 0x35, 0x01, 0x00}; /* 1, -2, 1365/4096, 2^-24 */
+    size_t n = npy_build(file, sizeof file, "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 2), }",
+                         h, sizeof h);
+    api_problem pb;
+    api_problem_init(&pb);
+    api_tensor t;
+    ck_assert_int_eq(api_npy_parse(file, n, 1 << 20, 0, &t, NULL, &pb), 0);
+    ck_assert_int_eq(t.dtype, API_DT_F16);
+    ck_assert_double_eq(t.data[0], 1.0);
+    ck_assert_double_eq(t.data[1], -2.0);
+    ck_assert_double_eq(t.data[2], 1365.0 / 4096.0);
+    ck_assert_double_eq(t.data[3], ldexp(1.0, -24));
+    api_tensor_free(&t);
+
+    unsigned char f[8];
+    put_f32(f, 0.1f);
+    put_f32(f + 4, -65536.0f);
+    /* keys in another order, double quotes, no trailing comma, Python 2 long */
+    n = npy_build(file, sizeof file, "{\"shape\": (1L, 2L), \"fortran_order\": False, \"descr\": \"<f4\"}",
+                  f, 8);
+    ck_assert_int_eq(api_npy_parse(file, n, 1 << 20, 0, &t, NULL, &pb), 0);
+    ck_assert_double_eq(t.data[0], (double)0.1f);
+    ck_assert_double_eq(t.data[1], -65536.0);
+    ck_assert_int_eq(t.dtype, API_DT_F32);
+    api_tensor_free(&t);
+
+    /* version 2.0: 4-byte header length */
+    const char *dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 1), }";
+    size_t dl = strlen(dict), total = (12 + dl + 1 + 63) / 64 * 64;
+    memcpy(file, "\x93NUMPY\x02\x00", 8);
+    uint32_t hl = (uint32_t)(total - 12);
+    for (int i = 0; i < 4; i++)
+        file[8 + i] = (unsigned char)(hl >> (8 * i));
+    memcpy(file + 12, dict, dl);
+    memset(file + 12 + dl, ' ', total - 12 - dl - 1);
+    file[total - 1] = '\n';
+    memcpy(file + total, f, 8);
+    ck_assert_int_eq(api_npy_parse(file, total + 8, 1 << 20, 0, &t, NULL, &pb), 0);
+    ck_assert_uint_eq(t.rows, 2);
+    ck_assert_uint_eq(t.cols, 1);
+    ck_assert_double_eq(t.data[1], -65536.0);
+    api_tensor_free(&t);
+}
+END_TEST
+
+START_TEST(test_npy_refusals)
+{
+    static const struct {
+        const char *dict;
+        api_problem_code code;
+        const char *needle;
+    } CASES[] = {
+        {"{'descr': '>f4', 'fortran_order': False, 'shape': (2, 2), }", API_PB_INVALID_FIELD,
+         "big-endian"},
+        {"{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }", API_PB_INVALID_FIELD,
+         "'<i4' is not supported"},
+        {"{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2), }", API_PB_INVALID_FIELD,
+         "not supported"},
+        {"{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", API_PB_INVALID_FIELD,
+         "Fortran order"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", API_PB_INVALID_FIELD,
+         "is 1-D"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 2), }", API_PB_INVALID_FIELD,
+         "is 3-D"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (), }", API_PB_INVALID_FIELD, "is 0-D"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (4), }", API_PB_INVALID_FIELD,
+         "'shape' must be a tuple"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4), }", API_PB_INVALID_FIELD,
+         "empty"},
+        {"{'descr': '<f4', 'fortran_order': False}", API_PB_INVALID_FIELD, "must have the keys"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), 'x': 1}", API_PB_INVALID_FIELD,
+         "unexpected or repeated key 'x'"},
+        {"{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2, 2)}",
+         API_PB_INVALID_FIELD, "repeated key 'descr'"},
+        {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2, 2)}", API_PB_INVALID_FIELD,
+         "structured"},
+        {"{'descr': '<f4', 'fortran_order': 0, 'shape': (2, 2)}", API_PB_INVALID_FIELD,
+         "True or False"},
+        {"['descr', '<f4']", API_PB_INVALID_FIELD, "dict literal"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2)} junk", API_PB_INVALID_FIELD,
+         "after the header dict"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999, 2)}",
+         API_PB_INVALID_FIELD, "tuple of non-negative"},
+        /* 2^31 x 2^31 x 8 overflows nothing in the check but is far over the cap */
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2147483648, 2147483648), }",
+         API_PB_LIMIT_EXCEEDED, "max_table_bytes is 1048576"},
+    };
+    unsigned char file[512];
+    const unsigned char zeros[16] = {0};
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        size_t n = npy_build(file, sizeof file, CASES[i].dict, zeros, sizeof zeros);
+        api_problem pb;
+        api_problem_init(&pb);
+        api_tensor t;
+        ck_assert_msg(api_npy_parse(file, n, 1 << 20, 0, &t, NULL, &pb) == -1, "%s parsed",
+                      CASES[i].dict);
+        ASSERT_FAILS_WITH(pb, CASES[i].code, CASES[i].needle);
+        ck_assert_str_eq(pb.errors[0].pointer, ""); /* the whole body */
+        ck_assert_ptr_null(t.data);
+    }
+    /* bad magic, unknown version, a header length over the cap */
+    api_problem pb;
+    api_problem_init(&pb);
+    api_tensor t;
+    ck_assert_int_eq(api_npy_parse("PK\x03\x04", 4, 1 << 20, 0, &t, NULL, &pb), -1);
+    ASSERT_FAILS_WITH(pb, API_PB_INVALID_FIELD, "magic");
+    api_problem_init(&pb);
+    ck_assert_int_eq(api_npy_parse("\x93NUMPY\x04\x00\x10\x00", 10, 1 << 20, 0, &t, NULL, &pb), -1);
+    ASSERT_FAILS_WITH(pb, API_PB_INVALID_FIELD, "version 4.0");
+    api_problem_init(&pb);
+    ck_assert_int_eq(api_npy_parse("\x93NUMPY\x02\x00\x00\x00\x10\x00", 12, 1 << 20, 0, &t, NULL,
+                                   &pb),
+                     -1);
+    ASSERT_FAILS_WITH(pb, API_PB_INVALID_FIELD, "exceeds the cap");
+    /* a NaN is named by row and column */
+    double vals[4] = {1, 2, 3, NAN};
+    unsigned char raw[32];
+    api_encode_f64_le(vals, 4, raw);
+    size_t n = npy_build(file, sizeof file,
+                         "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", raw, 32);
+    api_problem_init(&pb);
+    ck_assert_int_eq(api_npy_parse(file, n, 1 << 20, 0, &t, NULL, &pb), -1);
+    ASSERT_FAILS_WITH(pb, API_PB_INVALID_FIELD, "row 1, column 1 is not finite");
+}
+END_TEST
+
+/* Every prefix of a valid file is refused (never read past the end, never accepted). */
+START_TEST(test_npy_truncations)
+{
+    unsigned char file[256];
+    const double vals[4] = {1, 2, 3, 4};
+    unsigned char raw[32];
+    api_encode_f64_le(vals, 4, raw);
+    size_t n = npy_build(file, sizeof file,
+                         "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", raw, 32);
+    for (size_t len = 0; len < n; len++) {
+        unsigned char *copy = malloc(len ? len : 1); /* exact size: ASan sees any overread */
+        memcpy(copy, file, len);
+        api_problem pb;
+        api_problem_init(&pb);
+        api_tensor t;
+        ck_assert_msg(api_npy_parse(copy, len, 1 << 20, 0, &t, NULL, &pb) == -1, "len %zu", len);
+        ck_assert_int_eq(pb.code, API_PB_INVALID_FIELD);
+        api_npy_info info;
+        api_problem_init(&pb);
+        int rc = api_npy_parse_header(copy, len, 1 << 20, &info, &pb);
+        ck_assert_int_eq(rc, len < n - 32 ? 0 : 1); /* the header is complete before the data */
+        free(copy);
+    }
+}
+END_TEST
+
+/* ---- .safetensors -------------------------------------------------------------------------- */
+
+/* A file with a 1-D tensor, the wanted 2 x 3 F32 table "wpe.weight" and a trailing 3-D tensor. */
+static size_t st_sample(unsigned char *out, size_t cap)
+{
+    unsigned char data[8 + 24 + 16];
+    memset(data, 0xAB, sizeof data); /* the other tensors: junk bytes (never decoded) */
+    const float vals[6] = {0.5f, -1.25f, 3.0f, 0.1f, -0.0f, 65504.0f};
+    for (int i = 0; i < 6; i++)
+        put_f32(data + 8 + 4 * i, vals[i]);
+    const char *hdr = "{\"__metadata__\": {\"format\": \"pt\"}, "
+                      "\"bias\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]}, "
+                      "\"wpe.weight\": {\"dtype\": \"F32\", \"shape\": [2, 3], \"data_offsets\": [8, 32]}, "
+                      "\"cube\": {\"dtype\": \"F16\", \"shape\": [2, 2, 2], \"data_offsets\": [32, 48]}}";
+    return st_build(out, cap, hdr, data, sizeof data);
+}
+
+static void check_sample_table(const api_tensor *t)
+{
+    ck_assert_uint_eq(t->rows, 2);
+    ck_assert_uint_eq(t->cols, 3);
+    ck_assert_int_eq(t->dtype, API_DT_F32);
+    ck_assert_double_eq(t->data[0], 0.5);
+    ck_assert_double_eq(t->data[1], -1.25);
+    ck_assert_double_eq(t->data[3], (double)0.1f);
+    ck_assert(t->data[4] == 0.0 && signbit(t->data[4]));
+    ck_assert_double_eq(t->data[5], 65504.0);
+}
+
+START_TEST(test_st_whole_and_chunked)
+{
+    unsigned char file[1024];
+    size_t n = st_sample(file, sizeof file);
+    api_problem pb;
+    api_problem_init(&pb);
+    api_tensor t;
+    /* "wpe.weight" is the only 2-D tensor: chosen without a name too */
+    ck_assert_int_eq(api_safetensors_parse(file, n, NULL, 1 << 20, &t, &pb), 0);
+    check_sample_table(&t);
+    api_tensor_free(&t);
+    ck_assert_int_eq(api_safetensors_parse(file, n, "wpe.weight", 1 << 20, &t, &pb), 0);
+    check_sample_table(&t);
+    api_tensor_free(&t);
+    /* chunk sizes 1, 2, 3, 5, 7 (splitting elements and the header size): the same table */
+    static const size_t CHUNKS[] = {1, 2, 3, 5, 7, 64};
+    for (size_t k = 0; k < sizeof CHUNKS / sizeof CHUNKS[0]; k++) {
+        api_st_stream s;
+        ck_assert_int_eq(api_st_init(&s, "wpe.weight", 0, 1 << 20), 0);
+        for (size_t off = 0; off < n; off += CHUNKS[k]) {
+            size_t m = n - off < CHUNKS[k] ? n - off : CHUNKS[k];
+            ck_assert_int_eq(api_st_feed(&s, file + off, m), 0);
+            /* done exactly once the wanted tensor's last byte (file offset 8 + hdr + 32) passed */
+        }
+        ck_assert(api_st_done(&s));
+        const char *name = NULL;
+        ck_assert_int_eq(api_st_finish(&s, &t, &name, &pb), 0);
+        ck_assert_str_eq(name, "wpe.weight");
+        check_sample_table(&t);
+        api_tensor_free(&t);
+        api_st_free(&s);
+    }
+}
+END_TEST
+
+START_TEST(test_st_dtypes)
+{
+    unsigned char file[512];
+    /* BF16 [1, 2]: 0x3F80 = 1.0, 0x3EAB = 171/512; F16 [2, 1]: 0x3C00 = 1, 0x0001 = 2^-24;
+     * F64 [1, 1]: -0.375 */
+    const unsigned char bf[] = {0x80, 0x3F, 0xAB, 0x3E};
+    const unsigned char h[] = {0x00, 0x3C, 0x01, 0x00};
+    unsigned char d[8];
+    api_encode_f64_le((const double[]){-0.375}, 1, d);
+    unsigned char data[16];
+    memcpy(data, bf, 4);
+    memcpy(data + 4, h, 4);
+    memcpy(data + 8, d, 8);
+    const char *hdr = "{\"b\": {\"dtype\": \"BF16\", \"shape\": [1, 2], \"data_offsets\": [0, 4]},"
+                      " \"h\": {\"dtype\": \"F16\", \"shape\": [2, 1], \"data_offsets\": [4, 8]},"
+                      " \"d\": {\"dtype\": \"F64\", \"shape\": [1, 1], \"data_offsets\": [8, 16]}}";
+    size_t n = st_build(file, sizeof file, hdr, data, sizeof data);
+    api_problem pb;
+    api_problem_init(&pb);
+    api_tensor t;
+    ck_assert_int_eq(api_safetensors_parse(file, n, "b", 1 << 20, &t, &pb), 0);
+    ck_assert_int_eq(t.dtype, API_DT_BF16);
+    ck_assert_double_eq(t.data[0], 1.0);
+    ck_assert_double_eq(t.data[1], 171.0 / 512.0);
+    api_tensor_free(&t);
+    ck_assert_int_eq(api_safetensors_parse(file, n, "h", 1 << 20, &t, &pb), 0);
+    ck_assert_int_eq(t.dtype, API_DT_F16);
+    ck_assert_double_eq(t.data[1], ldexp(1.0, -24));
+    api_tensor_free(&t);
+    ck_assert_int_eq(api_safetensors_parse(file, n, "d", 1 << 20, &t, &pb), 0);
+    ck_assert_double_eq(t.data[0], -0.375);
+    api_tensor_free(&t);
+    /* three 2-D tensors and no name */
+    api_problem_init(&pb);
+    ck_assert_int_eq(api_safetensors_parse(file, n, NULL, 1 << 20, &t, &pb), -1);
+    ASSERT_FAILS_WITH(pb, API_PB_INVALID_FIELD, "3 2-D tensors");
+}
+END_TEST
+
+START_TEST(test_st_refusals)
+{
+    static const struct {
+        const char *hdr;
+        size_t data_len;
+        const char *want;
+        api_problem_code code;
+        const char *needle;
+    } CASES[] = {
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2, 2], \"data_offsets\": [0, 16]}}", 16, "b",
+         API_PB_INVALID_FIELD, "no tensor named \"b\"; the file has 1: \"a\""},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [4], \"data_offsets\": [0, 16]}}", 16, NULL,
+         API_PB_INVALID_FIELD, "no 2-D tensor"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [4], \"data_offsets\": [0, 16]}}", 16, "a",
+         API_PB_INVALID_FIELD, "is 1-D"},
+        {"{\"a\": {\"dtype\": \"I64\", \"shape\": [2, 1], \"data_offsets\": [0, 16]}}", 16, NULL,
+         API_PB_INVALID_FIELD, "dtype I64"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2, 2], \"data_offsets\": [0, 12]}}", 16, NULL,
+         API_PB_INVALID_FIELD, "spans 12 bytes"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [0, 2], \"data_offsets\": [0, 0]}}", 16, NULL,
+         API_PB_INVALID_FIELD, "empty shape"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2, -2], \"data_offsets\": [0, 16]}}", 16, NULL,
+         API_PB_INVALID_FIELD, "non-negative"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2, 2], \"data_offsets\": [16, 0]}}", 16, NULL,
+         API_PB_INVALID_FIELD, "0 <= begin <= end"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2, 2]}}", 16, NULL, API_PB_INVALID_FIELD,
+         "needs dtype, shape and data_offsets"},
+        {"{\"a\": 5}", 16, NULL, API_PB_INVALID_FIELD, "needs dtype"},
+        {"[1, 2]", 16, NULL, API_PB_INVALID_FIELD, "not a JSON object"},
+        {"{\"a\": {}, \"a\": {}}", 16, NULL, API_PB_INVALID_FIELD, "not a JSON object"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [65536, 65536], \"data_offsets\": [0, 16]}}", 16,
+         NULL, API_PB_LIMIT_EXCEEDED, "max_table_bytes (1048576)"},
+        /* data ends before the wanted tensor does */
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2, 2], \"data_offsets\": [0, 16]}}", 12, NULL,
+         API_PB_INVALID_FIELD, "before the end of tensor \"a\""},
+    };
+    unsigned char file[1024], zeros[64] = {0};
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        size_t n = st_build(file, sizeof file, CASES[i].hdr, zeros, CASES[i].data_len);
+        api_problem pb;
+        api_problem_init(&pb);
+        api_tensor t;
+        ck_assert_msg(api_safetensors_parse(file, n, CASES[i].want, 1 << 20, &t, &pb) == -1,
+                      "%s parsed", CASES[i].hdr);
+        ASSERT_FAILS_WITH(pb, CASES[i].code, CASES[i].needle);
+        ck_assert_ptr_null(t.data);
+    }
+    /* a header size over the cap fails as soon as its 8 bytes are in, without allocating it */
+    api_st_stream s;
+    api_st_init(&s, NULL, 0, 1 << 20);
+    const unsigned char huge[8] = {0, 0, 0, 0, 0, 1, 0, 0}; /* 2^40 */
+    ck_assert_int_eq(api_st_feed(&s, huge, 8), -1);
+    ck_assert_int_eq(api_st_feed(&s, "more", 4), -1); /* sticky */
+    api_problem pb;
+    api_problem_init(&pb);
+    api_tensor t;
+    ck_assert_int_eq(api_st_finish(&s, &t, NULL, &pb), -1);
+    ASSERT_FAILS_WITH(pb, API_PB_LIMIT_EXCEEDED, "exceeds the cap of 16777216 bytes");
+    api_st_free(&s);
+    /* a header size of 1 cannot hold a JSON object */
+    api_st_init(&s, NULL, 0, 1 << 20);
+    ck_assert_int_eq(api_st_feed(&s, "\x01\0\0\0\0\0\0\0{", 9), -1);
+    api_st_free(&s);
+    /* a NaN in the wanted tensor is named by row and column; other tensors may hold anything */
+    unsigned char data[24];
+    memset(data, 0xFF, 8); /* "junk": two F32 NaNs, not decoded */
+    put_f32(data + 8, 1.0f);
+    put_f32(data + 12, 2.0f);
+    put_f32(data + 16, 3.0f);
+    put_f32(data + 20, NAN);
+    size_t n = st_build(file, sizeof file,
+                        "{\"junk\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]}, "
+                        "\"a\": {\"dtype\": \"F32\", \"shape\": [2, 2], \"data_offsets\": [8, 24]}}",
+                        data, sizeof data);
+    api_problem_init(&pb);
+    ck_assert_int_eq(api_safetensors_parse(file, n, "a", 1 << 20, &t, &pb), -1);
+    ASSERT_FAILS_WITH(pb, API_PB_INVALID_FIELD, "row 1, column 1 is not finite");
+    put_f32(data + 20, 4.0f);
+    n = st_build(file, sizeof file,
+                 "{\"junk\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]}, "
+                 "\"a\": {\"dtype\": \"F32\", \"shape\": [2, 2], \"data_offsets\": [8, 24]}}",
+                 data, sizeof data);
+    api_problem_init(&pb);
+    ck_assert_int_eq(api_safetensors_parse(file, n, "a", 1 << 20, &t, &pb), 0);
+    ck_assert_double_eq(t.data[3], 4.0);
+    api_tensor_free(&t);
+}
+END_TEST
+
+/* Every prefix of a valid file is refused, fed whole or byte by byte. */
+START_TEST(test_st_truncations)
+{
+    unsigned char file[1024];
+    size_t n = st_sample(file, sizeof file);
+    size_t wanted_end = n - 16; /* the 3-D tensor after it is not needed */
+    for (size_t len = 0; len < n; len++) {
+        unsigned char *copy = malloc(len ? len : 1);
+        memcpy(copy, file, len);
+        api_problem pb;
+        api_problem_init(&pb);
+        api_tensor t;
+        int rc = api_safetensors_parse(copy, len, NULL, 1 << 20, &t, &pb);
+        /* a file cut inside the tensors after the wanted one still yields the wanted one */
+        ck_assert_msg(rc == (len >= wanted_end ? 0 : -1), "len %zu: rc %d", len, rc);
+        if (rc == 0)
+            check_sample_table(&t);
+        else
+            ck_assert_msg(strstr(pb_msg(&pb), "ends after") != NULL, "len %zu: %s", len,
+                          pb_msg(&pb));
+        api_tensor_free(&t);
+        api_st_stream s;
+        api_st_init(&s, NULL, 0, 1 << 20);
+        for (size_t i = 0; i < len; i++)
+            api_st_feed(&s, copy + i, 1);
+        api_problem_init(&pb);
+        ck_assert_int_eq(api_st_finish(&s, &t, NULL, &pb), rc);
+        api_tensor_free(&t);
+        api_st_free(&s);
+        free(copy);
+    }
+}
+END_TEST
+
+Suite *tensor_io_suite(void)
+{
+    Suite *s = suite_create("tensor_io");
+    TCase *tc = tcase_create("parse");
+    tcase_add_test(tc, test_names);
+    tcase_add_test(tc, test_f16);
+    tcase_add_test(tc, test_bf16);
+    tcase_add_test(tc, test_decode_le);
+    tcase_add_test(tc, test_json_ok);
+    tcase_add_test(tc, test_json_errors);
+    tcase_add_test(tc, test_npy_f64_header_roundtrip);
+    tcase_add_test(tc, test_npy_dtypes);
+    tcase_add_test(tc, test_npy_refusals);
+    tcase_add_test(tc, test_npy_truncations);
+    tcase_add_test(tc, test_st_whole_and_chunked);
+    tcase_add_test(tc, test_st_dtypes);
+    tcase_add_test(tc, test_st_refusals);
+    tcase_add_test(tc, test_st_truncations);
+    suite_add_tcase(s, tc);
+    return s;
+}
