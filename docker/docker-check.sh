@@ -10,8 +10,9 @@
 #  4. Base image: debian:bookworm-slim when present or pullable, else local/bookworm-minbase made
 #     with `debootstrap --variant=minbase bookworm` + `docker import` (the tarball and the image are
 #     cached in $POSENC_DC_STATE between runs).
-#  5. Builds docker/Dockerfile (--network host), runs it with --network host on a free loopback port:
-#     /healthz, /version, one /rope oracle case, HEALTHCHECK status healthy, non-root user.
+#  5. Builds docker/Dockerfile (--network host), runs it with --network host on a free loopback port,
+#     read-only root filesystem and no capabilities (as the Kubernetes manifest does): start-to-ready
+#     time, /healthz, /version, one /rope oracle case, HEALTHCHECK status healthy, uid 10001, JSON logs.
 #  6. Drain: `docker stop` (SIGTERM) during a keep-alive load run (docker/loadcheck.py); requests
 #     without a complete response must be 0, exit code 0.
 #  7. Compose: docker/compose.yaml (3 replicas + nginx, host networking) -- shared data volume, then
@@ -24,7 +25,7 @@
 # Test traffic stays on 127.0.0.1 (host networking only; no bridge network is ever created).
 set -uo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 T_START=$(date +%s)
 STATE=${POSENC_DC_STATE:-/var/lib/posenc-docker-check}
@@ -59,18 +60,19 @@ now() { date +%s.%N; }
 ms_since() { python3 -c 'import sys,time; print(int(round((time.time()-float(sys.argv[1]))*1000)))' "$1"; }
 
 # The Docker checks that did not run when Docker is unavailable (keeps the summary honest).
-DOCKER_CHECKS=(image-build single-run oracle healthcheck non-root drain compose-up shared-data
-               no-networks failover-kill failover-stop)
+DOCKER_CHECKS=(image-build single-run oracle healthcheck non-root json-logs drain compose-up
+               shared-data no-networks failover-kill failover-stop)
 
 finish() {
     local rc=0
     [ "$FAILED" -eq 0 ] || rc=1
+    cleanup
     log "---- figures ----"
     for f in "${FIG[@]}"; do log "$f"; done
     log "total time $(($(date +%s) - T_START)) s"
     for f in "${FAILS[@]}"; do log "failed: $f"; done
+    [ -n "${SKIP_REASON:-}" ] && log "Docker checks SKIPPED, not passed: $SKIP_REASON"
     if [ "$SKIPPED" -gt 0 ]; then
-        log "Docker checks SKIPPED (not passed): ${SKIP_REASON:-see above}"
         log "$PASSED passed, $FAILED failed, $SKIPPED skipped"
     else
         log "$PASSED passed, $FAILED failed"
@@ -79,13 +81,13 @@ finish() {
 }
 
 cleanup() {
+    [ -n "${CLEANED:-}" ] && return 0
+    CLEANED=1
     set +e
     if [ -n "${DOCKER_OK:-}" ]; then
         docker rm -f -v "$SINGLE" >/dev/null 2>&1
         if [ "$COMPOSE_UP" = 1 ]; then
-            POSENC_IMAGE=$IMAGE NGINX_IMAGE=$NGINX_IMAGE POSENC_DATA=$WORK/data \
-                timeout 90 docker-compose -p "$PROJECT" -f docker/compose.yaml down -v -t 15 \
-                >>"$WORK/compose.log" 2>&1
+            compose down -v -t 15 >>"$WORK/compose.log" 2>&1
         fi
     fi
     if [ -n "$DOCKERD_PID" ]; then
@@ -124,7 +126,16 @@ k8s_check() {
         return
     fi
     local out=$WORK/k8s.log
-    if ! (cd docker/k8s-validate &&
+    # npm ci only when node_modules does not already hold exactly what package-lock.json pins.
+    if ! (cd docker/k8s-validate && node -e '
+        const fs = require("fs");
+        const lock = JSON.parse(fs.readFileSync("package-lock.json")).packages;
+        for (const [p, v] of Object.entries(lock)) {
+            if (!p) continue;
+            const got = JSON.parse(fs.readFileSync(p + "/package.json")).version;
+            if (got !== v.version) process.exit(1);
+        }' 2>/dev/null) &&
+        ! (cd docker/k8s-validate &&
         timeout 180 npm ci --no-audit --no-fund --ignore-scripts --loglevel=error) >"$out" 2>&1; then
         tail -20 "$out"
         fail "k8s: npm ci in docker/k8s-validate"
@@ -289,6 +300,9 @@ build_images() {
     bytes=$(docker image inspect -f '{{.Size}}' "$IMAGE")
     IMAGE_MB=$(python3 -c "print(f'{$bytes/1e6:.1f}')")
     pass "image build ($IMAGE from $BASE, $(ms_since "$t0") ms)"
+    # Our own daemon's data root is kept between runs (build cache): drop superseded posenc images.
+    [ -n "$DOCKERD_PID" ] &&
+        docker image prune -f --filter label=org.opencontainers.image.title=posenc >/dev/null 2>&1
     fig "image size: $IMAGE_MB MB ($IMAGE, base $BASE)"
     # nginx for the compose test: the official image when present, else Debian's nginx on BASE.
     if docker image inspect nginx:1.27-bookworm >/dev/null 2>&1; then
@@ -311,7 +325,10 @@ single_checks() {
     local port t0 ms out
     port=$(free_port)
     t0=$(now)
+    # As the Kubernetes Deployment runs it: read-only root filesystem, no capabilities, no privilege
+    # escalation; the data directory is the image's VOLUME.
     if ! docker run -d --name "$SINGLE" --network host --stop-timeout 30 \
+        --read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges:true \
         -e POSENC_BIND=127.0.0.1 -e POSENC_PORT="$port" "$IMAGE" >/dev/null 2>"$WORK/run.err"; then
         cat "$WORK/run.err"
         fail "single-run: docker run $IMAGE"
@@ -325,7 +342,7 @@ single_checks() {
     fig "start-to-ready: $ms ms (docker run to the first 200 from /readyz, port $port)"
     if python3 docker/loadcheck.py wait "http://127.0.0.1:$port/healthz" --timeout 5 >/dev/null &&
         out=$(python3 -c 'import json,sys,urllib.request as u; d=json.load(u.urlopen(sys.argv[1], timeout=5)); print(json.dumps(d)[:300])' "http://127.0.0.1:$port/version"); then
-        pass "single-run: /healthz 200, /version $out"
+        pass "single-run (read-only root, cap-drop ALL): /healthz 200, /version $out"
     else
         fail "single-run: /healthz or /version"
     fi
@@ -336,9 +353,9 @@ single_checks() {
         sed 's/^/  /' <<<"$out" | tail -15
         fail "oracle: /rope case $ORACLE_ID in the container"
     fi
-    local st="" i
+    local st=""
     t0=$(now)
-    for i in $(seq 150); do
+    for _ in $(seq 150); do
         st=$(docker inspect -f '{{if .State.Health}}{{.State.Health.Status}}{{end}}' "$SINGLE" 2>/dev/null)
         [ "$st" = healthy ] || [ "$st" = unhealthy ] && break
         sleep 0.2
@@ -351,11 +368,26 @@ single_checks() {
     fi
     local user uid
     user=$(docker inspect -f '{{.Config.User}}' "$SINGLE")
-    uid=$(docker top "$SINGLE" -o uid,comm 2>/dev/null | awk '$2 == "posencd" { print $1 }')
+    uid=$(docker top "$SINGLE" -o pid,uid,comm 2>/dev/null | awk '$3 == "posencd" { print $2 }')
     if [ "$user" = "10001:10001" ] && [ "$uid" = 10001 ]; then
         pass "non-root: image user $user, posencd runs as uid $uid"
     else
         fail "non-root: image user '$user', process uid '$uid' (want 10001)"
+    fi
+    if docker logs "$SINGLE" 2>/dev/null | python3 -c '
+import json, sys
+n = 0
+for line in sys.stdin:
+    try:
+        d = json.loads(line)
+    except ValueError:
+        continue
+    n += isinstance(d, dict) and "status" in d and "path" in d
+sys.exit(0 if n else 1)'; then
+        pass "json-logs: the access log on stdout is JSON lines (POSENC_LOG_FORMAT=json)"
+    else
+        docker logs "$SINGLE" 2>&1 | tail -5
+        fail "json-logs: no JSON access-log line in docker logs"
     fi
     SINGLE_PORT=$port
 }
@@ -376,18 +408,19 @@ drain_check() {
         fail "drain: the load client printed nothing"
         return
     fi
-    local ok s503 other inc refused detail
+    local ok s503 other inc refused detail closes
     ok=$(jget "$res" ok); s503=$(jget "$res" s503); other=$(jget "$res" other)
     inc=$(jget "$res" incomplete); refused=$(jget "$res" refused)
-    detail=$(jget "$res" incomplete_detail)
-    fig "drain (docker stop during 8-thread keep-alive POST /rope load): ${ok} complete 2xx, ${s503} x 503 shutting-down, ${other} other, ${inc} without a complete response ${detail}, ${refused} new connections refused after shutdown; stop took ${stop_ms} ms, exit code $code"
+    detail=$(jget "$res" incomplete_detail); closes=$(jget "$res" conn_close)
+    fig "drain (docker stop during 8-thread keep-alive POST /rope load): ${ok} complete 2xx, ${s503} x 503 shutting-down, ${other} other, ${inc} without a complete response ${detail}, ${closes} responses with Connection: close, ${refused} new connections refused after shutdown; stop took ${stop_ms} ms, exit code $code"
     if docker logs "$SINGLE" 2>&1 | grep -q 'draining'; then :; else
         log "note: the container log has no 'draining' line"
     fi
-    if [ "$inc" = 0 ] && [ "$other" = 0 ] && [ "$ok" -gt 0 ] && [ "$code" = 0 ]; then
-        pass "drain: SIGTERM under keep-alive load: 0 requests without a complete response, exit 0"
+    if [ "$inc" = 0 ] && [ "$other" = 0 ] && [ "$ok" -gt 0 ] && [ "$code" = 0 ] &&
+        [ "$closes" -gt 0 ] && [ "$stop_ms" -lt 11000 ]; then
+        pass "drain: SIGTERM under keep-alive load: 0 requests without a complete response, Connection: close sent, exit 0 in $stop_ms ms"
     else
-        fail "drain: ${inc} requests without a complete response ${detail}, ${other} unexpected statuses, exit code $code (want 0, 0, 0)"
+        fail "drain: ${inc} requests without a complete response ${detail}, ${other} unexpected statuses, exit code $code, ${closes} Connection: close, stop ${stop_ms} ms (want 0, 0, 0, > 0, < 11000)"
     fi
     docker rm -v "$SINGLE" >/dev/null 2>&1
 }
@@ -395,18 +428,35 @@ drain_check() {
 # ---------------------------------------------------------------------------------------------
 # 7. Compose: 3 replicas behind nginx.
 compose() {
-    POSENC_IMAGE=$IMAGE NGINX_IMAGE=$NGINX_IMAGE POSENC_DATA=$WORK/data \
-        timeout 180 docker-compose -p "$PROJECT" -f docker/compose.yaml "$@"
+    POSENC_IMAGE=$IMAGE NGINX_IMAGE=$NGINX_IMAGE POSENC_DATA_HOST=$WORK/data NGINX_CONF=$NGINX_CONF \
+        LB_PORT=$LB_PORT REPLICA1_PORT=${RPORTS[0]} REPLICA2_PORT=${RPORTS[1]} \
+        REPLICA3_PORT=${RPORTS[2]} timeout 180 docker-compose -p "$PROJECT" -f docker/compose.yaml "$@"
+}
+
+# The compose file's ports (18080 nginx, 18081-18083 replicas) when free, else free ones, with a
+# copy of docker/nginx.conf naming them.
+compose_ports() {
+    LB_PORT=18080
+    RPORTS=(18081 18082 18083)
+    NGINX_CONF=$ROOT/docker/nginx.conf
+    local p busy=""
+    for p in "$LB_PORT" "${RPORTS[@]}"; do port_free "$p" || busy="$busy $p"; done
+    [ -z "$busy" ] && return 0
+    LB_PORT=$(free_port)
+    RPORTS=("$(free_port)" "$(free_port)" "$(free_port)")
+    while [ "$(printf '%s\n' "$LB_PORT" "${RPORTS[@]}" | sort -u | wc -l)" -ne 4 ]; do
+        RPORTS=("$(free_port)" "$(free_port)" "$(free_port)")
+    done
+    NGINX_CONF=$WORK/nginx.conf
+    sed -e "s/127\.0\.0\.1:18080/127.0.0.1:$LB_PORT/" -e "s/127\.0\.0\.1:18081/127.0.0.1:${RPORTS[0]}/" \
+        -e "s/127\.0\.0\.1:18082/127.0.0.1:${RPORTS[1]}/" -e "s/127\.0\.0\.1:18083/127.0.0.1:${RPORTS[2]}/" \
+        docker/nginx.conf >"$NGINX_CONF"
+    log "ports$busy in use on this machine: compose on nginx $LB_PORT, replicas ${RPORTS[*]} (edited copy of nginx.conf)"
 }
 
 compose_checks() {
     local p
-    for p in 18080 18081 18082 18083; do
-        if ! port_free "$p"; then
-            fail "compose-up: 127.0.0.1:$p is in use (docker/compose.yaml needs 18080-18083)"
-            return 1
-        fi
-    done
+    compose_ports
     mkdir -p "$WORK/data"
     chown 10001:10001 "$WORK/data"
     local t0 ms
@@ -418,17 +468,25 @@ compose_checks() {
         fail "compose-up: docker-compose up (3 replicas + nginx)"
         return 1
     fi
-    if ! ms=$(python3 docker/loadcheck.py wait http://127.0.0.1:18080/readyz --timeout 60 --since "$t0"); then
+    if ! ms=$(python3 docker/loadcheck.py wait "http://127.0.0.1:$LB_PORT/readyz" --timeout 60 --since "$t0"); then
         compose logs --tail 20 2>&1 | tail -40 | sed 's/^/  /'
-        fail "compose-up: nginx 127.0.0.1:18080/readyz not 200 within 60 s"
+        fail "compose-up: nginx 127.0.0.1:$LB_PORT/readyz not 200 within 60 s"
         return 1
     fi
     local bad=0
-    for p in 18081 18082 18083; do
+    for p in "${RPORTS[@]}"; do
         python3 docker/loadcheck.py wait "http://127.0.0.1:$p/readyz" --timeout 5 >/dev/null || bad=1
     done
+    local nst="" ncid
+    ncid=$(compose ps -q nginx | head -1)
+    for _ in $(seq 50); do
+        nst=$(docker inspect -f '{{if .State.Health}}{{.State.Health.Status}}{{end}}' "$ncid" 2>/dev/null)
+        [ "$nst" = healthy ] && break
+        sleep 0.2
+    done
+    [ "$nst" = healthy ] || { log "nginx health status: '$nst'"; bad=1; }
     if [ $bad = 0 ]; then
-        pass "compose-up: 3 replicas (127.0.0.1:18081-18083) + nginx (127.0.0.1:18080) ready in $ms ms"
+        pass "compose-up: 3 replicas (127.0.0.1:${RPORTS[*]}) + nginx (127.0.0.1:$LB_PORT) healthy, up in $ms ms"
     else
         fail "compose-up: a replica is not ready"
     fi
@@ -450,8 +508,9 @@ compose_checks() {
 # A table stored through replica 1 is read through replica 3 (shared bind-mounted data dir).
 shared_data_check() {
     local out
-    out=$(python3 - <<'EOF'
-import json, urllib.request, urllib.error
+    out=$(python3 - "${RPORTS[@]}" <<'EOF'
+import json, sys, urllib.request, urllib.error
+p1, p2, p3 = sys.argv[1:4]
 def req(method, url, body=None):
     r = urllib.request.Request(url, method=method, data=body,
                                headers={"Content-Type": "application/json"} if body else {})
@@ -461,15 +520,15 @@ def req(method, url, body=None):
     except urllib.error.HTTPError as e:
         return e.code, e.read()
 name = "dc-shared-check"
-st, _ = req("PUT", f"http://127.0.0.1:18081/tables/{name}",
+st, _ = req("PUT", f"http://127.0.0.1:{p1}/tables/{name}",
             json.dumps({"data": [[0.0, 1.0], [0.5, 0.25], [1.0, -1.0]]}).encode())
 if st in (404, 405, 501):
     print(f"SKIP PUT /tables answered {st}")
     raise SystemExit
-st2, body = req("GET", f"http://127.0.0.1:18083/tables/{name}")
-st3, _ = req("DELETE", f"http://127.0.0.1:18082/tables/{name}")
+st2, body = req("GET", f"http://127.0.0.1:{p3}/tables/{name}")
+st3, _ = req("DELETE", f"http://127.0.0.1:{p2}/tables/{name}")
 print(("OK" if st in (200, 201) and st2 == 200 else "BAD") +
-      f" PUT via :18081 -> {st}, GET via :18083 -> {st2} {body[:120]!r}, DELETE via :18082 -> {st3}")
+      f" PUT via replica 1 -> {st}, GET via replica 3 -> {st2} {body[:100]!r}, DELETE via replica 2 -> {st3}")
 EOF
 )
     case "$out" in
@@ -481,14 +540,15 @@ EOF
 
 # Load through nginx; after 2.5 s `docker kill` (or `docker stop`) one replica.
 failover_run() {
-    local how=$1 svc=$2 cid res=$WORK/failover-$how.json since
+    local how=$1 svc=$2
+    local cid res=$WORK/failover-$1.json since
     cid=$(compose ps -q "$svc" 2>/dev/null | head -1)
     if [ -z "$cid" ]; then
         fail "failover-$how: no container for $svc"
         return
     fi
     since=$(date -u +%Y-%m-%dT%H:%M:%S)
-    python3 docker/loadcheck.py load 127.0.0.1:18080 --path /rope "${LOAD_CASE[@]}" \
+    python3 docker/loadcheck.py load "127.0.0.1:$LB_PORT" --path /rope "${LOAD_CASE[@]}" \
         --threads 8 --duration 6 >"$res" 2>"$WORK/failover.err" &
     local lp=$!
     sleep 2.5
@@ -505,10 +565,12 @@ failover_run() {
     nginx_cid=$(compose ps -q nginx | head -1)
     # nginx logs upstream="a, b" when a request was retried on the next replica.
     retried=$(docker logs --since "$since" "$nginx_cid" 2>/dev/null | grep -c 'upstream="[^"]*, ')
-    local non2xx=$((s503 + other + inc + refused))
-    fig "failover ($how $svc during 8-thread load through nginx): ${ok} x 2xx, ${non2xx} non-2xx or failed (503 ${s503}, other ${other}, incomplete ${inc}, refused ${refused}); ${retried} requests retried by nginx on another replica"
+    local non2xx=$((s503 + other + inc + refused)) what after
+    if [ "$how" = kill ]; then what="killed (SIGKILL)"; else what="stopped (SIGTERM, drain)"; fi
+    after=$(docker inspect -f 'restarts {{.RestartCount}}, running {{.State.Running}}' "$cid" 2>/dev/null)
+    fig "failover ($svc $what during 8-thread keep-alive POST /rope load through nginx): ${ok} x 2xx, ${non2xx} non-2xx or failed (503 ${s503}, other ${other}, incomplete ${inc}, refused ${refused}); failover count ${retried} (requests nginx retried on another replica); $svc afterwards: $after"
     if [ "$non2xx" = 0 ] && [ "$ok" -gt 0 ]; then
-        pass "failover-$how: $svc ${how}ed under load: 0 non-2xx responses through nginx (${retried} retried)"
+        pass "failover-$how: $svc $what under load: 0 non-2xx responses through nginx (${retried} retried)"
     else
         fail "failover-$how: ${non2xx} non-2xx or failed requests through nginx"
     fi
@@ -527,6 +589,9 @@ docker_skip() {
 install_packages || { SKIP_REASON="docker.io/debootstrap/docker-compose could not be installed"; docker_skip; }
 start_docker || docker_skip
 DOCKER_OK=1
+# Containers left by an interrupted earlier run (their restart policy would bring them back).
+docker rm -f -v "$SINGLE" >/dev/null 2>&1
+docker ps -aq --filter "label=com.docker.compose.project=$PROJECT" | xargs -r docker rm -f -v >/dev/null 2>&1
 if ! pick_base; then
     fail "base image: neither debian:bookworm-slim nor a debootstrap base could be made"
     finish
