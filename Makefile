@@ -4,11 +4,13 @@
 #   make check      install missing packages, build, run every test
 #   make asan       the unit and integration tests under ASan+UBSan
 #   make lint       layering and banned-function checks
+#   make bench      performance figures (kernels, number writer, HTTP vs a FastAPI peer; not a test)
 
 CC       ?= cc
 BUILD    ?= build
 PKGS     := libmicrohttpd jansson check libcurl
-DEB_PKGS := libmicrohttpd-dev libjansson-dev check libsubunit-dev libcurl4-openssl-dev pkg-config python3
+DEB_PKGS := libmicrohttpd-dev libjansson-dev check libsubunit-dev libcurl4-openssl-dev pkg-config python3 \
+	g++ libdragonbox-dev
 OPT      ?= -O2
 CFLAGS_STRICT := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g $(OPT) \
 	-Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -21,15 +23,22 @@ GIT_REV   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 VERSION   := 0.1.0
 DEFS      := -DPOSENC_VERSION='"$(VERSION)"' -DPOSENC_GIT_REV='"$(GIT_REV)"'
 ALL_CFLAGS = $(CFLAGS_STRICT) $(SAN) $(DEFS) -Icore -Iapi -Iserver $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
+# api/numfmt.cc is the only C++ (a shim over Debian's header-only Dragonbox, see api/numfmt.h). It
+# needs nothing from libstdc++ today; --as-needed links it only if a future Dragonbox does.
+CXX      ?= g++
+DRAGONBOX_INC := $(firstword $(wildcard /usr/include/dragonbox-*))
+CXXFLAGS_ALL = -std=c++17 -g $(OPT) $(SAN) -fno-exceptions -fno-rtti -Wall -Wextra -Werror \
+	-I$(DRAGONBOX_INC) -Iapi $(CXXFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread -Wl,--as-needed -lstdc++ -Wl,--no-as-needed
 
 CORE_SRC   := $(sort $(wildcard core/*.c))
 API_SRC    := $(sort $(wildcard api/*.c))
+API_CXX    := $(sort $(wildcard api/*.cc))
 SERVER_SRC := $(sort $(filter-out server/main.c,$(wildcard server/*.c)))
 TEST_SRC   := $(sort $(filter-out tests/check_main.c,$(wildcard tests/*.c)))
 SUITE_SRC  := $(sort $(wildcard tests/check_*.c))
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/%.o)
-API_OBJ    := $(API_SRC:%.c=$(BUILD)/%.o)
+API_OBJ    := $(API_SRC:%.c=$(BUILD)/%.o) $(API_CXX:%.cc=$(BUILD)/%.o)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
@@ -38,6 +47,9 @@ all: $(BUILD)/posencd
 
 $(BUILD)/%.o: %.c $(wildcard core/*.h api/*.h server/*.h tests/*.h) | $(BUILD)/.dirs
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.o: %.cc api/numfmt.h | $(BUILD)/.dirs
+	$(CXX) $(CXXFLAGS_ALL) -MMD -MP -c $< -o $@
 
 # Test files export suites without headers: no prototype warning there.
 $(BUILD)/tests/%.o: tests/%.c $(wildcard core/*.h api/*.h server/*.h tests/*.h) | $(BUILD)/.dirs
@@ -60,6 +72,22 @@ $(BUILD)/tests/check_main.o: tests/check_main.c $(BUILD)/tests/suites.inc
 $(BUILD)/check_all: $(BUILD)/tests/check_main.o $(TEST_OBJ) $(SERVER_OBJ) $(API_OBJ) $(CORE_OBJ)
 	$(CC) $(SAN) -o $@ $^ $(CHECK_LIBS) $(LDLIBS_ALL) -lcurl
 
+# Figures, not tests (issue 8; not part of `make check`): kernels vs memcpy, the JSON number writer vs
+# jansson, posencd under wrk vs a FastAPI + numpy peer, peak RSS while streaming. Installs wrk and the
+# peer's packages when missing (as root). One table at the end; details in bench/run.sh.
+BENCH_PKGS := wrk python3-fastapi python3-uvicorn python3-numpy bc curl
+bench: deps
+	@missing=""; for p in $(BENCH_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null || exit 1; \
+	  else echo "missing packages; run: sudo apt-get install -y$$missing"; exit 1; fi; fi
+	$(MAKE) all $(BUILD)/bench_micro
+	bash bench/run.sh $(BUILD)
+
+$(BUILD)/bench_micro: bench/micro.c $(API_OBJ) $(CORE_OBJ) | $(BUILD)/.dirs
+	$(CC) $(ALL_CFLAGS) -o $@ bench/micro.c $(API_OBJ) $(CORE_OBJ) $(LDLIBS_ALL)
+
 # Installs missing Debian packages when root, else prints the exact apt-get line.
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -80,6 +108,7 @@ check: deps
 	$(MAKE) lint
 	POSENC_BIN=$(BUILD)/posencd $(BUILD)/check_all
 	tests/oracle_local.sh $(BUILD)/posencd
+	$(MAKE) browser
 
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
@@ -131,3 +160,12 @@ contract: $(BUILD)/posencd
 	  npm ci --no-audit --no-fund && cp package-lock.json node_modules/.contract-lock; fi
 	node $(CONTRACT_DIR)/lint.mjs
 	POSENC_BIN=$(BUILD)/posencd node $(CONTRACT_DIR)/run.mjs
+
+# Browser test of the teaching demo at GET / (issue 5): installs chromium, fonts-noto-cjk and node/npm when
+# missing (as root), `npm ci` in tests/browser when stale, serves web/ from build/posencd on an ephemeral
+# loopback port, runs tests/browser/demo.test.mjs (playwright-core + Debian's chromium), stops the daemon and
+# prints "browser: N passed, N failed". Screenshots: tests/artifacts/browser/.
+.PHONY: browser
+browser: deps
+	$(MAKE) all
+	sh tests/browser/run.sh $(BUILD)/posencd

@@ -1,17 +1,31 @@
 /* api/api.c -- routing table and the request → response driver. See api.h. */
 #include "api.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jw_priv.h"
+
+/* The main array of each route for `Accept: application/x-npy` (api.h api_route.npy): the first
+ * key present in the response wins. Masked cells: -inf in biases and scores, 0 in weights. */
+static const api_npy_key NPY_MATRIX[] = {{"matrix", 0.0}, {NULL, 0.0}};
+static const api_npy_key NPY_ROPE[] = {{"scores", -INFINITY}, {"q_rotated", 0.0},
+                                       {"k_rotated", 0.0},    {"cos", 0.0},
+                                       {"inv_freq", 0.0},     {NULL, 0.0}};
+static const api_npy_key NPY_ALIBI[] = {{"output", 0.0}, {"weights", 0.0}, {"bias", -INFINITY},
+                                        {"slopes", 0.0}, {NULL, 0.0}};
+static const api_npy_key NPY_ATTENTION[] = {{"output", 0.0}, {"weights", 0.0}, {NULL, 0.0}};
+static const api_npy_key NPY_T5[] = {{"buckets", 0.0}, {NULL, 0.0}};
+
 static const api_route ROUTES[] = {
-    {"/sinusoidal", "sinusoidal", api_sinusoidal},
-    {"/rope", "rope", api_rope},
-    {"/alibi", "alibi", api_alibi},
-    {"/attention", "attention", api_attention},
-    {"/t5/buckets", "t5_buckets", api_t5_buckets},
-    {"/learned", "learned", api_learned},
-    {NULL, NULL, NULL},
+    {"/sinusoidal", "sinusoidal", api_sinusoidal, NPY_MATRIX},
+    {"/rope", "rope", api_rope, NPY_ROPE},
+    {"/alibi", "alibi", api_alibi, NPY_ALIBI},
+    {"/attention", "attention", api_attention, NPY_ATTENTION},
+    {"/t5/buckets", "t5_buckets", api_t5_buckets, NPY_T5},
+    {"/learned", "learned", api_learned, NPY_MATRIX},
+    {NULL, NULL, NULL, NULL},
 };
 
 const api_route *api_routes(void)
@@ -41,6 +55,8 @@ void api_response_free(api_response *r)
     free(r->body);
     r->body = NULL;
     r->len = 0;
+    api_stream_free(r->stream);
+    r->stream = NULL;
 }
 
 static const char OOM_BODY[] =
@@ -52,6 +68,8 @@ void api_problem_response(const api_problem *pb, const char *request_id, api_res
     api_jw w;
     api_jw_init(&w, 1u << 16);
     api_problem_write(pb, request_id, &w);
+    out->stream = NULL;
+    out->npy_array = NULL;
     out->status = api_problem_status(pb->code);
     out->content_type = "application/problem+json";
     out->body = api_jw_take(&w, &out->len);
@@ -74,13 +92,46 @@ void api_simple_problem(api_problem_code code, const char *detail, const char *r
     api_problem_response(&pb, request_id, out);
 }
 
-void api_handle(const api_ctx *ctx, api_handler h, const char *body, size_t len,
-                const char *request_id, api_response *out)
+/* Takes "dtype" out of req: 1 = float32, 0 = float64 (or absent), -1 = invalid (pb filled). */
+static int take_dtype(json_t *req, int npy, api_problem *pb)
 {
+    const json_t *v = json_object_get(req, "dtype");
+    if (v == NULL || json_is_null(v)) {
+        json_object_del(req, "dtype");
+        return 0;
+    }
+    const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+    int f32 = s && strcmp(s, "float32") == 0;
+    if (s == NULL || (!f32 && strcmp(s, "float64") != 0)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, "/dtype",
+                          "dtype must be \"float64\" or \"float32\"");
+        return -1;
+    }
+    if (f32 && !npy) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, "/dtype",
+                          "dtype \"float32\" applies to .npy responses (Accept: application/x-npy); "
+                          "JSON numbers are always float64");
+        return -1;
+    }
+    json_object_del(req, "dtype");
+    return f32;
+}
+
+/* Bodies up to this size are sent from one buffer even when streaming is allowed. */
+#define STREAM_MIN_BYTES 65536u
+
+static void handle(const api_ctx *ctx, api_handler h, const api_npy_key *keys, const char *body,
+                   size_t len, const char *request_id, const api_opts *opts, api_response *out)
+{
+    api_opts none = {0, 0};
+    if (opts == NULL)
+        opts = &none;
+    int npy = opts->npy && keys != NULL;
+    memset(out, 0, sizeof *out);
     api_problem pb;
     api_problem_init(&pb);
     json_error_t err;
-    json_t *req = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES, &err);
+    json_t *req = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
     if (req == NULL) {
         api_problem_set(&pb, API_PB_MALFORMED_JSON, "malformed JSON at line %d, column %d: %s",
                         err.line, err.column, err.text);
@@ -93,17 +144,40 @@ void api_handle(const api_ctx *ctx, api_handler h, const char *body, size_t len,
         api_problem_response(&pb, request_id, out);
         return;
     }
+    int f32 = take_dtype(req, npy, &pb);
+    if (f32 < 0) {
+        json_decref(req);
+        api_problem_response(&pb, request_id, out);
+        return;
+    }
     api_jw w;
-    api_jw_init(&w, api_max_response_bytes(ctx->lim));
+    api_jw_mode mode = npy ? API_JW_NPY : opts->stream ? API_JW_STREAM : API_JW_BUFFER;
+    size_t max = api_max_response_bytes(ctx->lim);
+    api_jw_init_mode(&w, max, mode, keys);
     int rc = h(ctx, req, &w, &pb);
     json_decref(req);
     if (rc == 0 && !api_problem_failed(&pb) && api_jw_ok(&w) && !w.nonfinite) {
-        out->status = 200;
-        out->content_type = "application/json";
-        out->body = api_jw_take(&w, &out->len);
-        if (out->body != NULL)
+        api_stream *s = NULL;
+        if (npy)
+            s = api_stream_npy(&w, f32, &pb);
+        else if (w.ext != NULL && w.ext->n_segs > 0)
+            s = api_stream_json(&w);
+        else
+            out->body = api_jw_take(&w, &out->len);
+        if (s != NULL) {
+            out->npy_array = api_stream_array(s);
+            if (opts->stream && api_stream_size(s) > STREAM_MIN_BYTES)
+                out->stream = s;
+            else
+                out->body = api_stream_drain(s, (size_t)-1, &out->len);
+        }
+        if (out->body != NULL || out->stream != NULL) {
+            out->status = 200;
+            out->content_type = npy ? "application/x-npy" : "application/json";
             return;
-        api_problem_set(&pb, API_PB_UNAVAILABLE, "out of memory while writing the response");
+        }
+        if (!api_problem_failed(&pb))
+            api_problem_set(&pb, API_PB_UNAVAILABLE, "out of memory while writing the response");
     } else if (!api_problem_failed(&pb)) {
         if (w.nonfinite)
             api_problem_field(&pb, API_PB_INVALID_FIELD, "",
@@ -114,4 +188,16 @@ void api_handle(const api_ctx *ctx, api_handler h, const char *body, size_t len,
     }
     api_jw_free(&w);
     api_problem_response(&pb, request_id, out);
+}
+
+void api_handle(const api_ctx *ctx, api_handler h, const char *body, size_t len,
+                const char *request_id, api_response *out)
+{
+    handle(ctx, h, NULL, body, len, request_id, NULL, out);
+}
+
+void api_handle_route(const api_ctx *ctx, const api_route *route, const char *body, size_t len,
+                      const char *request_id, const api_opts *opts, api_response *out)
+{
+    handle(ctx, route->handler, route->npy, body, len, request_id, opts, out);
 }

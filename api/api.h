@@ -11,6 +11,7 @@
 #include "jw.h"
 #include "problem.h"
 #include "req.h"
+#include "stream.h"
 
 typedef struct pe_cache pe_cache;
 
@@ -52,6 +53,9 @@ typedef struct {
     const char *path;    /* e.g. "/rope" */
     const char *name;    /* metrics label, e.g. "rope" */
     api_handler handler;
+    /* `Accept: application/x-npy`: the top-level response keys whose array becomes the .npy body,
+     * best first (the first one present wins), with the value of masked cells; NULL-key ended */
+    const api_npy_key *npy;
 } api_route;
 
 /* The compute routes (static table, NULL-terminated by path). */
@@ -59,13 +63,22 @@ const api_route *api_routes(void);
 /* The route for path, or NULL. */
 const api_route *api_route_find(const char *path);
 
-/* A finished response. body is malloc'd (free with api_response_free). */
+/* A finished response: either body (malloc'd) or, for large 200 responses when the caller allowed
+ * it, stream (read it with api_stream_read while sending). Free with api_response_free. */
 typedef struct {
     int status;
     const char *content_type; /* static string */
     char *body;
     size_t len;
+    api_stream *stream;       /* NULL unless streamed; body is then NULL */
+    const char *npy_array;    /* .npy body: the response key whose array it is; else NULL */
 } api_response;
+
+/* How api_handle_route answers. */
+typedef struct {
+    int npy;    /* 1: the route's main array as .npy (the caller saw Accept: application/x-npy) */
+    int stream; /* 1: large bodies may come back as a stream (the daemon); 0: always body (tests) */
+} api_opts;
 
 /*
  * Parses body (len bytes, need not be NUL-terminated) as a JSON object and runs h. Malformed JSON
@@ -76,11 +89,23 @@ typedef struct {
 void api_handle(const api_ctx *ctx, api_handler h, const char *body, size_t len,
                 const char *request_id, api_response *out);
 
+/*
+ * api_handle for a route, with options. The request's top-level "dtype" ("float64" default, or
+ * "float32") is taken out before the handler sees it: "float32" makes an .npy body '<f4' and is
+ * refused (422 at /dtype) for JSON responses, whose numbers are always float64; anything else is a
+ * 422 at /dtype. With opts->npy the body is the array of the first key of route->npy present in
+ * the response (application/x-npy), else JSON. opts NULL = {0, 0}. Every error is decided before
+ * the first byte of a stream exists.
+ */
+void api_handle_route(const api_ctx *ctx, const api_route *route, const char *body, size_t len,
+                      const char *request_id, const api_opts *opts, api_response *out);
+
 /* Renders pb as an application/problem+json response. */
 void api_problem_response(const api_problem *pb, const char *request_id, api_response *out);
 /* Shortcut: a problem with code and detail (no field errors). */
 void api_simple_problem(api_problem_code code, const char *detail, const char *request_id,
                         api_response *out);
+/* Frees the body or the stream. */
 void api_response_free(api_response *r);
 
 /* Handlers (one module each). */

@@ -1,4 +1,4 @@
-/* api/jw.c -- see jw.h. */
+/* api/jw.c -- see jw.h (and jw_priv.h for what api/stream.c reads back). */
 #include "jw.h"
 
 #include <math.h>
@@ -6,11 +6,158 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jw_priv.h"
+#include "numfmt.h"
+
+/* ---- numbers ----------------------------------------------------------------------------------- */
+
+static const char DIGITS2[] = "00010203040506070809101112131415161718192021222324252627282930313233"
+                              "34353637383940414243444546474849505152535455565758596061626364656667"
+                              "6869707172737475767778798081828384858687888990919293949596979899";
+
+/* Writes the decimal digits of v so that they end just before `end`; returns their start. */
+static char *u64_digits_before(char *end, uint64_t v)
+{
+    char *p = end;
+    while (v >= 100) {
+        uint64_t q = v / 100;
+        unsigned r = (unsigned)(v - q * 100);
+        p -= 2;
+        memcpy(p, DIGITS2 + 2 * r, 2);
+        v = q;
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, DIGITS2 + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    return p;
+}
+
+size_t api_fmt_int(char *out, int64_t v)
+{
+    char tmp[24];
+    char *end = tmp + sizeof tmp;
+    /* the magnitude as unsigned: -(INT64_MIN) does not fit in int64 */
+    uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char *p = u64_digits_before(end, m);
+    size_t n = 0;
+    if (v < 0)
+        out[n++] = '-';
+    memcpy(out + n, p, (size_t)(end - p));
+    n += (size_t)(end - p);
+    out[n] = '\0';
+    return n;
+}
+
+/* api_fmt_double without the NUL; x finite. ECMAScript Number::toString, steps 5-10: with the k
+ * digits s and n such that x = s * 10^(n-k). The digits are made in a scratch buffer followed by
+ * '0's and moved with fixed-size copies (inlined), so out[0..32) may be written beyond the
+ * returned length (callers leave API_JW_NUM_SLACK bytes of room). */
+static size_t fmt_double_raw(char *out, double x)
+{
+    if (x == 0.0) {
+        out[0] = '0'; /* also -0: JSON readers give zero either way */
+        return 1;
+    }
+    uint64_t sig;
+    int e;
+    char *p = out;
+    if (api_numfmt_decimal(x, &sig, &e))
+        *p++ = '-';
+    char tmp[48];
+    memset(tmp + 24, '0', 24);
+    char *d = u64_digits_before(tmp + 24, sig); /* at most 17 digits: d >= tmp + 7 */
+    int k = (int)(tmp + 24 - d);
+    int n = k + e;
+    if (k <= n && n <= 21) { /* integer: digits, then n-k zeros (from tmp) */
+        memcpy(p, d, 24);
+        p += n;
+    } else if (0 < n && n <= 21) { /* ddd.ddd */
+        memcpy(p, d, 20);
+        p[n] = '.';
+        for (int i = n; i < k; i++)
+            p[i + 1] = d[i];
+        p += k + 1;
+    } else if (-6 < n && n <= 0) { /* 0.000ddd */
+        memcpy(p, "0.000000", 8);
+        memcpy(p + 2 - n, d, 20);
+        p += 2 - n + k;
+    } else { /* d.ddde+X */
+        p[0] = d[0];
+        p[1] = '.';
+        memcpy(p + 2, d + 1, 16);
+        p += k > 1 ? k + 1 : 1;
+        *p++ = 'e';
+        int x10 = n - 1;
+        *p++ = x10 < 0 ? '-' : '+';
+        unsigned a = (unsigned)(x10 < 0 ? -x10 : x10);
+        if (a >= 100) {
+            *p++ = (char)('0' + a / 100);
+            a %= 100;
+            memcpy(p, DIGITS2 + 2 * a, 2);
+            p += 2;
+        } else if (a >= 10) {
+            memcpy(p, DIGITS2 + 2 * a, 2);
+            p += 2;
+        } else {
+            *p++ = (char)('0' + a);
+        }
+    }
+    return (size_t)(p - out);
+}
+
+size_t api_fmt_double(char *out, double x)
+{
+    size_t n = fmt_double_raw(out, x);
+    out[n] = '\0';
+    return n;
+}
+
+/* fmt_double_raw's result is at most 25 bytes: API_JW_NUM_MAX (26) covers one number and its
+ * comma; it may scribble up to 32 bytes past where a number starts (API_JW_NUM_SLACK). */
+
+/* ---- buffer ------------------------------------------------------------------------------------ */
+
 void api_jw_init(api_jw *w, size_t max_bytes)
 {
     memset(w, 0, sizeof *w);
     w->max = max_bytes;
     w->first[0] = 1;
+    w->mode = API_JW_BUFFER;
+}
+
+void api_jw_init_mode(api_jw *w, size_t max_bytes, api_jw_mode mode, const api_npy_key *npy_keys)
+{
+    api_jw_init(w, max_bytes);
+    if (mode == API_JW_BUFFER)
+        return;
+    w->mode = mode;
+    w->ext = calloc(1, sizeof *w->ext);
+    if (w->ext == NULL) {
+        w->failed = 1;
+        return;
+    }
+    w->ext->keys = npy_keys;
+    w->ext->pending = -1;
+    w->ext->cur.rank = -1;
+    w->ext->best.rank = -1;
+}
+
+static void release_rows(const api_rows *src)
+{
+    if (src->release)
+        src->release(src->self);
+}
+
+void api_jw_npy_clear(api_jw_npy *c)
+{
+    if (c->has_src)
+        release_rows(&c->src);
+    free(c->v);
+    memset(c, 0, sizeof *c);
+    c->rank = -1;
 }
 
 void api_jw_free(api_jw *w)
@@ -18,6 +165,15 @@ void api_jw_free(api_jw *w)
     free(w->buf);
     w->buf = NULL;
     w->len = w->cap = 0;
+    if (w->ext) {
+        for (size_t i = 0; i < w->ext->n_segs; i++)
+            release_rows(&w->ext->segs[i].src);
+        free(w->ext->segs);
+        api_jw_npy_clear(&w->ext->cur);
+        api_jw_npy_clear(&w->ext->best);
+        free(w->ext);
+        w->ext = NULL;
+    }
 }
 
 int api_jw_ok(const api_jw *w)
@@ -27,7 +183,7 @@ int api_jw_ok(const api_jw *w)
 
 char *api_jw_take(api_jw *w, size_t *len)
 {
-    if (w->failed || w->buf == NULL) {
+    if (w->failed || w->buf == NULL || w->mode == API_JW_NPY || (w->ext && w->ext->n_segs > 0)) {
         api_jw_free(w);
         return NULL;
     }
@@ -35,10 +191,11 @@ char *api_jw_take(api_jw *w, size_t *len)
     if (len)
         *len = w->len;
     w->buf = NULL;
-    w->len = w->cap = 0;
+    api_jw_free(w);
     return b;
 }
 
+/* Makes room for `extra` more bytes (plus the NUL); 0 (and w failed) past the cap or on OOM. */
 static int jw_reserve(api_jw *w, size_t extra)
 {
     if (w->failed)
@@ -63,8 +220,19 @@ static int jw_reserve(api_jw *w, size_t extra)
     return 1;
 }
 
+/* Room for `extra` bytes without failing the writer when the cap is in the way (an upper bound
+ * that may not be reached); 0 = take the careful path. */
+static int jw_try_reserve(api_jw *w, size_t extra)
+{
+    if (w->failed || extra > w->max || w->len > w->max - extra)
+        return 0;
+    return jw_reserve(w, extra);
+}
+
 static void jw_raw(api_jw *w, const char *s, size_t n)
 {
+    if (w->mode == API_JW_NPY)
+        return;
     if (!jw_reserve(w, n))
         return;
     memcpy(w->buf + w->len, s, n);
@@ -84,6 +252,123 @@ static void jw_sep(api_jw *w)
     else
         jw_raw(w, ",", 1);
 }
+
+/* ---- .npy capture (API_JW_NPY) ----------------------------------------------------------------- */
+
+static int npy_rank(const api_npy_key *keys, const char *key)
+{
+    for (int i = 0; keys && keys[i].key; i++) {
+        if (strcmp(keys[i].key, key) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* A value starts. At the top level of the response object (outside a capture) this consumes the
+ * key written before it: returns its rank when the value should be captured (its key is wanted
+ * and better than what was captured so far), else -1. */
+static int npy_take_pending(api_jw *w)
+{
+    struct api_jw_ext *e = w->ext;
+    if (w->depth != 1 || e->active)
+        return -1;
+    int r = e->pending;
+    e->pending = -1;
+    if (r >= 0 && e->best.rank >= 0 && e->best.rank <= r)
+        return -1;
+    return r;
+}
+
+static void cap_start(struct api_jw_ext *e, int rank, int base)
+{
+    api_jw_npy_clear(&e->cur);
+    e->cur.rank = rank;
+    e->cur.key = e->keys[rank].key;
+    e->cur.masked = e->keys[rank].masked;
+    e->cur.all_int = 1;
+    e->active = 1;
+    e->base = base;
+    e->leaf = 0;
+    e->bad = 0;
+    e->maxlvl = 0;
+    for (int i = 0; i < API_JW_MAX_DEPTH; i++) {
+        e->cnt[i] = 0;
+        e->dim[i] = SIZE_MAX;
+    }
+}
+
+/* The finished capture becomes the best one (when it is a rectangular array of numbers). */
+static void cap_finish(struct api_jw_ext *e)
+{
+    e->active = 0;
+    int nd = e->leaf ? e->leaf : e->maxlvl;
+    size_t prod = 1;
+    for (int l = 1; l <= nd && !e->bad; l++) {
+        size_t d = e->dim[l] == SIZE_MAX ? 0 : e->dim[l];
+        e->cur.shape[l - 1] = d;
+        prod *= d;
+    }
+    if (e->bad || (e->leaf && prod != e->cur.n)) {
+        api_jw_npy_clear(&e->cur);
+        return;
+    }
+    e->cur.ndim = nd;
+    api_jw_npy_clear(&e->best);
+    e->best = e->cur;
+    memset(&e->cur, 0, sizeof e->cur);
+    e->cur.rank = -1;
+}
+
+static void cap_push(api_jw *w, double v, int is_int)
+{
+    struct api_jw_ext *e = w->ext;
+    int lvl = w->depth - e->base;
+    if (e->bad || w->failed)
+        return;
+    if (e->leaf == 0)
+        e->leaf = lvl;
+    else if (e->leaf != lvl) {
+        e->bad = 1;
+        return;
+    }
+    e->cnt[lvl]++;
+    if (!is_int)
+        e->cur.all_int = 0;
+    api_jw_npy *c = &e->cur;
+    if (c->n == c->cap) {
+        size_t ncap = c->cap ? 2 * c->cap : 1024;
+        if (ncap > w->max / sizeof(double) + 1024 || ncap > SIZE_MAX / sizeof(double)) {
+            w->failed = 1;
+            return;
+        }
+        double *nv = realloc(c->v, ncap * sizeof *nv);
+        if (nv == NULL) {
+            w->failed = 1;
+            return;
+        }
+        c->v = nv;
+        c->cap = ncap;
+    }
+    c->v[c->n++] = v;
+}
+
+/* A whole row source is the captured value. */
+static void cap_source(api_jw *w, int rank, const api_rows *src)
+{
+    struct api_jw_ext *e = w->ext;
+    api_jw_npy_clear(&e->best);
+    api_jw_npy *b = &e->best;
+    b->rank = rank;
+    b->key = e->keys[rank].key;
+    b->masked = e->keys[rank].masked;
+    b->ndim = 2;
+    b->shape[0] = src->rows;
+    b->shape[1] = src->cols;
+    b->has_src = 1;
+    b->src = *src;
+}
+
+/* ---- structure --------------------------------------------------------------------------------- */
 
 static void jw_open(api_jw *w, char c)
 {
@@ -107,10 +392,61 @@ static void jw_close(api_jw *w, char c)
     jw_raw(w, &c, 1);
 }
 
-void api_jw_obj_begin(api_jw *w) { jw_open(w, '{'); }
-void api_jw_obj_end(api_jw *w) { jw_close(w, '}'); }
-void api_jw_arr_begin(api_jw *w) { jw_open(w, '['); }
-void api_jw_arr_end(api_jw *w) { jw_close(w, ']'); }
+void api_jw_obj_begin(api_jw *w)
+{
+    if (w->mode == API_JW_NPY) {
+        (void)npy_take_pending(w);
+        if (w->ext->active)
+            w->ext->bad = 1;
+    }
+    jw_open(w, '{');
+}
+
+void api_jw_obj_end(api_jw *w)
+{
+    jw_close(w, '}');
+}
+
+void api_jw_arr_begin(api_jw *w)
+{
+    if (w->mode != API_JW_NPY) {
+        jw_open(w, '[');
+        return;
+    }
+    struct api_jw_ext *e = w->ext;
+    if (e->active) {
+        int lvl = w->depth - e->base;
+        if (e->leaf && lvl >= e->leaf)
+            e->bad = 1;
+        e->cnt[lvl]++;
+    } else {
+        int r = npy_take_pending(w);
+        if (r >= 0)
+            cap_start(e, r, w->depth);
+    }
+    jw_open(w, '[');
+    if (e->active && !w->failed) {
+        int lvl = w->depth - e->base;
+        e->cnt[lvl] = 0;
+        if (lvl > e->maxlvl)
+            e->maxlvl = lvl;
+    }
+}
+
+void api_jw_arr_end(api_jw *w)
+{
+    struct api_jw_ext *e = w->ext;
+    if (w->mode == API_JW_NPY && e->active && w->depth > e->base) {
+        int lvl = w->depth - e->base;
+        if (e->dim[lvl] == SIZE_MAX)
+            e->dim[lvl] = e->cnt[lvl];
+        else if (e->dim[lvl] != e->cnt[lvl])
+            e->bad = 1;
+    }
+    jw_close(w, ']');
+    if (w->mode == API_JW_NPY && e->active && w->depth == e->base)
+        cap_finish(e);
+}
 
 /* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates, at most
  * U+10FFFF), or 0 when p does not start one. p is NUL-terminated, so reads stop at the NUL. */
@@ -176,26 +512,26 @@ static void jw_escaped(api_jw *w, const char *s)
 
 void api_jw_key(api_jw *w, const char *key)
 {
+    if (w->mode == API_JW_NPY) {
+        jw_sep(w);
+        if (w->depth == 1 && !w->ext->active)
+            w->ext->pending = npy_rank(w->ext->keys, key);
+        w->after_key = 1;
+        return;
+    }
     jw_sep(w);
     jw_escaped(w, key);
     jw_raw(w, ":", 1);
     w->after_key = 1;
 }
 
-size_t api_fmt_double(char *out, double x)
+/* A scalar that is not a number (string, bool) in NPY mode. */
+static void npy_other(api_jw *w)
 {
-    if (x == 0.0) {
-        /* keep the sign of -0.0 out of JSON: both parse to zero */
-        memcpy(out, "0", 2);
-        return 1;
-    }
-    int n = 0;
-    for (int prec = 15; prec <= 17; prec++) {
-        n = snprintf(out, 32, "%.*g", prec, x);
-        if (prec == 17 || strtod(out, NULL) == x)
-            break;
-    }
-    return (size_t)n;
+    if (w->ext->active)
+        w->ext->bad = 1;
+    else
+        (void)npy_take_pending(w);
 }
 
 void api_jw_double(api_jw *w, double x)
@@ -205,22 +541,40 @@ void api_jw_double(api_jw *w, double x)
         api_jw_null(w);
         return;
     }
+    if (w->mode == API_JW_NPY) {
+        jw_sep(w);
+        if (w->ext->active)
+            cap_push(w, x, 0);
+        else
+            (void)npy_take_pending(w);
+        return;
+    }
     char tmp[32];
-    size_t n = api_fmt_double(tmp, x);
+    size_t n = fmt_double_raw(tmp, x);
     jw_sep(w);
     jw_raw(w, tmp, n);
 }
 
 void api_jw_int(api_jw *w, int64_t v)
 {
-    char tmp[32];
-    int n = snprintf(tmp, sizeof tmp, "%lld", (long long)v);
+    if (w->mode == API_JW_NPY) {
+        jw_sep(w);
+        if (w->ext->active)
+            cap_push(w, (double)v, 1);
+        else
+            (void)npy_take_pending(w);
+        return;
+    }
+    char tmp[24];
+    size_t n = api_fmt_int(tmp, v);
     jw_sep(w);
-    jw_raw(w, tmp, (size_t)n);
+    jw_raw(w, tmp, n);
 }
 
 void api_jw_bool(api_jw *w, int v)
 {
+    if (w->mode == API_JW_NPY)
+        npy_other(w);
     jw_sep(w);
     if (v)
         jw_raw(w, "true", 4);
@@ -230,47 +584,347 @@ void api_jw_bool(api_jw *w, int v)
 
 void api_jw_null(api_jw *w)
 {
+    if (w->mode == API_JW_NPY) {
+        jw_sep(w);
+        if (w->ext->active)
+            cap_push(w, w->ext->cur.masked, 0);
+        else
+            (void)npy_take_pending(w);
+        return;
+    }
     jw_sep(w);
     jw_raw(w, "null", 4);
 }
 
 void api_jw_str(api_jw *w, const char *s)
 {
+    if (w->mode == API_JW_NPY)
+        npy_other(w);
     jw_sep(w);
     jw_escaped(w, s);
 }
 
+size_t api_jw_fmt_row(char *out, const double *x, size_t n, int masked, int *nonfinite)
+{
+    char *p = out;
+    *p++ = '[';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            *p++ = ',';
+        double v = x[i];
+        if (isfinite(v)) {
+            p += fmt_double_raw(p, v);
+        } else {
+            if (!(masked && v == -INFINITY))
+                *nonfinite = 1;
+            memcpy(p, "null", 4);
+            p += 4;
+        }
+    }
+    *p++ = ']';
+    return (size_t)(p - out);
+}
+
+/* [x0, ...] as text (BUFFER and STREAM modes); masked: -inf is a masked cell (null). */
+static void doubles_text(api_jw *w, const double *x, size_t n, int masked)
+{
+    if (n <= (SIZE_MAX - 2) / API_JW_NUM_MAX && w->depth + 1 < API_JW_MAX_DEPTH) {
+        size_t need = n * API_JW_NUM_MAX + 2 + API_JW_NUM_SLACK;
+        if (!w->after_key && !w->first[w->depth])
+            need++;
+        if (jw_try_reserve(w, need)) {
+            jw_sep(w);
+            w->len += api_jw_fmt_row(w->buf + w->len, x, n, masked, &w->nonfinite);
+            w->buf[w->len] = '\0';
+            return;
+        }
+    }
+    /* near the cap: number by number, so that the cap is enforced exactly */
+    api_jw_arr_begin(w);
+    for (size_t i = 0; i < n && !w->failed; i++) {
+        if (masked && x[i] == -INFINITY)
+            api_jw_null(w);
+        else
+            api_jw_double(w, x[i]);
+    }
+    api_jw_arr_end(w);
+}
+
+/* NPY mode, a numeric array value that is not captured: only finiteness matters. */
+static void npy_scan(api_jw *w, const double *x, const unsigned char *mask, size_t n, int masked)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]) && !(mask && mask[i]) && !(masked && x[i] == -INFINITY))
+            w->nonfinite = 1;
+    }
+}
+
+/* NPY mode: 1 when the array value about to be written is neither captured nor inside a capture
+ * (its key's pending rank is consumed); else 0 (the pending rank is kept for api_jw_arr_begin). */
+static int npy_skip(api_jw *w)
+{
+    struct api_jw_ext *e = w->ext;
+    if (e->active)
+        return 0;
+    int r = npy_take_pending(w);
+    if (r < 0)
+        return 1;
+    e->pending = r;
+    return 0;
+}
+
 void api_jw_doubles(api_jw *w, const double *x, size_t n)
 {
-    api_jw_arr_begin(w);
-    for (size_t i = 0; i < n && !w->failed; i++)
-        api_jw_double(w, x[i]);
-    api_jw_arr_end(w);
+    if (w->mode == API_JW_NPY) {
+        if (npy_skip(w)) {
+            jw_sep(w);
+            npy_scan(w, x, NULL, n, 0);
+            return;
+        }
+        api_jw_arr_begin(w);
+        for (size_t i = 0; i < n && !w->failed; i++)
+            api_jw_double(w, x[i]);
+        api_jw_arr_end(w);
+        return;
+    }
+    doubles_text(w, x, n, 0);
 }
 
 void api_jw_ints(api_jw *w, const int64_t *v, size_t n)
 {
+    if (w->mode == API_JW_NPY) {
+        if (npy_skip(w)) {
+            jw_sep(w);
+            return;
+        }
+        api_jw_arr_begin(w);
+        for (size_t i = 0; i < n && !w->failed; i++)
+            api_jw_int(w, v[i]);
+        api_jw_arr_end(w);
+        return;
+    }
+    if (n <= (SIZE_MAX - 3) / 22 && w->depth + 1 < API_JW_MAX_DEPTH &&
+        jw_try_reserve(w, n * 22 + 3)) {
+        jw_sep(w);
+        char *p = w->buf + w->len;
+        *p++ = '[';
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                *p++ = ',';
+            p += api_fmt_int(p, v[i]);
+        }
+        *p++ = ']';
+        w->len = (size_t)(p - w->buf);
+        w->buf[w->len] = '\0';
+        return;
+    }
     api_jw_arr_begin(w);
     for (size_t i = 0; i < n && !w->failed; i++)
         api_jw_int(w, v[i]);
     api_jw_arr_end(w);
 }
 
+/* ---- matrices and row sources ----------------------------------------------------------------- */
+
+/* Row source over an owned row-major buffer. */
+typedef struct {
+    double *x;
+    size_t cols;
+} mat_src;
+
+static const double *mat_row(void *self, size_t r, double *scratch)
+{
+    (void)scratch;
+    const mat_src *m = self;
+    return m->x + r * m->cols;
+}
+
+static void mat_release(void *self)
+{
+    mat_src *m = self;
+    free(m->x);
+    free(m);
+}
+
+/*
+ * Wraps the owned buffer x ([rows][cols]) as a row source in *out: masked cells (mask[i] != 0)
+ * become -inf, an unmasked non-finite value sets w->nonfinite, max_abs is computed. Returns 0, or
+ * -1 with x freed and w failed (out of memory).
+ */
+static int mat_source(api_jw *w, double *x, const unsigned char *mask, size_t rows, size_t cols,
+                      api_rows *out)
+{
+    mat_src *m = malloc(sizeof *m);
+    if (m == NULL) {
+        free(x);
+        w->failed = 1;
+        return -1;
+    }
+    m->x = x;
+    m->cols = cols;
+    double mx = 0.0;
+    int any_mask = 0;
+    for (size_t i = 0; i < rows * cols; i++) {
+        if (mask && mask[i]) {
+            x[i] = -INFINITY;
+            any_mask = 1;
+        } else if (!isfinite(x[i])) {
+            w->nonfinite = 1;
+        } else if (fabs(x[i]) > mx) {
+            mx = fabs(x[i]);
+        }
+    }
+    memset(out, 0, sizeof *out);
+    out->rows = rows;
+    out->cols = cols;
+    out->row = mat_row;
+    out->release = mat_release;
+    out->self = m;
+    out->masked = any_mask;
+    out->max_abs = mx;
+    return 0;
+}
+
+/* STREAM mode: the matrix of src goes here, formatted later. */
+static void defer_rows(api_jw *w, const api_rows *src)
+{
+    jw_sep(w);
+    struct api_jw_ext *e = w->ext;
+    if (w->failed) {
+        release_rows(src);
+        return;
+    }
+    if (e->n_segs == e->cap_segs) {
+        size_t ncap = e->cap_segs ? 2 * e->cap_segs : 8;
+        api_jw_seg *ns = realloc(e->segs, ncap * sizeof *ns);
+        if (ns == NULL) {
+            w->failed = 1;
+            release_rows(src);
+            return;
+        }
+        e->segs = ns;
+        e->cap_segs = ncap;
+    }
+    e->segs[e->n_segs].at = w->len;
+    e->segs[e->n_segs].src = *src;
+    e->n_segs++;
+}
+
+/* The rows of src as text or into a capture, now. Does not release src. */
+static void rows_now(api_jw *w, const api_rows *src)
+{
+    double *scratch = NULL;
+    if (src->cols > 0) {
+        scratch = malloc(src->cols * sizeof *scratch);
+        if (scratch == NULL) {
+            w->failed = 1;
+            return;
+        }
+    }
+    api_jw_arr_begin(w);
+    for (size_t r = 0; r < src->rows && !w->failed; r++) {
+        const double *x = src->row(src->self, r, scratch);
+        if (w->mode == API_JW_NPY) {
+            api_jw_arr_begin(w);
+            for (size_t c = 0; c < src->cols && !w->failed; c++) {
+                if (src->masked && x[c] == -INFINITY)
+                    api_jw_null(w);
+                else
+                    api_jw_double(w, x[c]);
+            }
+            api_jw_arr_end(w);
+        } else {
+            doubles_text(w, x, src->cols, src->masked);
+        }
+    }
+    api_jw_arr_end(w);
+    free(scratch);
+}
+
+void api_jw_rows(api_jw *w, const api_rows *src)
+{
+    if (w->failed) {
+        release_rows(src);
+        return;
+    }
+    if (w->mode == API_JW_STREAM && src->rows * src->cols >= API_JW_DEFER_MIN) {
+        defer_rows(w, src);
+        return;
+    }
+    if (w->mode == API_JW_NPY && !w->ext->active) {
+        int r = npy_take_pending(w);
+        jw_sep(w);
+        if (r >= 0)
+            cap_source(w, r, src);
+        else
+            release_rows(src);
+        return;
+    }
+    rows_now(w, src);
+    release_rows(src);
+}
+
+/* A materialised matrix in STREAM or NPY mode, x owned: deferred, captured or scanned. */
+static void matrix_owned(api_jw *w, double *x, const unsigned char *mask, size_t rows, size_t cols)
+{
+    api_rows src;
+    if (mat_source(w, x, mask, rows, cols, &src) < 0)
+        return;
+    api_jw_rows(w, &src);
+}
+
 void api_jw_matrix(api_jw *w, const double *x, const unsigned char *mask, size_t rows, size_t cols)
 {
+    size_t n = rows * cols;
+    int copy = (w->mode == API_JW_STREAM && n >= API_JW_DEFER_MIN) ||
+               (w->mode == API_JW_NPY && !w->ext->active && w->depth == 1 &&
+                w->ext->pending >= 0);
+    if (copy && !w->failed) {
+        double *c = malloc(n ? n * sizeof *c : 1);
+        if (c == NULL) {
+            w->failed = 1;
+            return;
+        }
+        memcpy(c, x, n * sizeof *c);
+        matrix_owned(w, c, mask, rows, cols);
+        return;
+    }
+    if (w->mode == API_JW_NPY && npy_skip(w)) {
+        jw_sep(w);
+        npy_scan(w, x, mask, n, 0);
+        return;
+    }
     api_jw_arr_begin(w);
     for (size_t r = 0; r < rows && !w->failed; r++) {
+        const double *xr = x + r * cols;
+        const unsigned char *mr = mask ? mask + r * cols : NULL;
+        int any = 0;
+        for (size_t c = 0; mr && c < cols; c++)
+            any |= mr[c] != 0;
+        if (!any && w->mode != API_JW_NPY) {
+            doubles_text(w, xr, cols, 0);
+            continue;
+        }
         api_jw_arr_begin(w);
         for (size_t c = 0; c < cols; c++) {
-            size_t i = r * cols + c;
-            if (mask && mask[i])
+            if (mr && mr[c])
                 api_jw_null(w);
             else
-                api_jw_double(w, x[i]);
+                api_jw_double(w, xr[c]);
         }
         api_jw_arr_end(w);
     }
     api_jw_arr_end(w);
+}
+
+void api_jw_matrix_take(api_jw *w, double *x, size_t rows, size_t cols)
+{
+    if (w->mode == API_JW_BUFFER || w->failed) {
+        api_jw_matrix(w, x, NULL, rows, cols);
+        free(x);
+        return;
+    }
+    matrix_owned(w, x, NULL, rows, cols);
 }
 
 void api_jw_json(api_jw *w, const json_t *v)

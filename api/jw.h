@@ -4,10 +4,22 @@
  *
  * The writer appends to a growable buffer with a hard cap set at init (style R9). Commas are inserted
  * automatically. Numbers are written as the shortest decimal string that parses back to the exact
- * double (tries 15, 16 then 17 significant digits); non-finite numbers are never written: they set the
- * writer's `nonfinite` flag and write null, and the API turns that into an error. Any failure (cap
- * reached, out of memory, nesting too deep) is sticky: later calls do nothing and api_jw_ok() is 0.
+ * double (Dragonbox through api/numfmt.h, printed in ECMAScript Number::toString form, see
+ * api_fmt_double); non-finite numbers are never written: they set the writer's `nonfinite` flag and
+ * write null, and the API turns that into an error. Any failure (cap reached, out of memory,
+ * nesting too deep) is sticky: later calls do nothing and api_jw_ok() is 0.
  * Not thread-safe; one writer per request.
+ *
+ * Modes (api_jw_init_mode; api_jw_init is API_JW_BUFFER):
+ *  - API_JW_BUFFER: everything is text in the buffer at once (tests, small bodies, sub-requests).
+ *  - API_JW_STREAM: large matrices (api_jw_rows, api_jw_matrix_take, api_jw_matrix, each with at
+ *    least API_JW_DEFER_MIN numbers) are not formatted: the writer keeps them as row sources, each with
+ *    the text offset where it belongs, and api/stream.h formats them row by row while the response
+ *    is sent. The buffer then holds only the envelope. Everything that can fail (validation, size
+ *    checks, non-finite values of materialised data) is still decided while the handler runs.
+ *  - API_JW_NPY: no text at all. The value of the best top-level key of a preference list (an
+ *    array of numbers, any depth, rectangular) is captured for an .npy body (api/stream.h); other
+ *    values are only checked for finiteness.
  */
 #ifndef API_JW_H
 #define API_JW_H
@@ -17,6 +29,39 @@
 #include <stdint.h>
 
 #define API_JW_MAX_DEPTH 32
+/* In API_JW_STREAM mode, matrices of at least this many numbers are deferred (api_jw_matrix copies
+ * them); smaller ones are written at once, so small responses keep a Content-Length. */
+#define API_JW_DEFER_MIN 16384u
+
+typedef enum { API_JW_BUFFER = 0, API_JW_STREAM = 1, API_JW_NPY = 2 } api_jw_mode;
+
+/*
+ * A [rows][cols] matrix produced row by row on demand. row(self, r, scratch) returns row r
+ * (r < rows) as cols doubles: it either fills scratch[cols] and returns scratch, or returns a
+ * pointer into memory it owns. It must be pure: it may be called for any r, in any order and any
+ * number of times (the .npy float32 check reads rows twice), always on the thread that owns the
+ * writer or the stream. Values must be finite, except -INFINITY in masked cells when `masked` is 1
+ * (written as null in JSON, as the key's mask value in .npy). release(self) frees self once the
+ * rows are no longer needed (NULL: nothing to free). max_abs is an upper bound of |value| over
+ * unmasked cells when known (e.g. 1 for sines), else 0.
+ */
+typedef struct {
+    size_t rows, cols;
+    const double *(*row)(void *self, size_t r, double *scratch);
+    void (*release)(void *self);
+    void *self;
+    int masked;
+    double max_abs;
+} api_rows;
+
+/* One entry of an .npy preference list: a top-level response key, and the value masked cells
+ * (JSON null) take in the .npy array (-INFINITY for biases and scores, 0 for weights). */
+typedef struct {
+    const char *key;
+    double masked;
+} api_npy_key;
+
+struct api_jw_ext; /* stream segments / npy capture (api/jw_priv.h) */
 
 typedef struct {
     char *buf;          /* owned; NUL-terminated while ok */
@@ -28,13 +73,22 @@ typedef struct {
     int after_key;      /* 1 right after a key: the next value takes no comma */
     int failed;         /* sticky: cap exceeded, OOM or misuse */
     int nonfinite;      /* a NaN or infinity was offered */
+    api_jw_mode mode;
+    struct api_jw_ext *ext; /* NULL in API_JW_BUFFER mode */
 } api_jw;
 
-/* Initialises w with an empty buffer capped at max_bytes. Never fails (allocation is lazy). */
+/* Initialises w (API_JW_BUFFER) with an empty buffer capped at max_bytes. Never fails (allocation
+ * is lazy). */
 void api_jw_init(api_jw *w, size_t max_bytes);
-/* Frees the buffer; w may be re-initialised afterwards. */
+/*
+ * Initialises w in `mode`. npy_keys (API_JW_NPY only; NULL-key terminated, best first) names the
+ * top-level keys whose value may become the .npy array. An allocation failure marks w failed.
+ */
+void api_jw_init_mode(api_jw *w, size_t max_bytes, api_jw_mode mode, const api_npy_key *npy_keys);
+/* Frees the buffer and every row source still held; w may be re-initialised afterwards. */
 void api_jw_free(api_jw *w);
-/* Hands the NUL-terminated text to the caller (free() it) and resets w; NULL if w failed. */
+/* Hands the NUL-terminated text to the caller (free() it) and resets w; NULL if w failed.
+ * Not in API_JW_NPY mode, nor with deferred matrices (they are not in the text: api/stream.h). */
 char *api_jw_take(api_jw *w, size_t *len);
 /* Returns 1 while nothing failed. */
 int api_jw_ok(const api_jw *w);
@@ -55,13 +109,29 @@ void api_jw_doubles(api_jw *w, const double *x, size_t n);
 /* [v0, ...]: n int64 values. */
 void api_jw_ints(api_jw *w, const int64_t *v, size_t n);
 /* Rows of a row-major [rows][cols] matrix; where mask is non-NULL and mask[i] is non-zero, null is
- * written instead of x[i]. */
+ * written instead of x[i]. x and mask are borrowed for the call only (API_JW_STREAM copies large
+ * ones). */
 void api_jw_matrix(api_jw *w, const double *x, const unsigned char *mask, size_t rows, size_t cols);
+/* Same as api_jw_matrix(w, x, NULL, rows, cols) for a malloc'd x that the writer takes over (it is
+ * freed by the writer, now or after streaming; the caller must not use or free it any more). */
+void api_jw_matrix_take(api_jw *w, double *x, size_t rows, size_t cols);
+/* Writes the matrix of a row source ([[...], ...]); the writer takes over src->self (released
+ * now in API_JW_BUFFER mode, after streaming in API_JW_STREAM mode, also on failure). */
+void api_jw_rows(api_jw *w, const api_rows *src);
 /* Writes a jansson value (borrowed); reals go through api_jw_double. */
 void api_jw_json(api_jw *w, const json_t *v);
 
-/* Formats x as the shortest round-trip decimal into out (>= 32 bytes); returns the length.
- * x must be finite. */
+/*
+ * Formats a finite x into out (>= 32 bytes; NUL-terminated) as the shortest decimal that reads
+ * back to exactly x (Dragonbox), laid out as ECMAScript's Number::toString does (what a browser
+ * prints): digits without exponent when the decimal point falls within 21 digits (1e20 →
+ * "100000000000000000000", 0.5 → "0.5", 1e-6 → "0.000001"), else d.ddde±X ("1e+21", "1.5e-7").
+ * -0 gives "0". Always a valid JSON number (no "+" sign in front, no ".5", no "inf"). Returns the
+ * length (at most 25).
+ */
 size_t api_fmt_double(char *out, double x);
+
+/* Formats v in decimal into out (>= 21 bytes, NUL-terminated); returns the length. */
+size_t api_fmt_int(char *out, int64_t v);
 
 #endif

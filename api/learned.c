@@ -140,17 +140,30 @@ int api_learned(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem 
         api_learned_range_error(pb, ptr, &cfg, &p, pos[i]);
         break;
     }
-    size_t n_out = 0;
+    size_t n_out = 0; /* the matrix plus the echoed positions */
     const char *size_ptr = listed ? "/positions" : "/seq_len";
-    if (!api_problem_failed(pb) && !pe_mul_ok(n_pos, p.cols, &n_out))
+    if (!api_problem_failed(pb) && !pe_mul_ok(n_pos, p.cols + 1, &n_out))
         api_problem_field(pb, API_PB_LIMIT_EXCEEDED, size_ptr, "the response size overflows");
     if (!api_problem_failed(pb))
         api_check_output(pb, lim, n_out, size_ptr, "these rows");
-    double *row = api_problem_failed(pb) ? NULL : api_alloc(pb, p.cols, sizeof *row);
-    if (row == NULL) {
+    /* every row first (interpolation may overflow: decided before anything is written), then
+     * the matrix is handed to the writer, which streams it from these doubles */
+    double *m = api_problem_failed(pb) ? NULL : api_alloc(pb, n_out ? n_out : 1, sizeof *m);
+    if (m == NULL) {
         ctx->tables->release(ctx->tables->self, t);
         free(pos);
         return -1;
+    }
+    for (size_t i = 0; i < n_pos; i++) {
+        if (pe_learned_row(&p, pos[i], m + i * p.cols) != PE_OK) {
+            /* interpolation of entries near DBL_MAX overflowed */
+            ctx->tables->release(ctx->tables->self, t);
+            free(m);
+            free(pos);
+            api_problem_field(pb, API_PB_INVALID_FIELD, "/table",
+                              "interpolating this table overflows (entries near the float64 maximum)");
+            return -1;
+        }
     }
     api_jw_obj_begin(out);
     api_jw_key(out, "shape");
@@ -161,16 +174,7 @@ int api_learned(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem 
     api_jw_key(out, "positions");
     api_jw_ints(out, pos, n_pos);
     api_jw_key(out, "matrix");
-    api_jw_arr_begin(out);
-    int bad = 0;
-    for (size_t i = 0; i < n_pos && api_jw_ok(out); i++) {
-        if (pe_learned_row(&p, pos[i], row) != PE_OK) {
-            bad = 1; /* interpolation of entries near DBL_MAX overflowed */
-            break;
-        }
-        api_jw_doubles(out, row, p.cols);
-    }
-    api_jw_arr_end(out);
+    api_jw_matrix_take(out, m, n_pos, p.cols);
     api_jw_key(out, "resolved");
     api_jw_obj_begin(out);
     api_learned_resolved(out, &cfg, &p);
@@ -179,12 +183,6 @@ int api_learned(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem 
     api_jw_obj_end(out);
     api_jw_obj_end(out);
     ctx->tables->release(ctx->tables->self, t);
-    free(row);
     free(pos);
-    if (bad) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, "/table",
-                          "interpolating this table overflows (entries near the float64 maximum)");
-        return -1;
-    }
     return 0;
 }

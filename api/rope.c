@@ -138,7 +138,9 @@ static unsigned skip_mask(const json_t *req)
         s |= API_RC_SKIP_BASE;
     if (member(req, "layout"))
         s |= API_RC_SKIP_LAYOUT;
-    if (member(req, "scaling") || member(req, "rope_scaling") || member(req, "inv_freq"))
+    /* an explicit "scaling": null also wins over the config's rope_scaling (no scaling) */
+    if (json_object_get(req, "scaling") || json_object_get(req, "rope_scaling") ||
+        member(req, "inv_freq"))
         s |= API_RC_SKIP_SCALING;
     return s;
 }
@@ -285,7 +287,8 @@ static void parse_scaling(api_problem *pb, const json_t *req, rope_req *r)
             return;
         }
         api_rope_scaling_parse(pb, sv, ptr, "request", API_RS_STRICT, 0, NULL, &r->sc, &r->warn);
-    } else if (r->has_config && r->cfg.scaling.present) {
+    } else if (r->has_config && r->cfg.scaling.present && json_object_get(req, "scaling") == NULL &&
+               json_object_get(req, "rope_scaling") == NULL) {
         r->sc = r->cfg.scaling;
     }
 }

@@ -8,6 +8,29 @@
 #include "api.h"
 #include "sinusoidal.h"
 
+/* The matrix as a row source (api/jw.h): row i is computed when it is sent, so a streamed
+ * response holds O(d_model) numbers, never the table or its text. */
+typedef struct {
+    pe_sinusoidal_params p;
+    double *omega;
+    int64_t *pos;
+} sin_rows;
+
+static const double *sin_row(void *self, size_t r, double *scratch)
+{
+    const sin_rows *s = self;
+    pe_sinusoidal_row(&s->p, s->omega, s->pos[r], scratch);
+    return scratch;
+}
+
+static void sin_release(void *self)
+{
+    sin_rows *s = self;
+    free(s->omega);
+    free(s->pos);
+    free(s);
+}
+
 static const char *const FIELDS[] = {"d_model", "positions", "seq_len",    "offset",
                                      "base",    "convention", "layout", NULL};
 static const char *const CONVENTIONS[] = {"vaswani", "tensor2tensor", "fairseq", NULL};
@@ -47,8 +70,8 @@ int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_probl
         free(pos);
         return -1;
     }
-    size_t n_out;
-    if (!pe_mul_ok(n_pos, p.d_model, &n_out) ||
+    size_t n_out; /* the matrix plus the echoed positions */
+    if (!pe_mul_ok(n_pos, p.d_model + 1, &n_out) ||
         api_check_output(pb, lim, n_out, n_pos ? "/d_model" : "/seq_len", "this table") < 0) {
         if (!api_problem_failed(pb))
             api_problem_field(pb, API_PB_LIMIT_EXCEEDED, "/d_model", "table size overflows");
@@ -56,12 +79,12 @@ int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_probl
         return -1;
     }
     double *omega = api_alloc(pb, p.d_model, sizeof *omega);
-    double *row = api_alloc(pb, p.d_model, sizeof *row);
-    if (omega == NULL || row == NULL || pe_sinusoidal_freqs(&p, omega) != PE_OK) {
+    sin_rows *src = api_alloc(pb, 1, sizeof *src);
+    if (omega == NULL || src == NULL || pe_sinusoidal_freqs(&p, omega) != PE_OK) {
         if (!api_problem_failed(pb))
             api_problem_field(pb, API_PB_INVALID_FIELD, "", "invalid sinusoidal configuration");
         free(omega);
-        free(row);
+        free(src);
         free(pos);
         return -1;
     }
@@ -75,14 +98,14 @@ int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_probl
     api_jw_arr_end(out);
     api_jw_key(out, "positions");
     api_jw_ints(out, pos, n_pos);
-    /* rows are computed and written one at a time: memory stays O(d_model) besides the text */
+    /* rows are computed one at a time, when written (streamed: when sent); sines are finite */
     api_jw_key(out, "matrix");
-    api_jw_arr_begin(out);
-    for (size_t i = 0; i < n_pos && api_jw_ok(out); i++) {
-        pe_sinusoidal_row(&p, omega, pos[i], row);
-        api_jw_doubles(out, row, p.d_model);
-    }
-    api_jw_arr_end(out);
+    src->p = p;
+    src->omega = omega;
+    src->pos = pos;
+    api_rows rows = {.rows = n_pos, .cols = p.d_model, .row = sin_row, .release = sin_release,
+                     .self = src, .masked = 0, .max_abs = 1.0};
+    api_jw_rows(out, &rows); /* takes omega and pos: not used below */
     api_jw_key(out, "resolved");
     api_jw_obj_begin(out);
     api_jw_key(out, "d_model");
@@ -97,8 +120,5 @@ int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_probl
     api_jw_int(out, (int64_t)n_pos);
     api_jw_obj_end(out);
     api_jw_obj_end(out);
-    free(omega);
-    free(row);
-    free(pos);
     return 0;
 }

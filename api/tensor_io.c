@@ -146,8 +146,8 @@ int api_table_json_parse(const char *body, size_t len, size_t max_table_bytes, a
     static const char *const FIELDS[] = {"data", NULL};
     memset(out, 0, sizeof *out);
     json_error_t err;
-    json_t *req = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL,
-                             &err);
+    json_t *req = json_loadb(body ? body : "", len,
+                             JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, &err);
     if (req == NULL) {
         api_problem_set(pb, API_PB_MALFORMED_JSON, "malformed JSON at line %d, column %d: %s",
                         err.line, err.column, err.text);

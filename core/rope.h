@@ -167,4 +167,19 @@ void pe_rope_rotate(const double *restrict x, size_t x_stride, const double *res
                     size_t rotary_dim, pe_rope_layout layout, double attention_factor,
                     double *restrict out);
 
+/*
+ * RoPE on a [n_pos][n_heads][head_dim] tensor (q or k right after the projection, before the
+ * heads are transposed: PyTorch's [seq, heads, dim] / "BSHD" without the batch): every head of
+ * position i is rotated by row i of cs_cos/cs_sin ([n_pos][rotary_dim/2] from pe_rope_cos_sin), so
+ * each cos/sin value is computed once per (position, pair) and reused across heads. Per vector the
+ * arithmetic is pe_rope_rotate's (the results are bit-identical to calling it head by head).
+ * x, out: n_pos*n_heads*head_dim doubles, caller-owned, not overlapping. For a [n_heads][n_pos]
+ * [head_dim] tensor ("BHSD") call pe_rope_rotate once per head with the same tables. Never fails;
+ * pure; thread-safe.
+ */
+void pe_rope_rotate_heads(const double *restrict x, const double *restrict cs_cos,
+                          const double *restrict cs_sin, size_t n_pos, size_t n_heads,
+                          size_t head_dim, size_t rotary_dim, pe_rope_layout layout,
+                          double attention_factor, double *restrict out);
+
 #endif

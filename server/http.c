@@ -77,7 +77,8 @@ static enum MHD_Result send_resp(srv_ctx *ctx, struct MHD_Connection *c, srv_req
     MHD_add_response_header(resp, "X-Request-Id", rq->request_id);
     if (ctx->cfg->cors_origins[0]) {
         MHD_add_response_header(resp, "Access-Control-Allow-Origin", ctx->cfg->cors_origins);
-        MHD_add_response_header(resp, "Access-Control-Expose-Headers", "X-Request-Id");
+        MHD_add_response_header(resp, "Access-Control-Expose-Headers",
+                                "X-Request-Id, X-Posenc-Array");
         if (strcmp(ctx->cfg->cors_origins, "*") != 0)
             MHD_add_response_header(resp, "Vary", "Origin");
     }
@@ -104,14 +105,76 @@ static enum MHD_Result send_buffer(srv_ctx *ctx, struct MHD_Connection *c, srv_r
     return send_resp(ctx, c, rq, status, resp, content_type);
 }
 
+/* A streamed body (api/stream.h): MHD asks for the next bytes whenever the socket can take them,
+ * so a large response never stalls the other connections of its worker thread. */
+typedef struct {
+    api_stream *s;
+    size_t *bytes; /* the request's resp_bytes: valid while MHD still reads (before completion) */
+} srv_stream;
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    srv_stream *ss = cls;
+    size_t n = api_stream_read(ss->s, buf, max);
+    if (n == 0)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    *ss->bytes += n;
+    return (ssize_t)n;
+}
+
+static void stream_done(void *cls)
+{
+    srv_stream *ss = cls;
+    api_stream_free(ss->s);
+    free(ss);
+}
+
+/* Bytes MHD asks a stream for at a time (at most; it offers what its write buffer has free). */
+#define STREAM_BLOCK (64 * 1024)
+
 static enum MHD_Result send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
                                 api_response *ar)
 {
-    if (ar->body == NULL)
-        return MHD_NO;
-    char *b = ar->body;
-    ar->body = NULL;
-    return send_buffer(ctx, c, rq, ar->status, ar->content_type, b, ar->len);
+    struct MHD_Response *resp;
+    if (ar->stream != NULL) {
+        srv_stream *ss = malloc(sizeof *ss);
+        if (ss == NULL) {
+            api_response_free(ar);
+            return MHD_NO;
+        }
+        ss->s = ar->stream;
+        ss->bytes = &rq->resp_bytes;
+        ar->stream = NULL;
+        uint64_t size = api_stream_size(ss->s);
+        rq->resp_bytes = 0;
+        resp = MHD_create_response_from_callback(
+            size == API_STREAM_SIZE_UNKNOWN ? MHD_SIZE_UNKNOWN : size, STREAM_BLOCK, stream_read,
+            ss, stream_done);
+        if (resp == NULL) {
+            stream_done(ss);
+            return MHD_NO;
+        }
+    } else {
+        if (ar->body == NULL)
+            return MHD_NO;
+        resp = MHD_create_response_from_buffer_with_free_callback(ar->len, ar->body, &free);
+        if (resp == NULL) {
+            api_response_free(ar);
+            return MHD_NO;
+        }
+        ar->body = NULL;
+        rq->resp_bytes = ar->len;
+    }
+    if (rq->compute)
+        MHD_add_response_header(resp, "Vary", "Accept");
+    if (ar->npy_array != NULL) {
+        char disp[96];
+        snprintf(disp, sizeof disp, "attachment; filename=\"%s.npy\"", rq->label);
+        MHD_add_response_header(resp, "Content-Disposition", disp);
+        MHD_add_response_header(resp, "X-Posenc-Array", ar->npy_array);
+    }
+    return send_resp(ctx, c, rq, ar->status, resp, ar->content_type);
 }
 
 static enum MHD_Result send_problem(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
@@ -201,17 +264,35 @@ static const struct {
 };
 
 /* Serves a file under web_dir. Paths with "..", "//" or a NUL are refused (404). */
+/* The file under web_dir that path p names ("/" and "/docs" map to their index.html), into
+ * file. Returns 0, or -1 when there is no web dir or p could escape it ("..", "//"). */
+static int static_file(const srv_ctx *ctx, const char *p, char *file, size_t n)
+{
+    if (ctx->cfg->web_dir[0] == '\0' || strstr(p, "..") || strstr(p, "//") || p[0] != '/')
+        return -1;
+    int r;
+    if (strcmp(p, "/") == 0 || strcmp(p, "/docs") == 0 || strcmp(p, "/docs/") == 0)
+        r = snprintf(file, n, "%s%s", ctx->cfg->web_dir,
+                     p[1] == 'd' ? "/docs/index.html" : "/index.html");
+    else
+        r = snprintf(file, n, "%s%s", ctx->cfg->web_dir, p);
+    return (r < 0 || (size_t)r >= n) ? -1 : 0;
+}
+
+/* 1 when p names a regular file that get_static would serve. */
+static int static_exists(const srv_ctx *ctx, const char *p)
+{
+    char file[1024];
+    struct stat st;
+    return static_file(ctx, p, file, sizeof file) == 0 && stat(file, &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
 static enum MHD_Result get_static(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
-    const char *p = rq->path;
-    if (ctx->cfg->web_dir[0] == '\0' || strstr(p, "..") || strstr(p, "//") || p[0] != '/')
-        return send_problem(ctx, c, rq, API_PB_NOT_FOUND, "no such resource", NULL);
     char file[1024];
-    if (strcmp(p, "/") == 0 || strcmp(p, "/docs") == 0 || strcmp(p, "/docs/") == 0)
-        snprintf(file, sizeof file, "%s%s", ctx->cfg->web_dir,
-                 p[1] == 'd' ? "/docs/index.html" : "/index.html");
-    else
-        snprintf(file, sizeof file, "%s%s", ctx->cfg->web_dir, p);
+    if (static_file(ctx, rq->path, file, sizeof file) != 0)
+        return send_problem(ctx, c, rq, API_PB_NOT_FOUND, "no such resource", NULL);
     int fd = open(file, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -693,6 +774,9 @@ static enum MHD_Result dispatch_other(srv_ctx *ctx, struct MHD_Connection *c, sr
         return preflight(ctx, c, rq, "GET, HEAD, OPTIONS");
     }
     if (!is_get) {
+        if (static_exists(ctx, url))
+            return send_problem(ctx, c, rq, API_PB_METHOD_NOT_ALLOWED, "this resource takes GET",
+                                "GET, HEAD, OPTIONS");
         rq->label = "other";
         return send_problem(ctx, c, rq, API_PB_NOT_FOUND, "no such route", NULL);
     }
@@ -811,7 +895,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
     }
     api_response ar;
-    api_handle(&ctx->api, rq->route->handler, rq->buf, rq->len, rq->request_id, &ar);
+    api_opts opts = {api_accept_npy(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")), 1};
+    api_handle_route(&ctx->api, rq->route, rq->buf, rq->len, rq->request_id, &opts, &ar);
     free(rq->buf);
     rq->buf = NULL;
     return send_api(ctx, c, rq, &ar);
@@ -852,6 +937,39 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     free(rq);
 }
 
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decodes s in place like MHD's default, except that "%00" stays as it is: a decoded NUL
+ * would silently cut the path short ("/tables/a%00b" would address table "a"). Returns the new
+ * length. Used for the path and the query arguments. */
+static size_t unescape_keep_nul(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    char *w = s;
+    for (const char *r = s; *r; r++) {
+        int hi = r[0] == '%' ? hex_digit(r[1]) : -1;
+        int lo = hi >= 0 ? hex_digit(r[2]) : -1;
+        if (lo >= 0 && (hi | lo) != 0) {
+            *w++ = (char)(hi * 16 + lo);
+            r += 2;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+    return (size_t)(w - s);
+}
+
 struct MHD_Daemon *srv_http_start(srv_ctx *ctx, unsigned *port_out)
 {
     const srv_config *cfg = ctx->cfg;
@@ -877,7 +995,8 @@ struct MHD_Daemon *srv_http_start(srv_ctx *ctx, unsigned *port_out)
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)cfg->connection_memory,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024, MHD_OPTION_LISTENING_ADDRESS_REUSE,
-        (unsigned int)1, MHD_OPTION_NOTIFY_COMPLETED, &on_completed, ctx, MHD_OPTION_END);
+        (unsigned int)1, MHD_OPTION_NOTIFY_COMPLETED, &on_completed, ctx,
+        MHD_OPTION_UNESCAPE_CALLBACK, &unescape_keep_nul, NULL, MHD_OPTION_END);
     if (d == NULL) {
         fprintf(stderr, "posencd: cannot listen on %s:%u: %s\n", cfg->bind, cfg->port,
                 strerror(errno));

@@ -8,174 +8,20 @@
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "api.h"
-#include "cache.h"
+#include "api_util.h"
 
-static api_limits lim;
-static pe_cache *cache;
-static api_ctx ctx;
-
-static void setup(void)
-{
-    api_limits_default(&lim);
-    cache = pe_cache_create(1 << 24, 4096);
-    ck_assert_ptr_nonnull(cache);
-    ctx.lim = &lim;
-    ctx.cache = cache;
-}
-
-static void teardown(void)
-{
-    pe_cache_destroy(cache);
-}
-
-/* Request bodies are written with ' for " to stay readable. */
-static char *dq(const char *s)
-{
-    char *r = strdup(s);
-    ck_assert_ptr_nonnull(r);
-    for (char *p = r; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return r;
-}
-
-/* Runs h on body; returns the parsed response (caller decrefs) and the status. */
-static json_t *call(api_handler h, const char *body_sq, int *status)
-{
-    char *body = dq(body_sq);
-    api_response r;
-    api_handle(&ctx, h, body, strlen(body), "t", &r);
-    free(body);
-    json_error_t e;
-    json_t *j = json_loadb(r.body, r.len, 0, &e);
-    ck_assert_msg(j != NULL, "response is not JSON: %s", r.body);
-    *status = r.status;
-    api_response_free(&r);
-    return j;
-}
-
+/* Every request goes to POST /alibi; request bodies are written with ' for " (api_util.h). */
 static json_t *ok(const char *body_sq)
 {
-    int st = 0;
-    json_t *j = call(api_alibi, body_sq, &st);
-    if (st != 200) {
-        char *s = json_dumps(j, 0);
-        ck_abort_msg("status %d for %s: %s", st, body_sq, s);
-    }
-    return j;
+    return au_ok(api_alibi, body_sq);
 }
 
 /* Asserts a 422 whose first error names ptr (and whose type is code when code != NULL). */
 static void expect_422(const char *body_sq, const char *ptr, const char *code)
 {
-    int st = 0;
-    json_t *j = call(api_alibi, body_sq, &st);
-    char *s = json_dumps(j, 0);
-    ck_assert_msg(st == 422, "status %d, want 422, for %s: %s", st, body_sq, s);
-    json_t *e0 = json_array_get(json_object_get(j, "errors"), 0);
-    const char *got = json_string_value(json_object_get(e0, "pointer"));
-    ck_assert_msg(got && strcmp(got, ptr) == 0, "pointer %s, want %s, for %s: %s",
-                  got ? got : "(none)", ptr, body_sq, s);
-    if (code) {
-        char want[96];
-        snprintf(want, sizeof want, "urn:posenc:problem:%s", code);
-        ck_assert_str_eq(json_string_value(json_object_get(j, "type")), want);
-    }
-    free(s);
-    json_decref(j);
-}
-
-/* j[path...] for up to 4 indices (-1 ends the list). */
-static json_t *at(json_t *j, const char *key, int i0, int i1, int i2)
-{
-    json_t *v = json_object_get(j, key);
-    int idx[3] = {i0, i1, i2};
-    for (int a = 0; a < 3 && idx[a] >= 0; a++)
-        v = json_array_get(v, (size_t)idx[a]);
-    ck_assert_msg(v != NULL, "%s[%d][%d][%d] missing", key, i0, i1, i2);
-    return v;
-}
-
-static double num(json_t *j, const char *key, int i0, int i1, int i2)
-{
-    json_t *v = at(j, key, i0, i1, i2);
-    ck_assert_msg(json_is_number(v), "%s[%d][%d][%d] is not a number", key, i0, i1, i2);
-    return json_number_value(v);
-}
-
-/* ---- golden cases read from tests/vectors (tolerance rule of the oracle README) ---------- */
-
-static int close_enough(double e, double a, double abs_tol, double rel_tol)
-{
-    return fabs(a - e) <= abs_tol + rel_tol * fabs(e);
-}
-
-static void compare(json_t *exp, json_t *act, double abs_tol, double rel_tol, const char *path)
-{
-    if (json_is_null(exp)) {
-        ck_assert_msg(json_is_null(act), "%s: expected null", path);
-    } else if (json_is_number(exp)) {
-        ck_assert_msg(json_is_number(act), "%s: expected a number", path);
-        ck_assert_msg(
-            close_enough(json_number_value(exp), json_number_value(act), abs_tol, rel_tol),
-            "%s: expected %.17g, got %.17g", path, json_number_value(exp), json_number_value(act));
-    } else if (json_is_array(exp)) {
-        ck_assert_msg(json_is_array(act) && json_array_size(act) == json_array_size(exp),
-                      "%s: shape differs", path);
-        for (size_t i = 0; i < json_array_size(exp); i++) {
-            char p[256];
-            snprintf(p, sizeof p, "%s[%zu]", path, i);
-            compare(json_array_get(exp, i), json_array_get(act, i), abs_tol, rel_tol, p);
-        }
-    } else if (json_is_object(exp)) {
-        const char *k;
-        json_t *v;
-        json_object_foreach(exp, k, v)
-        {
-            char p[256];
-            snprintf(p, sizeof p, "%s.%s", path, k);
-            ck_assert_msg(json_object_get(act, k) != NULL, "%s missing", p);
-            compare(v, json_object_get(act, k), abs_tol, rel_tol, p);
-        }
-    } else {
-        ck_assert_msg(json_equal(exp, act), "%s differs", path);
-    }
-}
-
-static void oracle_case(api_handler h, const char *file, const char *id)
-{
-    json_error_t e;
-    json_t *cases = json_load_file(file, 0, &e);
-    ck_assert_msg(cases != NULL, "cannot read %s: %s", file, e.text);
-    json_t *c = NULL, *it;
-    size_t i;
-    json_array_foreach(cases, i, it)
-    {
-        if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0)
-            c = it;
-    }
-    ck_assert_msg(c != NULL, "case %s not in %s", id, file);
-    char *body = json_dumps(json_object_get(c, "request"), JSON_COMPACT);
-    api_response r;
-    api_handle(&ctx, h, body, strlen(body), "t", &r);
-    json_t *tol = json_object_get(c, "tolerance");
-    json_t *want_status = json_object_get(c, "status");
-    ck_assert_msg(r.status == (want_status ? json_integer_value(want_status) : 200),
-                  "%s: status %d: %s", id, r.status, r.body);
-    json_t *act = json_loadb(r.body, r.len, 0, &e);
-    ck_assert_ptr_nonnull(act);
-    if (r.status == 200)
-        compare(json_object_get(c, "expected"), act, json_number_value(json_object_get(tol, "abs")),
-                json_number_value(json_object_get(tol, "rel")), id);
-    json_decref(act);
-    api_response_free(&r);
-    free(body);
-    json_decref(cases);
+    au_expect_422(api_alibi, body_sq, ptr, code);
 }
 
 /* ---- tests ------------------------------------------------------------------------------- */
@@ -196,15 +42,15 @@ START_TEST(test_teaching_example)
                                  0.19758743842054027};
     static const double b0[4] = {-1.5, -1.0, -0.5, 0.0};
     for (int c = 0; c < 4; c++) {
-        ck_assert_double_eq_tol(num(j, "weights", 0, 0, c), w0[c], 1e-12);
-        ck_assert_double_eq_tol(num(j, "weights", 7, 0, c), w7[c], 1e-12);
-        ck_assert_double_eq(num(j, "bias", 0, 0, c), b0[c]); /* exact powers of 2 */
+        ck_assert_double_eq_tol(au_num(j, "weights", 0, 0, c), w0[c], 1e-12);
+        ck_assert_double_eq_tol(au_num(j, "weights", 7, 0, c), w7[c], 1e-12);
+        ck_assert_double_eq(au_num(j, "bias", 0, 0, c), b0[c]); /* exact powers of 2 */
     }
-    ck_assert_double_eq(num(j, "slopes", 0, -1, -1), 0.5);
-    ck_assert_double_eq(num(j, "slopes", 7, -1, -1), 1.0 / 256.0);
+    ck_assert_double_eq(au_num(j, "slopes", 0, -1, -1), 0.5);
+    ck_assert_double_eq(au_num(j, "slopes", 7, -1, -1), 1.0 / 256.0);
     /* the lesson's 3-decimal figures */
-    ck_assert_double_eq_tol(num(j, "weights", 0, 0, 2), 0.548, 5e-4);
-    ck_assert_double_eq_tol(num(j, "weights", 7, 0, 3), 0.198, 5e-4);
+    ck_assert_double_eq_tol(au_num(j, "weights", 0, 0, 2), 0.548, 5e-4);
+    ck_assert_double_eq_tol(au_num(j, "weights", 7, 0, 3), 0.198, 5e-4);
     json_t *res = json_object_get(j, "resolved");
     ck_assert_str_eq(json_string_value(json_object_get(res, "slopes_rule")), "press");
     ck_assert_str_eq(json_string_value(json_object_get(res, "mode")), "causal");
@@ -218,23 +64,23 @@ START_TEST(test_masked_exact_zero)
 {
     json_t *j = ok("{'num_heads': 2, 'seq_len': 3, 'scores': [[0,0,0],[0,0,0],[0,0,0]]}");
     for (int h = 0; h < 2; h++) {
-        ck_assert(json_is_null(at(j, "bias", h, 0, 1)));
-        ck_assert(json_is_null(at(j, "bias", h, 0, 2)));
-        ck_assert(json_is_null(at(j, "bias", h, 1, 2)));
-        ck_assert(num(j, "weights", h, 0, 1) == 0.0);
-        ck_assert(num(j, "weights", h, 0, 2) == 0.0);
-        ck_assert(num(j, "weights", h, 1, 2) == 0.0);
-        ck_assert(num(j, "weights", h, 0, 0) == 1.0);
-        ck_assert(json_is_number(at(j, "bias", h, 2, 0)));
+        ck_assert(json_is_null(au_at(j, "bias", h, 0, 1)));
+        ck_assert(json_is_null(au_at(j, "bias", h, 0, 2)));
+        ck_assert(json_is_null(au_at(j, "bias", h, 1, 2)));
+        ck_assert(au_num(j, "weights", h, 0, 1) == 0.0);
+        ck_assert(au_num(j, "weights", h, 0, 2) == 0.0);
+        ck_assert(au_num(j, "weights", h, 1, 2) == 0.0);
+        ck_assert(au_num(j, "weights", h, 0, 0) == 1.0);
+        ck_assert(json_is_number(au_at(j, "bias", h, 2, 0)));
     }
     /* head 0, slope 2^-4 (press, 2 heads): row 1 = softmax(-1/16, 0) */
     double e = exp(-1.0 / 16.0);
-    ck_assert_double_eq_tol(num(j, "weights", 0, 1, 0), e / (e + 1.0), 1e-15);
+    ck_assert_double_eq_tol(au_num(j, "weights", 0, 1, 0), e / (e + 1.0), 1e-15);
     /* symmetric: nothing masked */
     json_t *s = ok("{'num_heads': 2, 'seq_len': 3, 'mode': 'symmetric',"
                    " 'scores': [[0,0,0],[0,0,0],[0,0,0]]}");
-    ck_assert_double_eq(num(s, "bias", 0, 0, 2), -2.0 / 16.0);
-    ck_assert(num(s, "weights", 0, 0, 2) > 0.0);
+    ck_assert_double_eq(au_num(s, "bias", 0, 0, 2), -2.0 / 16.0);
+    ck_assert(au_num(s, "weights", 0, 0, 2) > 0.0);
     json_decref(s);
     json_decref(j);
 }
@@ -253,23 +99,23 @@ START_TEST(test_kv_cache_alignment)
     json_t *res = json_object_get(a, "resolved");
     ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(res, "query_positions"), 0)),
                      2);
-    ck_assert(json_equal(json_object_get(a, "weights"), json_object_get(b, "weights")));
-    ck_assert(json_equal(json_object_get(a, "output"), json_object_get(b, "output")));
-    ck_assert(json_equal(json_object_get(a, "bias"), json_object_get(b, "bias")));
+    au_same(a, b, "weights");
+    au_same(a, b, "output");
+    au_same(a, b, "bias");
     /* head 0 slope 1/4 (press, 4 heads): bias -(1/4)(2, 1, 0); nothing masked for the last query */
-    ck_assert_double_eq(num(a, "bias", 0, 0, 0), -0.5);
-    ck_assert_double_eq(num(a, "bias", 0, 0, 1), -0.25);
-    ck_assert_double_eq(num(a, "bias", 0, 0, 2), 0.0);
+    ck_assert_double_eq(au_num(a, "bias", 0, 0, 0), -0.5);
+    ck_assert_double_eq(au_num(a, "bias", 0, 0, 1), -0.25);
+    ck_assert_double_eq(au_num(a, "bias", 0, 0, 2), 0.0);
     /* logits q.k/sqrt(2): (0.3, 0.15-2.4, -0.3-1.2)/sqrt(2); weights = softmax(logits + bias) */
     double l[3] = {0.3 / sqrt(2.0) - 0.5, (0.15 - 2.4) / sqrt(2.0) - 0.25, -1.5 / sqrt(2.0)};
     double m = l[0], s = 0.0;
     for (int c = 0; c < 3; c++)
         s += exp(l[c] - m);
     for (int c = 0; c < 3; c++)
-        ck_assert_double_eq_tol(num(a, "weights", 0, 0, c), exp(l[c] - m) / s, 1e-15);
+        ck_assert_double_eq_tol(au_num(a, "weights", 0, 0, c), exp(l[c] - m) / s, 1e-15);
     /* same with scores: Tq = 1 < Tk = 3 */
     json_t *sc = ok("{'num_heads': 1, 'slopes': [1], 'scores': [[0, 0, 0]]}");
-    ck_assert_double_eq(num(sc, "bias", 0, 0, 0), -2.0);
+    ck_assert_double_eq(au_num(sc, "bias", 0, 0, 0), -2.0);
     json_decref(sc);
     json_decref(a);
     json_decref(b);
@@ -279,18 +125,19 @@ END_TEST
 /* Golden cases (tests/vectors/alibi), compared field by field with each case's tolerance. */
 START_TEST(test_oracle_cases)
 {
-    oracle_case(api_alibi, "tests/vectors/alibi/qkv_causal.json",
-                "alibi-qkv-12-h2-q1-k6-d4-causal-press");
-    oracle_case(api_alibi, "tests/vectors/alibi/qkv_causal.json",
-                "alibi-qkv-16-h2-q3-k3-d4-causal-slopes1.5_0.0625");
-    oracle_case(api_alibi, "tests/vectors/alibi/qkv_symmetric.json",
-                "alibi-qkv-14-h2-q2-k5-d4-symmetric-press");
-    oracle_case(api_alibi, "tests/vectors/alibi/scores.json", "alibi-scores-h3-L3-causal");
-    oracle_case(api_alibi, "tests/vectors/alibi/bias_causal.json", "alibi-bias-press-h3-L5-causal");
-    oracle_case(api_alibi, "tests/vectors/alibi/bias_positions.json",
-                "alibi-bias-positions-h2-q10_11_12-k8to12-causal");
-    oracle_case(api_alibi, "tests/vectors/alibi/slopes_mpt.json", "alibi-slopes-mpt-bmax16-h12");
-    oracle_case(api_alibi, "tests/vectors/alibi/slopes_press.json", "alibi-slopes-press-h71");
+    au_oracle_case(api_alibi, "tests/vectors/alibi/qkv_causal.json",
+                   "alibi-qkv-12-h2-q1-k6-d4-causal-press");
+    au_oracle_case(api_alibi, "tests/vectors/alibi/qkv_causal.json",
+                   "alibi-qkv-16-h2-q3-k3-d4-causal-slopes1.5_0.0625");
+    au_oracle_case(api_alibi, "tests/vectors/alibi/qkv_symmetric.json",
+                   "alibi-qkv-14-h2-q2-k5-d4-symmetric-press");
+    au_oracle_case(api_alibi, "tests/vectors/alibi/scores.json", "alibi-scores-h3-L3-causal");
+    au_oracle_case(api_alibi, "tests/vectors/alibi/bias_causal.json",
+                   "alibi-bias-press-h3-L5-causal");
+    au_oracle_case(api_alibi, "tests/vectors/alibi/bias_positions.json",
+                   "alibi-bias-positions-h2-q10_11_12-k8to12-causal");
+    au_oracle_case(api_alibi, "tests/vectors/alibi/slopes_mpt.json", "alibi-slopes-mpt-bmax16-h12");
+    au_oracle_case(api_alibi, "tests/vectors/alibi/slopes_press.json", "alibi-slopes-press-h71");
 }
 END_TEST
 
@@ -300,13 +147,13 @@ START_TEST(test_scores_per_head)
     json_t *j = ok("{'num_heads': 2, 'slopes': [0, 1], 'query_positions': [1],"
                    " 'key_positions': [0, 1], 'scores': [[[0, 0]], [[1, 0]]]}");
     /* head 0: softmax(0, 0) = (1/2, 1/2); head 1: softmax(1 - 1, 0 - 0) = (1/2, 1/2) too */
-    ck_assert_double_eq_tol(num(j, "weights", 0, 0, 0), 0.5, 1e-15);
-    ck_assert_double_eq_tol(num(j, "weights", 1, 0, 0), 0.5, 1e-15);
+    ck_assert_double_eq_tol(au_num(j, "weights", 0, 0, 0), 0.5, 1e-15);
+    ck_assert_double_eq_tol(au_num(j, "weights", 1, 0, 0), 0.5, 1e-15);
     json_decref(j);
     j = ok("{'num_heads': 2, 'slopes': [0, 1], 'query_positions': [1],"
            " 'key_positions': [0, 1], 'scores': [[[0, 0]], [[0, 0]]]}");
     /* head 1: softmax(-1, 0) */
-    ck_assert_double_eq_tol(num(j, "weights", 1, 0, 0), 1.0 / (1.0 + exp(1.0)), 1e-15);
+    ck_assert_double_eq_tol(au_num(j, "weights", 1, 0, 0), 1.0 / (1.0 + exp(1.0)), 1e-15);
     ck_assert_str_eq(
         json_string_value(json_object_get(json_object_get(j, "resolved"), "slopes_rule")),
         "explicit");
@@ -321,24 +168,24 @@ START_TEST(test_include_bias_and_slopes)
     ck_assert_ptr_null(json_object_get(j, "bias"));
     ck_assert_ptr_null(json_object_get(j, "weights"));
     /* press, 3 heads: 1/16, 1/256, 1/4 (bias-and-sinusoidal.md §2) */
-    ck_assert_double_eq(num(j, "slopes", 0, -1, -1), 1.0 / 16);
-    ck_assert_double_eq(num(j, "slopes", 1, -1, -1), 1.0 / 256);
-    ck_assert_double_eq(num(j, "slopes", 2, -1, -1), 1.0 / 4);
+    ck_assert_double_eq(au_num(j, "slopes", 0, -1, -1), 1.0 / 16);
+    ck_assert_double_eq(au_num(j, "slopes", 1, -1, -1), 1.0 / 256);
+    ck_assert_double_eq(au_num(j, "slopes", 2, -1, -1), 1.0 / 4);
     json_decref(j);
     /* without the bias in the response, the weights still include it: softmax(0 - 1/16, 0) */
     j = ok("{'num_heads': 2, 'seq_len': 2, 'include_bias': false, 'scores': [[0, 0], [0, 0]]}");
     ck_assert_ptr_null(json_object_get(j, "bias"));
     double e = exp(-1.0 / 16.0);
-    ck_assert_double_eq_tol(num(j, "weights", 0, 1, 0), e / (e + 1.0), 1e-15);
-    ck_assert(num(j, "weights", 0, 0, 1) == 0.0);
+    ck_assert_double_eq_tol(au_num(j, "weights", 0, 1, 0), e / (e + 1.0), 1e-15);
+    ck_assert(au_num(j, "weights", 0, 0, 1) == 0.0);
     json_decref(j);
     j = ok("{'slopes': [0.5, 0.25], 'seq_len': 2}");
     ck_assert_int_eq(json_array_size(json_object_get(j, "bias")), 2);
-    ck_assert_double_eq(num(j, "bias", 1, 1, 0), -0.25);
+    ck_assert_double_eq(au_num(j, "bias", 1, 1, 0), -0.25);
     json_decref(j);
     /* mpt with alibi_bias_max 16, 4 heads: 2^-4, 2^-8, 2^-12, 2^-16 */
     j = ok("{'num_heads': 4, 'seq_len': 1, 'slopes_rule': 'mpt', 'alibi_bias_max': 16}");
-    ck_assert_double_eq(num(j, "slopes", 3, -1, -1), ldexp(1.0, -16));
+    ck_assert_double_eq(au_num(j, "slopes", 3, -1, -1), ldexp(1.0, -16));
     ck_assert_double_eq(
         json_number_value(json_object_get(json_object_get(j, "resolved"), "alibi_bias_max")), 16.0);
     json_decref(j);
@@ -413,7 +260,7 @@ START_TEST(test_huge_request_refused_early)
 {
     expect_422("{'num_heads': 1024, 'seq_len': 1000000}", "/seq_len", "limit-exceeded");
     /* but the same positions without bias are fine (slopes + echoed positions only) */
-    lim.max_output_elements = 5000;
+    au_lim.max_output_elements = 5000;
     expect_422("{'num_heads': 4, 'seq_len': 3000, 'include_bias': false}", "/seq_len",
                "limit-exceeded");
     json_t *j = ok("{'num_heads': 4, 'seq_len': 2000, 'include_bias': false}");
@@ -426,7 +273,7 @@ Suite *api_alibi_suite(void)
 {
     Suite *s = suite_create("api_alibi");
     TCase *tc = tcase_create("alibi");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_teaching_example);
     tcase_add_test(tc, test_masked_exact_zero);

@@ -10,165 +10,19 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "api.h"
-#include "cache.h"
+#include "api_util.h"
 
-static api_limits lim;
-static pe_cache *cache;
-static api_ctx ctx;
-
-static void setup(void)
-{
-    api_limits_default(&lim);
-    cache = pe_cache_create(1 << 24, 4096);
-    ck_assert_ptr_nonnull(cache);
-    ctx.lim = &lim;
-    ctx.cache = cache;
-}
-
-static void teardown(void)
-{
-    pe_cache_destroy(cache);
-}
-
-/* Request bodies are written with ' for " to stay readable. */
-static char *dq(const char *s)
-{
-    char *r = strdup(s);
-    ck_assert_ptr_nonnull(r);
-    for (char *p = r; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return r;
-}
-
-static json_t *call(const char *body_sq, int *status)
-{
-    char *body = dq(body_sq);
-    api_response r;
-    api_handle(&ctx, api_attention, body, strlen(body), "t", &r);
-    free(body);
-    json_error_t e;
-    json_t *j = json_loadb(r.body, r.len, 0, &e);
-    ck_assert_msg(j != NULL, "response is not JSON: %s", r.body);
-    *status = r.status;
-    api_response_free(&r);
-    return j;
-}
-
+/* Every request goes to POST /attention; request bodies are written with ' for " (api_util.h). */
 static json_t *ok(const char *body_sq)
 {
-    int st = 0;
-    json_t *j = call(body_sq, &st);
-    if (st != 200) {
-        char *s = json_dumps(j, 0);
-        ck_abort_msg("status %d for %s: %s", st, body_sq, s);
-    }
-    return j;
+    return au_ok(api_attention, body_sq);
 }
 
 static void expect_422(const char *body_sq, const char *ptr, const char *code)
 {
-    int st = 0;
-    json_t *j = call(body_sq, &st);
-    char *s = json_dumps(j, 0);
-    ck_assert_msg(st == 422, "status %d, want 422, for %s: %s", st, body_sq, s);
-    json_t *e0 = json_array_get(json_object_get(j, "errors"), 0);
-    const char *got = json_string_value(json_object_get(e0, "pointer"));
-    ck_assert_msg(got && strcmp(got, ptr) == 0, "pointer %s, want %s, for %s: %s",
-                  got ? got : "(none)", ptr, body_sq, s);
-    if (code) {
-        char want[96];
-        snprintf(want, sizeof want, "urn:posenc:problem:%s", code);
-        ck_assert_str_eq(json_string_value(json_object_get(j, "type")), want);
-    }
-    free(s);
-    json_decref(j);
-}
-
-static json_t *at(json_t *j, const char *key, int i0, int i1, int i2)
-{
-    json_t *v = json_object_get(j, key);
-    int idx[3] = {i0, i1, i2};
-    for (int a = 0; a < 3 && idx[a] >= 0; a++)
-        v = json_array_get(v, (size_t)idx[a]);
-    ck_assert_msg(v != NULL, "%s[%d][%d][%d] missing", key, i0, i1, i2);
-    return v;
-}
-
-static double num(json_t *j, const char *key, int i0, int i1, int i2)
-{
-    json_t *v = at(j, key, i0, i1, i2);
-    ck_assert_msg(json_is_number(v), "%s[%d][%d][%d] is not a number", key, i0, i1, i2);
-    return json_number_value(v);
-}
-
-/* ---- golden cases read from tests/vectors (tolerance rule of the oracle README) ---------- */
-
-static void compare(json_t *exp, json_t *act, double abs_tol, double rel_tol, const char *path)
-{
-    if (json_is_null(exp)) {
-        ck_assert_msg(json_is_null(act), "%s: expected null", path);
-    } else if (json_is_number(exp)) {
-        ck_assert_msg(json_is_number(act), "%s: expected a number", path);
-        double e = json_number_value(exp), a = json_number_value(act);
-        ck_assert_msg(fabs(a - e) <= abs_tol + rel_tol * fabs(e), "%s: expected %.17g, got %.17g",
-                      path, e, a);
-    } else if (json_is_array(exp)) {
-        ck_assert_msg(json_is_array(act) && json_array_size(act) == json_array_size(exp),
-                      "%s: shape differs", path);
-        for (size_t i = 0; i < json_array_size(exp); i++) {
-            char p[256];
-            snprintf(p, sizeof p, "%s[%zu]", path, i);
-            compare(json_array_get(exp, i), json_array_get(act, i), abs_tol, rel_tol, p);
-        }
-    } else if (json_is_object(exp)) {
-        const char *k;
-        json_t *v;
-        json_object_foreach(exp, k, v)
-        {
-            char p[256];
-            snprintf(p, sizeof p, "%s.%s", path, k);
-            ck_assert_msg(json_object_get(act, k) != NULL, "%s missing", p);
-            compare(v, json_object_get(act, k), abs_tol, rel_tol, p);
-        }
-    } else {
-        ck_assert_msg(json_equal(exp, act), "%s differs", path);
-    }
-}
-
-static void oracle_case(const char *file, const char *id)
-{
-    json_error_t e;
-    json_t *cases = json_load_file(file, 0, &e);
-    ck_assert_msg(cases != NULL, "cannot read %s: %s", file, e.text);
-    json_t *c = NULL, *it;
-    size_t i;
-    json_array_foreach(cases, i, it)
-    {
-        if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0)
-            c = it;
-    }
-    ck_assert_msg(c != NULL, "case %s not in %s", id, file);
-    char *body = json_dumps(json_object_get(c, "request"), JSON_COMPACT);
-    api_response r;
-    api_handle(&ctx, api_attention, body, strlen(body), "t", &r);
-    json_t *tol = json_object_get(c, "tolerance");
-    json_t *want_status = json_object_get(c, "status");
-    ck_assert_msg(r.status == (want_status ? json_integer_value(want_status) : 200),
-                  "%s: status %d: %s", id, r.status, r.body);
-    json_t *act = json_loadb(r.body, r.len, 0, &e);
-    ck_assert_ptr_nonnull(act);
-    if (r.status == 200)
-        compare(json_object_get(c, "expected"), act, json_number_value(json_object_get(tol, "abs")),
-                json_number_value(json_object_get(tol, "rel")), id);
-    json_decref(act);
-    api_response_free(&r);
-    free(body);
-    json_decref(cases);
+    au_expect_422(api_attention, body_sq, ptr, code);
 }
 
 /* ---- tests ------------------------------------------------------------------------------- */
@@ -187,14 +41,14 @@ START_TEST(test_hand_two_tokens)
     const double a = 1.0 / sqrt(2.0), ea = exp(a);
     const double w00 = ea / (ea + 1.0), w01 = 1.0 / (ea + 1.0);
     json_t *j = ok("{'q': [[1, 0], [0, 1]], 'k': [[1, 0], [0, 1]], 'v': [[1, 2], [3, 4]]}");
-    ck_assert_double_eq_tol(num(j, "scores", 0, 0, -1), a, 1e-15);
-    ck_assert_double_eq(num(j, "scores", 0, 1, -1), 0.0);
-    ck_assert_double_eq_tol(num(j, "weights", 0, 0, -1), w00, 1e-15);
-    ck_assert_double_eq_tol(num(j, "weights", 0, 1, -1), w01, 1e-15);
-    ck_assert_double_eq_tol(num(j, "weights", 1, 1, -1), w00, 1e-15);
-    ck_assert_double_eq_tol(num(j, "output", 0, 0, -1), 1.0 + 2.0 * w01, 1e-14);
-    ck_assert_double_eq_tol(num(j, "output", 0, 1, -1), 2.0 + 2.0 * w01, 1e-14);
-    ck_assert_double_eq_tol(num(j, "output", 1, 0, -1), 1.0 + 2.0 * w00, 1e-14);
+    ck_assert_double_eq_tol(au_num(j, "scores", 0, 0, -1), a, 1e-15);
+    ck_assert_double_eq(au_num(j, "scores", 0, 1, -1), 0.0);
+    ck_assert_double_eq_tol(au_num(j, "weights", 0, 0, -1), w00, 1e-15);
+    ck_assert_double_eq_tol(au_num(j, "weights", 0, 1, -1), w01, 1e-15);
+    ck_assert_double_eq_tol(au_num(j, "weights", 1, 1, -1), w00, 1e-15);
+    ck_assert_double_eq_tol(au_num(j, "output", 0, 0, -1), 1.0 + 2.0 * w01, 1e-14);
+    ck_assert_double_eq_tol(au_num(j, "output", 0, 1, -1), 2.0 + 2.0 * w01, 1e-14);
+    ck_assert_double_eq_tol(au_num(j, "output", 1, 0, -1), 1.0 + 2.0 * w00, 1e-14);
     json_t *res = json_object_get(j, "resolved");
     ck_assert_str_eq(json_string_value(json_object_get(res, "method")), "none");
     ck_assert_double_eq_tol(json_number_value(json_object_get(res, "scale")), a, 1e-16);
@@ -202,17 +56,17 @@ START_TEST(test_hand_two_tokens)
 
     j = ok("{'q': [[1, 0], [0, 1]], 'k': [[1, 0], [0, 1]], 'v': [[1, 2], [3, 4]],"
            " 'causal': true, 'method': 'none'}");
-    ck_assert(json_is_null(at(j, "scores", 0, 1, -1)));
-    ck_assert(num(j, "weights", 0, 1, -1) == 0.0);
-    ck_assert(num(j, "weights", 0, 0, -1) == 1.0);
-    ck_assert_double_eq(num(j, "output", 0, 0, -1), 1.0);
-    ck_assert_double_eq(num(j, "output", 0, 1, -1), 2.0);
-    ck_assert_double_eq_tol(num(j, "weights", 1, 0, -1), w01, 1e-15);
+    ck_assert(json_is_null(au_at(j, "scores", 0, 1, -1)));
+    ck_assert(au_num(j, "weights", 0, 1, -1) == 0.0);
+    ck_assert(au_num(j, "weights", 0, 0, -1) == 1.0);
+    ck_assert_double_eq(au_num(j, "output", 0, 0, -1), 1.0);
+    ck_assert_double_eq(au_num(j, "output", 0, 1, -1), 2.0);
+    ck_assert_double_eq_tol(au_num(j, "weights", 1, 0, -1), w01, 1e-15);
     json_decref(j);
 
     /* scale 1 (T5's convention) gives scores = I */
     j = ok("{'q': [[1, 0], [0, 1]], 'k': [[1, 0], [0, 1]], 'scale': 1}");
-    ck_assert_double_eq(num(j, "scores", 1, 1, -1), 1.0);
+    ck_assert_double_eq(au_num(j, "scores", 1, 1, -1), 1.0);
     ck_assert_ptr_null(json_object_get(j, "output"));
     json_decref(j);
 }
@@ -258,10 +112,10 @@ static double perm_gap(json_t *base, json_t *permuted, const int *perm, int head
     double gap = 0.0;
     for (int i = 0; i < 4; i++) {
         for (int c = 0; c < 2; c++) {
-            double x =
-                head_axis ? num(permuted, "output", 0, i, c) : num(permuted, "output", i, c, -1);
-            double y = head_axis ? num(base, "output", 0, perm[i], c)
-                                 : num(base, "output", perm[i], c, -1);
+            double x = head_axis ? au_num(permuted, "output", 0, i, c)
+                                 : au_num(permuted, "output", i, c, -1);
+            double y = head_axis ? au_num(base, "output", 0, perm[i], c)
+                                 : au_num(base, "output", perm[i], c, -1);
             gap = fmax(gap, fabs(x - y));
         }
     }
@@ -304,10 +158,12 @@ END_TEST
 /* Golden cases (tests/vectors/attention). */
 START_TEST(test_oracle_cases)
 {
-    oracle_case("tests/vectors/attention/none.json", "attn-none-00-T4-d4-full");
-    oracle_case("tests/vectors/attention/none.json", "attn-none-02-T5-d8-causal");
-    oracle_case("tests/vectors/attention/alibi.json", "attn-alibi-00-h2-T4-causal-press");
-    oracle_case("tests/vectors/attention/alibi.json", "attn-alibi-03-h3-T5-symmetric-press");
+    au_oracle_case(api_attention, "tests/vectors/attention/none.json", "attn-none-00-T4-d4-full");
+    au_oracle_case(api_attention, "tests/vectors/attention/none.json", "attn-none-02-T5-d8-causal");
+    au_oracle_case(api_attention, "tests/vectors/attention/alibi.json",
+                   "attn-alibi-00-h2-T4-causal-press");
+    au_oracle_case(api_attention, "tests/vectors/attention/alibi.json",
+                   "attn-alibi-03-h3-T5-symmetric-press");
 }
 END_TEST
 
@@ -320,19 +176,19 @@ START_TEST(test_alibi_method)
 {
     json_t *j = ok("{'q': [[0], [0], [0]], 'k': [[0], [0], [0]], 'causal': true,"
                    " 'method': 'alibi', 'alibi': {'slopes': [0.5]}}");
-    ck_assert_double_eq(num(j, "scores", 0, 2, 0), -1.0);
-    ck_assert_double_eq(num(j, "scores", 0, 2, 1), -0.5);
-    ck_assert(json_is_null(at(j, "scores", 0, 0, 1)));
+    ck_assert_double_eq(au_num(j, "scores", 0, 2, 0), -1.0);
+    ck_assert_double_eq(au_num(j, "scores", 0, 2, 1), -0.5);
+    ck_assert(json_is_null(au_at(j, "scores", 0, 0, 1)));
     double s = 1.0 + exp(-0.5) + exp(-1.0);
-    ck_assert_double_eq_tol(num(j, "weights", 0, 2, 0), exp(-1.0) / s, 1e-15);
+    ck_assert_double_eq_tol(au_num(j, "weights", 0, 2, 0), exp(-1.0) / s, 1e-15);
     json_t *ra = json_object_get(json_object_get(j, "resolved"), "alibi");
     ck_assert_str_eq(json_string_value(json_object_get(ra, "mode")), "causal");
     json_decref(j);
     j = ok("{'q': [[0], [0], [0]], 'k': [[0], [0], [0]], 'method': 'alibi',"
            " 'alibi': {'num_heads': 2, 'mode': 'symmetric'}}");
     /* press, 2 heads: 1/16, 1/256; symmetric: -m |i - j| above the diagonal too */
-    ck_assert_double_eq(num(j, "scores", 0, 0, 2), -2.0 / 16.0);
-    ck_assert_double_eq(num(j, "scores", 1, 0, 2), -2.0 / 256.0);
+    ck_assert_double_eq(au_num(j, "scores", 0, 0, 2), -2.0 / 16.0);
+    ck_assert_double_eq(au_num(j, "scores", 1, 0, 2), -2.0 / 256.0);
     json_decref(j);
 }
 END_TEST
@@ -351,8 +207,8 @@ START_TEST(test_sinusoidal_method)
     for (int i = 0; i < 3; i++) {
         for (int c = 0; c < 3; c++) {
             double want = cos((double)(i - c)) / sqrt(2.0);
-            ck_assert_double_eq_tol(num(j, "scores", i, c, -1), want, 1e-15);
-            ck_assert_double_eq_tol(num(o, "scores", i, c, -1), want, 1e-12);
+            ck_assert_double_eq_tol(au_num(j, "scores", i, c, -1), want, 1e-15);
+            ck_assert_double_eq_tol(au_num(o, "scores", i, c, -1), want, 1e-12);
         }
     }
     json_t *rs = json_object_get(json_object_get(o, "resolved"), "sinusoidal");
@@ -362,7 +218,7 @@ START_TEST(test_sinusoidal_method)
     json_decref(o);
     /* v is not encoded: with q = k = 0 and one token, output = v */
     j = ok("{'q': [[0, 0]], 'k': [[0, 0]], 'v': [[5, 7]], 'method': 'sinusoidal'}");
-    ck_assert_double_eq(num(j, "output", 0, 0, -1), 5.0);
+    ck_assert_double_eq(au_num(j, "output", 0, 0, -1), 5.0);
     json_decref(j);
 }
 END_TEST
@@ -388,7 +244,7 @@ START_TEST(test_t5_method)
     static const double want[3][3] = {{0, 17, 18}, {1, 0, 17}, {2, 1, 0}};
     for (int i = 0; i < 3; i++)
         for (int c = 0; c < 3; c++)
-            ck_assert_double_eq(num(j, "scores", i, c, -1), want[i][c]);
+            ck_assert_double_eq(au_num(j, "scores", i, c, -1), want[i][c]);
     json_t *rt = json_object_get(json_object_get(j, "resolved"), "t5");
     ck_assert(json_is_true(json_object_get(rt, "bidirectional")));
     ck_assert_int_eq(json_integer_value(json_object_get(rt, "num_buckets")), 32);
@@ -399,8 +255,8 @@ START_TEST(test_t5_method)
              " 't5': {'bias': %s}}",
              bias);
     j = ok(body);
-    ck_assert(json_is_null(at(j, "scores", 0, 1, -1)));
-    ck_assert_double_eq(num(j, "scores", 2, 0, -1), 2.0);
+    ck_assert(json_is_null(au_at(j, "scores", 0, 1, -1)));
+    ck_assert_double_eq(au_num(j, "scores", 2, 0, -1), 2.0);
     ck_assert(json_is_false(
         json_object_get(json_object_get(json_object_get(j, "resolved"), "t5"), "bidirectional")));
     json_decref(j);
@@ -410,9 +266,9 @@ START_TEST(test_t5_method)
     j = ok("{'q': [[0], [0]], 'k': [[0], [0]], 'method': 't5',"
            " 't5': {'bias': [[0, 1, 2, 3], [0, 10, 20, 30]], 'bidirectional': false,"
            " 'max_distance': 8}}");
-    ck_assert_double_eq(num(j, "scores", 1, 1, 0), 10.0);
-    ck_assert_double_eq(num(j, "scores", 0, 1, 0), 1.0);
-    ck_assert_double_eq(num(j, "scores", 1, 0, 1), 0.0); /* future → bucket 0 */
+    ck_assert_double_eq(au_num(j, "scores", 1, 1, 0), 10.0);
+    ck_assert_double_eq(au_num(j, "scores", 0, 1, 0), 1.0);
+    ck_assert_double_eq(au_num(j, "scores", 1, 0, 1), 0.0); /* future → bucket 0 */
     json_decref(j);
 }
 END_TEST
@@ -490,7 +346,7 @@ START_TEST(test_errors)
                " 't5': {'bias': [0, 1e308, 2, 3]}, 'scale': 1e308}",
                "/t5", NULL);
     /* output limit */
-    lim.max_output_elements = 20;
+    au_lim.max_output_elements = 20;
     expect_422("{'q': [[1], [2], [3], [4]], 'k': [[1], [2], [3], [4]]}", "/q", "limit-exceeded");
 }
 END_TEST
@@ -499,7 +355,7 @@ Suite *api_attention_suite(void)
 {
     Suite *s = suite_create("api_attention");
     TCase *tc = tcase_create("attention");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_hand_two_tokens);
     tcase_add_test(tc, test_permutation);

@@ -16,11 +16,10 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
-#include "cache.h"
+#include "api_util.h"
 
 /* A fake table source with "small" = [[0.5, -0.5], [0.25, 0.75], [1, 1]] (3 positions, d = 2). */
 static const double small_data[6] = {0.5, -0.5, 0.25, 0.75, 1.0, 1.0};
@@ -39,22 +38,11 @@ static void fake_release(void *self, const api_table *t)
 }
 
 static const api_table_source SOURCE = {NULL, fake_acquire, fake_release};
-static api_limits lim;
-static pe_cache *cache;
-static api_ctx ctx;
 
 static void setup(void)
 {
-    api_limits_default(&lim);
-    cache = pe_cache_create(1 << 20, 1024);
-    ctx.lim = &lim;
-    ctx.cache = cache;
-    ctx.tables = &SOURCE;
-}
-
-static void teardown(void)
-{
-    pe_cache_destroy(cache);
+    au_open(1 << 20, 1024);
+    au_ctx.tables = &SOURCE;
 }
 
 static double sig(double x)
@@ -67,20 +55,10 @@ static json_t *run(const char *extra_sq)
 {
     char body[1024];
     snprintf(body, sizeof body,
-             "{\"q\": [[1, 0], [0, 1]], \"k\": [[1, 0], [0, 1]], \"v\": [[1, 2], [3, 4]], "
-             "\"scale\": 1, %s}",
+             "{'q': [[1, 0], [0, 1]], 'k': [[1, 0], [0, 1]], 'v': [[1, 2], [3, 4]], "
+             "'scale': 1, %s}",
              extra_sq);
-    for (char *p = body; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    api_response r;
-    api_handle(&ctx, api_attention, body, strlen(body), "t", &r);
-    ck_assert_msg(r.status == 200, "status %d for %s: %s", r.status, body, r.body);
-    json_error_t e;
-    json_t *j = json_loadb(r.body, r.len, 0, &e);
-    ck_assert_ptr_nonnull(j);
-    api_response_free(&r);
-    return j;
+    return au_ok(api_attention, body);
 }
 
 /* x[i][j] of a [2][2] matrix, or of head 0 of a [H][2][2] one. */
@@ -261,7 +239,7 @@ Suite *api_attention_methods_suite(void)
 {
     Suite *s = suite_create("api_attention_methods");
     TCase *tc = tcase_create("two_tokens");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, setup, au_teardown);
     tcase_add_test(tc, test_none);
     tcase_add_test(tc, test_sinusoidal);
     tcase_add_test(tc, test_alibi);

@@ -9,11 +9,10 @@
 #include <check.h>
 #include <jansson.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
-#include "cache.h"
+#include "api_util.h"
 
 /* ---- a fake table source: "t512" (512 x 8, [r][c] = r + c/8) and "small" (3 x 2) ---------- */
 
@@ -39,90 +38,33 @@ static void fake_release(void *self, const api_table *t)
 }
 
 static const api_table_source SOURCE = {NULL, fake_acquire, fake_release};
-static api_limits lim;
-static pe_cache *cache;
-static api_ctx ctx;
 
 static void setup(void)
 {
     for (size_t r = 0; r < 512; r++)
         for (size_t c = 0; c < 8; c++)
             t512[r * 8 + c] = (double)r + (double)c / 8.0;
-    api_limits_default(&lim);
-    cache = pe_cache_create(1 << 20, 1024);
-    ctx.lim = &lim;
-    ctx.cache = cache;
-    ctx.tables = &SOURCE;
+    au_open(1 << 20, 1024);
+    au_ctx.tables = &SOURCE;
     acquired = released = 0;
 }
 
 static void teardown(void)
 {
-    pe_cache_destroy(cache);
+    au_teardown();
     ck_assert_int_eq(acquired, released); /* every acquired table was given back */
-}
-
-static char *dq(const char *s)
-{
-    char *r = strdup(s);
-    for (char *p = r; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return r;
-}
-
-static json_t *call(api_handler h, const char *body_sq, int *status)
-{
-    char *body = dq(body_sq);
-    api_response r;
-    api_handle(&ctx, h, body, strlen(body), "t", &r);
-    free(body);
-    json_error_t e;
-    json_t *j = json_loadb(r.body, r.len, 0, &e);
-    ck_assert_msg(j != NULL, "not JSON: %s", r.body);
-    *status = r.status;
-    api_response_free(&r);
-    return j;
-}
-
-static json_t *ok(api_handler h, const char *body_sq)
-{
-    int st;
-    json_t *j = call(h, body_sq, &st);
-    if (st != 200) {
-        char *s = json_dumps(j, 0);
-        ck_abort_msg("status %d for %s: %s", st, body_sq, s);
-    }
-    return j;
-}
-
-/* A 422 whose first error has pointer ptr and a message containing needle (may be NULL). */
-static void expect_422(api_handler h, const char *body_sq, const char *ptr, const char *needle)
-{
-    int st;
-    json_t *j = call(h, body_sq, &st);
-    char *s = json_dumps(j, 0);
-    ck_assert_msg(st == 422, "status %d for %s: %s", st, body_sq, s);
-    json_t *e0 = json_array_get(json_object_get(j, "errors"), 0);
-    const char *p = json_string_value(json_object_get(e0, "pointer"));
-    const char *m = json_string_value(json_object_get(e0, "message"));
-    ck_assert_msg(p && strcmp(p, ptr) == 0, "pointer %s, want %s: %s", p ? p : "-", ptr, s);
-    if (needle)
-        ck_assert_msg(m && strstr(m, needle), "message lacks \"%s\": %s", needle, s);
-    free(s);
-    json_decref(j);
 }
 
 static double m_at(json_t *j, size_t i, size_t c)
 {
-    return json_number_value(json_array_get(json_array_get(json_object_get(j, "matrix"), i), c));
+    return au_num(j, "matrix", (int)i, (int)c, -1);
 }
 
 /* ---- POST /learned ------------------------------------------------------------------------- */
 
 START_TEST(test_lookup)
 {
-    json_t *j = ok(api_learned, "{'table': 't512', 'positions': [0, 511, 7]}");
+    json_t *j = au_ok(api_learned, "{'table': 't512', 'positions': [0, 511, 7]}");
     json_t *shape = json_object_get(j, "shape");
     ck_assert_int_eq(json_integer_value(json_array_get(shape, 0)), 3);
     ck_assert_int_eq(json_integer_value(json_array_get(shape, 1)), 8);
@@ -136,7 +78,7 @@ START_TEST(test_lookup)
     ck_assert_ptr_null(json_object_get(res, "target_length"));
     json_decref(j);
     /* seq_len + offset: positions 509, 510, 511 */
-    j = ok(api_learned, "{'table': 't512', 'seq_len': 3, 'offset': 509}");
+    j = au_ok(api_learned, "{'table': 't512', 'seq_len': 3, 'offset': 509}");
     ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(j, "positions"), 2)), 511);
     ck_assert_double_eq(m_at(j, 0, 1), 509.125);
     json_decref(j);
@@ -146,21 +88,22 @@ END_TEST
 /* 600 positions of a 512-row table: the first one past the end is 512. */
 START_TEST(test_extend_error)
 {
-    expect_422(api_learned, "{'table': 't512', 'seq_len': 600}", "/seq_len", "position 512");
-    expect_422(api_learned, "{'table': 't512', 'seq_len': 600}", "/seq_len", "512 rows");
-    expect_422(api_learned, "{'table': 't512', 'positions': [0, 5, 600, 700]}", "/positions/2",
-               "position 600 is beyond table \"t512\", which has 512 rows");
-    expect_422(api_learned, "{'table': 't512', 'seq_len': 2, 'offset': 512}", "/offset",
-               "position 512");
-    expect_422(api_learned, "{'table': 'small', 'extend': 'error', 'positions': [3]}",
-               "/positions/0", "3 rows (positions 0 .. 2)");
+    au_expect_422_msg(api_learned, "{'table': 't512', 'seq_len': 600}", "/seq_len", "position 512");
+    au_expect_422_msg(api_learned, "{'table': 't512', 'seq_len': 600}", "/seq_len", "512 rows");
+    au_expect_422_msg(api_learned, "{'table': 't512', 'positions': [0, 5, 600, 700]}",
+                      "/positions/2", "position 600 is beyond table \"t512\", which has 512 rows");
+    au_expect_422_msg(api_learned, "{'table': 't512', 'seq_len': 2, 'offset': 512}", "/offset",
+                      "position 512");
+    au_expect_422_msg(api_learned, "{'table': 'small', 'extend': 'error', 'positions': [3]}",
+                      "/positions/0", "3 rows (positions 0 .. 2)");
 }
 END_TEST
 
 /* copy: row p = table[p mod 512]: 600 → 88, 1024 → 0. */
 START_TEST(test_extend_copy)
 {
-    json_t *j = ok(api_learned, "{'table': 't512', 'positions': [600, 88, 1024], 'extend': 'copy'}");
+    json_t *j =
+        au_ok(api_learned, "{'table': 't512', 'positions': [600, 88, 1024], 'extend': 'copy'}");
     for (size_t c = 0; c < 8; c++) {
         ck_assert_double_eq(m_at(j, 0, c), 88.0 + (double)c / 8.0);
         ck_assert_double_eq(m_at(j, 0, c), m_at(j, 1, c));
@@ -177,8 +120,8 @@ END_TEST
  */
 START_TEST(test_extend_interpolate)
 {
-    json_t *j = ok(api_learned, "{'table': 't512', 'positions': [2, 3, 1022], 'extend': "
-                                "'interpolate', 'target_length': 1023}");
+    json_t *j = au_ok(api_learned, "{'table': 't512', 'positions': [2, 3, 1022], 'extend': "
+                                   "'interpolate', 'target_length': 1023}");
     for (size_t c = 0; c < 8; c++) {
         ck_assert_double_eq(m_at(j, 0, c), 1.0 + (double)c / 8.0);
         ck_assert_double_eq(m_at(j, 1, c), 1.5 + (double)c / 8.0);
@@ -188,32 +131,37 @@ START_TEST(test_extend_interpolate)
     ck_assert_int_eq(json_integer_value(json_object_get(res, "target_length")), 1023);
     ck_assert_str_eq(json_string_value(json_object_get(res, "extend")), "interpolate");
     json_decref(j);
-    expect_422(api_learned,
-               "{'table': 't512', 'positions': [1023], 'extend': 'interpolate', 'target_length': 1023}",
-               "/positions/0", "beyond target_length 1023");
+    au_expect_422_msg(
+        api_learned,
+        "{'table': 't512', 'positions': [1023], 'extend': 'interpolate', 'target_length': 1023}",
+        "/positions/0", "beyond target_length 1023");
 }
 END_TEST
 
 START_TEST(test_field_errors)
 {
-    expect_422(api_learned, "{'table': 'nope', 'seq_len': 2}", "/table", "no table named \"nope\"");
-    expect_422(api_learned, "{'table': '../etc', 'seq_len': 2}", "/table", "must be a table name");
-    expect_422(api_learned, "{'table': 5, 'seq_len': 2}", "/table", NULL);
-    expect_422(api_learned, "{'seq_len': 2}", "/table", "table is required");
-    expect_422(api_learned, "{'table': 't512'}", "/positions", NULL);
-    expect_422(api_learned, "{'table': 't512', 'seq_len': 2, 'extend': 'wrap'}", "/extend", NULL);
-    expect_422(api_learned, "{'table': 't512', 'seq_len': 2, 'target_length': 9}", "/target_length",
-               "goes with extend \"interpolate\"");
-    expect_422(api_learned, "{'table': 't512', 'seq_len': 2, 'extend': 'interpolate'}",
-               "/target_length", "needs target_length");
-    expect_422(api_learned,
-               "{'table': 't512', 'seq_len': 2, 'extend': 'interpolate', 'target_length': 1}",
-               "/target_length", NULL);
-    expect_422(api_learned, "{'table': 't512', 'seq_len': 2, 'colour': 1}", "/colour", NULL);
-    lim.max_output_elements = 15; /* 2 rows x 8 = 16 numbers */
-    expect_422(api_learned, "{'table': 't512', 'seq_len': 2}", "/seq_len", "max_output_elements");
-    ctx.tables = NULL; /* no store at all: every name is unknown */
-    expect_422(api_learned, "{'table': 't512', 'seq_len': 1}", "/table", "no table named");
+    au_expect_422_msg(api_learned, "{'table': 'nope', 'seq_len': 2}", "/table",
+                      "no table named \"nope\"");
+    au_expect_422_msg(api_learned, "{'table': '../etc', 'seq_len': 2}", "/table",
+                      "must be a table name");
+    au_expect_422_msg(api_learned, "{'table': 5, 'seq_len': 2}", "/table", NULL);
+    au_expect_422_msg(api_learned, "{'seq_len': 2}", "/table", "table is required");
+    au_expect_422_msg(api_learned, "{'table': 't512'}", "/positions", NULL);
+    au_expect_422_msg(api_learned, "{'table': 't512', 'seq_len': 2, 'extend': 'wrap'}", "/extend",
+                      NULL);
+    au_expect_422_msg(api_learned, "{'table': 't512', 'seq_len': 2, 'target_length': 9}",
+                      "/target_length", "goes with extend \"interpolate\"");
+    au_expect_422_msg(api_learned, "{'table': 't512', 'seq_len': 2, 'extend': 'interpolate'}",
+                      "/target_length", "needs target_length");
+    au_expect_422_msg(
+        api_learned, "{'table': 't512', 'seq_len': 2, 'extend': 'interpolate', 'target_length': 1}",
+        "/target_length", NULL);
+    au_expect_422_msg(api_learned, "{'table': 't512', 'seq_len': 2, 'colour': 1}", "/colour", NULL);
+    au_lim.max_output_elements = 15; /* 2 rows x 8 = 16 numbers */
+    au_expect_422_msg(api_learned, "{'table': 't512', 'seq_len': 2}", "/seq_len",
+                      "max_output_elements");
+    au_ctx.tables = NULL; /* no store at all: every name is unknown */
+    au_expect_422_msg(api_learned, "{'table': 't512', 'seq_len': 1}", "/table", "no table named");
 }
 END_TEST
 
@@ -221,36 +169,35 @@ END_TEST
 
 START_TEST(test_attention_errors)
 {
-    const char *qk = "'q': [[1, 0], [0, 1]], 'k': [[1, 0], [0, 1]]";
-    char b[512];
-    snprintf(b, sizeof b, "{%s, 'method': 'learned', 'learned': {'table': 't512'}}", qk);
-    expect_422(api_attention, b, "/learned/table", "has 8 columns, but the q and k rows have d = 2");
-    snprintf(b, sizeof b, "{%s, 'method': 'learned'}", qk);
-    expect_422(api_attention, b, "/learned", NULL);
-    snprintf(b, sizeof b, "{%s, 'method': 'learned', 'learned': {}}", qk);
-    expect_422(api_attention, b, "/learned/table", "table is required");
-    snprintf(b, sizeof b, "{%s, 'method': 'learned', 'learned': {'table': 'nope'}}", qk);
-    expect_422(api_attention, b, "/learned/table", "no table named");
-    snprintf(b, sizeof b, "{%s, 'method': 'learned', 'learned': {'table': 'small', 'tabel': 1}}", qk);
-    expect_422(api_attention, b, "/learned/tabel", NULL);
-    /* 3 rows: offset 2 + T 2 reaches position 3 */
-    snprintf(b, sizeof b, "{%s, 'method': 'learned', 'learned': {'table': 'small', 'offset': 2}}",
-             qk);
-    expect_422(api_attention, b, "/q", "position 3 is beyond table \"small\", which has 3 rows");
-    snprintf(b, sizeof b, "{%s, 'method': 'learned', 'learned': {'table': 'small', 'offset': 5}}",
-             qk);
-    expect_422(api_attention, b, "/learned/offset", "position 5");
-    snprintf(b, sizeof b,
-             "{%s, 'method': 'learned', 'learned': {'table': 'small', 'target_length': 4}}", qk);
-    expect_422(api_attention, b, "/learned/target_length", NULL);
-    snprintf(b, sizeof b,
-             "{%s, 'method': 'learned', 'learned': {'table': 'small', 'extend': 'interpolate', "
-             "'target_length': 4, 'offset': 3}}",
-             qk);
-    expect_422(api_attention, b, "/q", "beyond target_length 4");
-    /* the object of another method is a mistake */
-    snprintf(b, sizeof b, "{%s, 'method': 'none', 'learned': {'table': 'small'}}", qk);
-    expect_422(api_attention, b, "/learned", NULL);
+    /* every body is {q, k, <fields>} with 2 x 2 q and k rows (d = 2) */
+    static const struct {
+        const char *fields, *ptr, *needle;
+    } CASES[] = {
+        {"'method': 'learned', 'learned': {'table': 't512'}", "/learned/table",
+         "has 8 columns, but the q and k rows have d = 2"},
+        {"'method': 'learned'", "/learned", NULL},
+        {"'method': 'learned', 'learned': {}", "/learned/table", "table is required"},
+        {"'method': 'learned', 'learned': {'table': 'nope'}", "/learned/table", "no table named"},
+        {"'method': 'learned', 'learned': {'table': 'small', 'tabel': 1}", "/learned/tabel", NULL},
+        /* 3 rows: offset 2 + T 2 reaches position 3 */
+        {"'method': 'learned', 'learned': {'table': 'small', 'offset': 2}", "/q",
+         "position 3 is beyond table \"small\", which has 3 rows"},
+        {"'method': 'learned', 'learned': {'table': 'small', 'offset': 5}", "/learned/offset",
+         "position 5"},
+        {"'method': 'learned', 'learned': {'table': 'small', 'target_length': 4}",
+         "/learned/target_length", NULL},
+        {"'method': 'learned', 'learned': {'table': 'small', 'extend': 'interpolate', "
+         "'target_length': 4, 'offset': 3}",
+         "/q", "beyond target_length 4"},
+        /* the object of another method is a mistake */
+        {"'method': 'none', 'learned': {'table': 'small'}", "/learned", NULL},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        char b[512];
+        snprintf(b, sizeof b, "{'q': [[1, 0], [0, 1]], 'k': [[1, 0], [0, 1]], %s}",
+                 CASES[i].fields);
+        au_expect_422_msg(api_attention, b, CASES[i].ptr, CASES[i].needle);
+    }
 }
 END_TEST
 

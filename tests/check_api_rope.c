@@ -13,100 +13,39 @@
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
-#include "cache.h"
+#include "api_util.h"
 
-static api_limits lim;
-static pe_cache *cache;
-static api_ctx ctx;
-
-static void setup(void)
-{
-    api_limits_default(&lim);
-    cache = pe_cache_create((size_t)1 << 24, 4096);
-    ck_assert_ptr_nonnull(cache);
-    ctx.lim = &lim;
-    ctx.cache = cache;
-}
-
-static void teardown(void)
-{
-    pe_cache_destroy(cache);
-    cache = NULL;
-}
-
-/* Runs body through /rope; returns the response body (malloc'd) and its status. */
-static char *run(const char *body, int *status)
-{
-    api_response r;
-    memset(&r, 0, sizeof r);
-    api_handle(&ctx, api_rope, body, strlen(body), "test", &r);
-    *status = r.status;
-    ck_assert_ptr_nonnull(r.body);
-    return r.body;
-}
-
-static json_t *parse(const char *text)
-{
-    json_error_t e;
-    json_t *j = json_loads(text, 0, &e);
-    ck_assert_msg(j != NULL, "not JSON: %s", text);
-    return j;
-}
+/* Every request goes to POST /rope. The bodies here are plain JSON (no ', so the ' -> "
+ * conversion of api_util.h leaves them as they are). */
 
 /* POSTs body, asserts 200, returns the parsed response. */
 static json_t *ok(const char *body)
 {
-    int st = 0;
-    char *text = run(body, &st);
-    ck_assert_msg(st == 200, "%s -> %d: %s", body, st, text);
-    json_t *j = parse(text);
-    free(text);
-    return j;
+    return au_ok(api_rope, body);
 }
 
-/* POSTs body, asserts a 422 whose first error has pointer ptr (and code, when non-NULL). */
+/* POSTs body, asserts a 422 whose first error has pointer ptr and a message (and code, when
+ * non-NULL). */
 static void bad(const char *body, const char *ptr, const char *code)
 {
-    int st = 0;
-    char *text = run(body, &st);
-    ck_assert_msg(st == 422, "%s -> %d (want 422): %s", body, st, text);
-    json_t *j = parse(text);
-    json_t *e0 = json_array_get(json_object_get(j, "errors"), 0);
-    const char *got = json_string_value(json_object_get(e0, "pointer"));
-    ck_assert_msg(got != NULL && strcmp(got, ptr) == 0, "%s: pointer %s, want %s (%s)", body,
-                  got ? got : "(none)", ptr, text);
-    const char *msg = json_string_value(json_object_get(e0, "message"));
-    ck_assert_msg(msg != NULL && msg[0] != '\0', "%s: no message", body);
-    if (code) {
-        char want[96];
-        snprintf(want, sizeof want, "urn:posenc:problem:%s", code);
-        const char *type = json_string_value(json_object_get(j, "type"));
-        ck_assert_msg(type && strcmp(type, want) == 0, "%s: type %s, want %s", body, type, want);
-    }
-    json_decref(j);
-    free(text);
-}
-
-static double num(const json_t *j)
-{
-    ck_assert_msg(json_is_number(j), "not a number");
-    return json_number_value(j);
+    au_expect_422(api_rope, body, ptr, code);
 }
 
 /* j[key][i] */
-static double at(const json_t *j, const char *key, size_t i)
+static double at(const json_t *j, const char *key, int i)
 {
-    return num(json_array_get(json_object_get(j, key), i));
+    return au_num(j, key, i, -1, -1);
 }
 
 /* j[key][i][k] */
-static double at2(const json_t *j, const char *key, size_t i, size_t k)
+static double at2(const json_t *j, const char *key, int i, int k)
 {
-    return num(json_array_get(json_array_get(json_object_get(j, key), i), k));
+    return au_num(j, key, i, k, -1);
 }
 
 /* j["resolved"]["scaling"][key] */
@@ -114,16 +53,6 @@ static const json_t *rscal(const json_t *j, const char *key)
 {
     return json_object_get(json_object_get(json_object_get(j, "resolved"), "scaling"), key);
 }
-
-static int close_to(double got, double want, double abs_tol, double rel_tol)
-{
-    return fabs(got - want) <= abs_tol + rel_tol * fabs(want);
-}
-
-#define ck_close(got, want, abs_tol, rel_tol)                                                    \
-    ck_assert_msg(close_to((got), (want), (abs_tol), (rel_tol)),                                 \
-                  "%s = %.17g, want %.17g (abs %g, rel %g)", #got, (double)(got), (double)(want), \
-                  (double)(abs_tol), (double)(rel_tol))
 
 /* ---- 422s, one per rule, with the pointer naming the field as spelled -------------------- */
 
@@ -350,7 +279,7 @@ END_TEST
 START_TEST(test_output_limit)
 {
     /* 20 positions x head_dim 8 = 160 numbers of q_rotated > a limit of 100 */
-    lim.max_output_elements = 100;
+    au_lim.max_output_elements = 100;
     bad("{\"head_dim\": 8, \"seq_len\": 20, \"q\": [1, 0, 0, 0, 0, 0, 0, 0]}", "/q",
         "limit-exceeded");
     bad("{\"head_dim\": 8, \"seq_len\": 20, \"include\": [\"bands\", \"cos_sin\"]}", "/include/1",
@@ -368,8 +297,8 @@ END_TEST
 static void same(const char *a, const char *b)
 {
     int sa = 0, sb = 0;
-    char *ta = run(a, &sa);
-    char *tb = run(b, &sb);
+    char *ta = au_send(api_rope, a, &sa);
+    char *tb = au_send(api_rope, b, &sb);
     ck_assert_msg(sa == 200 && sb == 200, "%s -> %d, %s -> %d: %s %s", a, sa, b, sb, ta, tb);
     ck_assert_msg(strcmp(ta, tb) == 0, "different responses:\n%s\n%s", ta, tb);
     free(ta);
@@ -396,8 +325,8 @@ START_TEST(test_aliases)
                    " \"k\": [4, 3, 2, 1]}");
     json_t *b = ok("{\"head_dim\": 4, \"q_positions\": [0, 5], \"k_positions\": [0, 5],"
                    " \"q\": [1, 2, 3, 4], \"k\": [4, 3, 2, 1]}");
-    ck_assert(json_equal(json_object_get(a, "scores"), json_object_get(b, "scores")));
-    ck_assert(json_equal(json_object_get(a, "q_rotated"), json_object_get(b, "q_rotated")));
+    au_same(a, b, "scores");
+    au_same(a, b, "q_rotated");
     json_decref(a);
     json_decref(b);
     /* su is longrope (HF's old name); resolved names the canonical type and the spelling */
@@ -409,7 +338,7 @@ START_TEST(test_aliases)
     snprintf(b2, sizeof b2, "{\"head_dim\": 8, \"scaling\": {\"type\": \"longrope\", %s", lr);
     a = ok(b1);
     b = ok(b2);
-    ck_assert(json_equal(json_object_get(a, "inv_freq"), json_object_get(b, "inv_freq")));
+    au_same(a, b, "inv_freq");
     ck_assert_str_eq(json_string_value(rscal(a, "type")), "longrope");
     ck_assert_str_eq(json_string_value(rscal(a, "type_given")), "su");
     json_decref(a);
@@ -453,7 +382,7 @@ START_TEST(test_worked_example)
     /* q at position 2 turned by 1 rad: (cos 1 - 2 sin 1, sin 1 + 2 cos 1) */
     ck_close(at2(j, "q_rotated", 0, 0), cos(1.0) - 2.0 * sin(1.0), 1e-15, 1e-14);
     ck_close(at2(j, "q_rotated", 0, 1), sin(1.0) + 2.0 * cos(1.0), 1e-15, 1e-14);
-    ck_close(num(json_object_get(j, "attention_factor")), 1.0, 0, 0);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 1.0, 0, 0);
     ck_assert_str_eq(json_string_value(
                          json_object_get(json_object_get(j, "resolved"), "inv_freq_source")),
                      "explicit");
@@ -489,9 +418,9 @@ START_TEST(test_oracle_cases)
                                  0.011592049256286924};
     for (size_t i = 0; i < 4; i++)
         ck_close(at(j, "inv_freq", 8 + i), GO[i], 1e-15, 1e-12);
-    ck_close(num(json_object_get(j, "attention_factor")), 1.3465735902799727, 1e-15, 1e-12);
-    ck_close(num(rscal(j, "ramp_low")), 8.092779115512402, 1e-12, 1e-12);
-    ck_close(num(rscal(j, "ramp_high")), 17.39802450158856, 1e-12, 1e-12);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 1.3465735902799727, 1e-15, 1e-12);
+    ck_close(au_number(rscal(j, "ramp_low")), 8.092779115512402, 1e-12, 1e-12);
+    ck_close(au_number(rscal(j, "ramp_high")), 17.39802450158856, 1e-12, 1e-12);
     ck_assert(json_is_false(rscal(j, "truncate")));
     json_decref(j);
 
@@ -513,8 +442,8 @@ START_TEST(test_oracle_cases)
     j = ok("{\"head_dim\": 64, \"base\": 10000.0, \"scaling\": {\"type\": \"dynamic\","
            " \"factor\": 2.0, \"original_max_position_embeddings\": 2048}, \"seq_len\": 4096}");
     ck_close(at(j, "inv_freq", 31), 4.445071440544414e-05, 1e-15, 1e-12);
-    ck_close(num(rscal(j, "effective_base")), 31082.236667168814, 0, 1e-12);
-    ck_close(num(rscal(j, "effective_seq_len")), 4096, 0, 0);
+    ck_close(au_number(rscal(j, "effective_base")), 31082.236667168814, 0, 1e-12);
+    ck_close(au_number(rscal(j, "effective_seq_len")), 4096, 0, 0);
     json_decref(j);
 
     /* rope-longrope-hd8-seq131072-long: inv_freq and attention_factor sqrt(1 + ln 32/ln 4096) */
@@ -526,7 +455,7 @@ START_TEST(test_oracle_cases)
                                  7.142857142857143e-05};
     for (size_t i = 0; i < 4; i++)
         ck_close(at(j, "inv_freq", i), LR[i], 1e-15, 1e-12);
-    ck_close(num(json_object_get(j, "attention_factor")), 1.1902380714238083, 1e-15, 1e-12);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 1.1902380714238083, 1e-15, 1e-12);
     json_decref(j);
 }
 END_TEST
@@ -539,14 +468,14 @@ START_TEST(test_dynamic_short_is_plain)
     json_t *d = ok("{\"head_dim\": 64, \"scaling\": {\"type\": \"dynamic\", \"factor\": 2,"
                    " \"original_max_position_embeddings\": 2048}, \"seq_len\": 100}");
     json_t *p = ok("{\"head_dim\": 64}");
-    ck_assert(json_equal(json_object_get(d, "inv_freq"), json_object_get(p, "inv_freq")));
+    au_same(d, p, "inv_freq");
     for (size_t j = 0; j < 32; j++) {
         double v = at(d, "inv_freq", j);
         ck_assert(isfinite(v));
         ck_close(v, pow(10000.0, -(double)(2 * j) / 64.0), 0, 1e-15);
     }
-    ck_close(num(rscal(d, "effective_base")), 10000.0, 0, 0);
-    ck_close(num(rscal(d, "effective_seq_len")), 2048.0, 0, 0);
+    ck_close(au_number(rscal(d, "effective_base")), 10000.0, 0, 0);
+    ck_close(au_number(rscal(d, "effective_seq_len")), 2048.0, 0, 0);
     json_decref(d);
     json_decref(p);
 }
@@ -564,17 +493,17 @@ START_TEST(test_dynamic_cache_keying)
                         " \"seq_len\": 64, \"q\": [1, 2, 3, 4, 5, 6, 7, 8],"
                         " \"include\": [\"cos_sin\"]}";
     int st = 0;
-    char *a = run(shortq, &st);
+    char *a = au_send(api_rope, shortq, &st);
     ck_assert_int_eq(st, 200);
-    char *b = run(longq, &st);
+    char *b = au_send(api_rope, longq, &st);
     ck_assert_int_eq(st, 200);
-    char *c = run(shortq, &st);
+    char *c = au_send(api_rope, shortq, &st);
     ck_assert_int_eq(st, 200);
     ck_assert_str_eq(a, c);
     ck_assert_str_ne(a, b);
-    json_t *jb = parse(b);
+    json_t *jb = au_parse(b);
     /* L = 64 > 16: base' = 10000 (4*64/16 - 3)^(8/6) = 10000 * 13^(4/3) */
-    ck_close(num(rscal(jb, "effective_base")), 10000.0 * pow(13.0, 8.0 / 6.0), 0, 1e-13);
+    ck_close(au_number(rscal(jb, "effective_base")), 10000.0 * pow(13.0, 8.0 / 6.0), 0, 1e-13);
     ck_close(at(jb, "inv_freq", 1), pow(10000.0 * pow(13.0, 8.0 / 6.0), -0.25), 0, 1e-13);
     json_decref(jb);
     free(a);
@@ -602,7 +531,7 @@ START_TEST(test_longrope_switch)
         ck_assert_str_eq(json_string_value(rscal(j, "list_used")),
                          k == 0 ? "short_factor" : "long_factor");
         /* attention factor applies to either list: sqrt(1 + ln 32 / ln 4096) */
-        ck_close(num(json_object_get(j, "attention_factor")),
+        ck_close(au_number(json_object_get(j, "attention_factor")),
                  sqrt(1.0 + log(32.0) / log(4096.0)), 1e-15, 1e-12);
         json_decref(j);
     }
@@ -626,7 +555,7 @@ START_TEST(test_yarn_attention_factors)
     json_t *j = ok("{\"head_dim\": 64, \"scaling\": {\"type\": \"yarn\", \"factor\": 40,"
                    " \"original_max_position_embeddings\": 4096, \"attention_factor\": 0.625,"
                    " \"mscale\": 1, \"mscale_all_dim\": 0.5}}");
-    ck_close(num(json_object_get(j, "attention_factor")), 0.625, 0, 0);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 0.625, 0, 0);
     ck_assert_uint_eq(json_array_size(json_object_get(j, "warnings")), 1);
     json_decref(j);
     /* mscale = mscale_all_dim (DeepSeek-V3, rope-yarn-hd64-f40-L4096-deepseek-v3): A = g/g = 1;
@@ -634,23 +563,23 @@ START_TEST(test_yarn_attention_factors)
     j = ok("{\"head_dim\": 64, \"base\": 10000.0, \"scaling\": {\"type\": \"yarn\","
            " \"factor\": 40.0, \"original_max_position_embeddings\": 4096, \"beta_fast\": 32.0,"
            " \"beta_slow\": 1.0, \"mscale\": 1.0, \"mscale_all_dim\": 1.0}}");
-    ck_close(num(json_object_get(j, "attention_factor")), 1.0, 0, 0);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 1.0, 0, 0);
     double g = 0.1 * 1.0 * log(40.0) + 1.0;
-    ck_close(num(json_object_get(j, "softmax_scale_factor")), g * g, 0, 1e-15);
-    ck_close(num(json_object_get(j, "softmax_scale_factor")), 1.8738542070926265, 0, 1e-15);
+    ck_close(au_number(json_object_get(j, "softmax_scale_factor")), g * g, 0, 1e-15);
+    ck_close(au_number(json_object_get(j, "softmax_scale_factor")), 1.8738542070926265, 0, 1e-15);
     /* intermediate.correction_range [10, 23] of the same oracle case */
-    ck_close(num(rscal(j, "ramp_low")), 10.0, 0, 0);
-    ck_close(num(rscal(j, "ramp_high")), 23.0, 0, 0);
+    ck_close(au_number(rscal(j, "ramp_low")), 10.0, 0, 0);
+    ck_close(au_number(rscal(j, "ramp_high")), 23.0, 0, 0);
     ck_assert_ptr_null(json_object_get(j, "warnings"));
     json_decref(j);
     /* no mscale: A = 0.1 ln 4 + 1, softmax_scale_factor 1 */
     j = ok("{\"head_dim\": 16, \"scaling\": {\"type\": \"yarn\", \"factor\": 4,"
            " \"original_max_position_embeddings\": 64}}");
-    ck_close(num(json_object_get(j, "attention_factor")), 0.1 * log(4.0) + 1.0, 0, 1e-15);
-    ck_close(num(json_object_get(j, "softmax_scale_factor")), 1.0, 0, 0);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 0.1 * log(4.0) + 1.0, 0, 1e-15);
+    ck_close(au_number(json_object_get(j, "softmax_scale_factor")), 1.0, 0, 0);
     ck_assert(json_is_null(rscal(j, "mscale")));
-    ck_close(num(rscal(j, "beta_fast")), 32.0, 0, 0);
-    ck_close(num(rscal(j, "beta_slow")), 1.0, 0, 0);
+    ck_close(au_number(rscal(j, "beta_fast")), 32.0, 0, 0);
+    ck_close(au_number(rscal(j, "beta_slow")), 1.0, 0, 0);
     ck_assert(json_is_true(rscal(j, "truncate")));
     json_decref(j);
 }
@@ -661,7 +590,7 @@ START_TEST(test_ntk_and_linear)
     /* ntk: base' = 10000 * 2^(8/6); theta_1 = base'^(-2/8) */
     json_t *j = ok("{\"head_dim\": 8, \"scaling\": {\"type\": \"ntk\", \"alpha\": 2}}");
     double b = 10000.0 * pow(2.0, 8.0 / 6.0);
-    ck_close(num(rscal(j, "effective_base")), b, 0, 1e-14);
+    ck_close(au_number(rscal(j, "effective_base")), b, 0, 1e-14);
     ck_close(at(j, "inv_freq", 1), pow(b, -0.25), 0, 1e-13);
     ck_assert_ptr_null(json_object_get(j, "warnings"));
     json_decref(j);
@@ -694,9 +623,9 @@ START_TEST(test_bands_llama31)
         counts[i <= 28 ? 0 : i <= 34 ? 1 : 2]++;
         ck_assert_int_eq(json_integer_value(json_object_get(b, "pair")), (json_int_t)i);
         /* wavelength = 2 pi / inv_freq; rotations = 8192 / wavelength */
-        double f = num(json_object_get(b, "inv_freq"));
-        ck_close(num(json_object_get(b, "wavelength")), 2.0 * M_PI / f, 0, 1e-15);
-        ck_close(num(json_object_get(b, "rotations")), 8192.0 * f / (2.0 * M_PI), 0, 1e-14);
+        double f = au_number(json_object_get(b, "inv_freq"));
+        ck_close(au_number(json_object_get(b, "wavelength")), 2.0 * M_PI / f, 0, 1e-15);
+        ck_close(au_number(json_object_get(b, "rotations")), 8192.0 * f / (2.0 * M_PI), 0, 1e-14);
     }
     ck_assert_int_eq(counts[0], 29);
     ck_assert_int_eq(counts[1], 6);
@@ -716,7 +645,7 @@ START_TEST(test_bands_llama31)
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(bs, 0), "class")),
                      "extrapolate");
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(bs, 16), "class")), "blend");
-    ck_close(num(json_object_get(json_array_get(bs, 16), "ramp")), 6.0 / 13.0, 0, 1e-15);
+    ck_close(au_number(json_object_get(json_array_get(bs, 16), "ramp")), 6.0 / 13.0, 0, 1e-15);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(bs, 31), "class")),
                      "interpolate");
     json_decref(j);
@@ -731,17 +660,17 @@ START_TEST(test_decay)
     json_t *j = ok("{\"head_dim\": 8, \"include\": [\"decay\"], \"distances\": [0, 7]}");
     json_t *d0 = json_array_get(json_object_get(j, "decay"), 0);
     ck_assert_int_eq(json_integer_value(json_object_get(d0, "distance")), 0);
-    ck_close(num(json_object_get(d0, "upper_bound")), 1.0, 0, 1e-15);
-    ck_close(num(json_object_get(d0, "mean_cos")), 1.0, 0, 1e-15);
-    ck_close(num(json_object_get(d0, "upper_bound_sum")), 2.5, 0, 1e-15);
+    ck_close(au_number(json_object_get(d0, "upper_bound")), 1.0, 0, 1e-15);
+    ck_close(au_number(json_object_get(d0, "mean_cos")), 1.0, 0, 1e-15);
+    ck_close(au_number(json_object_get(d0, "upper_bound_sum")), 2.5, 0, 1e-15);
     json_t *d1 = json_array_get(json_object_get(j, "decay"), 1);
-    ck_assert(num(json_object_get(d1, "upper_bound")) < 1.0);
+    ck_assert(au_number(json_object_get(d1, "upper_bound")) < 1.0);
     json_decref(j);
     j = ok("{\"head_dim\": 2, \"inv_freq\": [1], \"include\": [\"decay\"], \"distances\": [2]}");
     d0 = json_array_get(json_object_get(j, "decay"), 0);
-    ck_close(num(json_object_get(d0, "upper_bound_sum")), 1.0, 0, 1e-15);
-    ck_close(num(json_object_get(d0, "upper_bound")), 1.0, 0, 1e-15);
-    ck_close(num(json_object_get(d0, "mean_cos")), cos(2.0), 0, 1e-15);
+    ck_close(au_number(json_object_get(d0, "upper_bound_sum")), 1.0, 0, 1e-15);
+    ck_close(au_number(json_object_get(d0, "upper_bound")), 1.0, 0, 1e-15);
+    ck_close(au_number(json_object_get(d0, "mean_cos")), cos(2.0), 0, 1e-15);
     json_decref(j);
 }
 END_TEST
@@ -755,7 +684,7 @@ START_TEST(test_float32_error)
     json_t *e = json_object_get(j, "float32_error");
     static const char *const F[] = {"angle_max_abs", "cos_max_abs", "sin_max_abs"};
     for (int i = 0; i < 3; i++) {
-        double v = num(json_object_get(e, F[i]));
+        double v = au_number(json_object_get(e, F[i]));
         ck_assert_msg(v > 1e-4 && v < 5e-2, "%s = %g", F[i], v);
     }
     json_decref(j);
@@ -763,7 +692,7 @@ START_TEST(test_float32_error)
            " \"include\": [\"float32_error\"]}");
     e = json_object_get(j, "float32_error");
     for (int i = 0; i < 3; i++)
-        ck_close(num(json_object_get(e, F[i])), 0.0, 0, 0);
+        ck_close(au_number(json_object_get(e, F[i])), 0.0, 0, 0);
     json_decref(j);
 }
 END_TEST
@@ -810,7 +739,7 @@ START_TEST(test_vectors_and_partial)
                    " \"layout\": \"interleaved\"}");
     json_t *b = ok("{\"head_dim\": 4, \"positions\": [1, 2], \"q\": [[1, 2, 3, 4], [1, 2, 3, 4]],"
                    " \"layout\": \"interleaved\"}");
-    ck_assert(json_equal(json_object_get(a, "q_rotated"), json_object_get(b, "q_rotated")));
+    au_same(a, b, "q_rotated");
     /* interleaved pair 0 = dims (0,1) at position 1, angle 1: (cos1 - 2 sin1, 2 cos1 + sin1) */
     ck_close(at2(a, "q_rotated", 0, 0), cos(1.0) - 2.0 * sin(1.0), 0, 1e-15);
     ck_close(at2(a, "q_rotated", 0, 1), 2.0 * cos(1.0) + sin(1.0), 0, 1e-15);
@@ -842,13 +771,13 @@ START_TEST(test_resolved_defaults)
     json_t *r = json_object_get(j, "resolved");
     ck_assert_int_eq(json_integer_value(json_object_get(r, "head_dim")), 8);
     ck_assert_int_eq(json_integer_value(json_object_get(r, "rotary_dim")), 8);
-    ck_close(num(json_object_get(r, "base")), 10000.0, 0, 0);
+    ck_close(au_number(json_object_get(r, "base")), 10000.0, 0, 0);
     ck_assert_str_eq(json_string_value(json_object_get(r, "layout")), "half");
     ck_assert_str_eq(json_string_value(rscal(j, "type")), "default");
     ck_assert(json_is_null(json_object_get(r, "seq_len")));
     ck_assert_ptr_null(json_object_get(r, "sources")); /* only for config pastes */
     ck_assert_ptr_null(json_object_get(j, "warnings"));
-    ck_close(num(json_object_get(j, "softmax_scale_factor")), 1.0, 0, 0);
+    ck_close(au_number(json_object_get(j, "softmax_scale_factor")), 1.0, 0, 0);
     ck_assert_ptr_null(json_object_get(j, "q_rotated"));
     ck_assert_ptr_null(json_object_get(j, "scores"));
     ck_assert_ptr_null(json_object_get(j, "cos"));
@@ -868,10 +797,20 @@ START_TEST(test_config_overrides)
     json_t *r = json_object_get(j, "resolved");
     json_t *s = json_object_get(r, "sources");
     ck_assert_int_eq(json_integer_value(json_object_get(r, "head_dim")), 64);
-    ck_close(num(json_object_get(r, "base")), 10000.0, 0, 0);
+    ck_close(au_number(json_object_get(r, "base")), 10000.0, 0, 0);
     ck_assert_str_eq(json_string_value(json_object_get(s, "head_dim")), "request");
     ck_assert_str_eq(json_string_value(json_object_get(s, "base")), "request");
-    /* "scaling": null counts as absent, so the config's llama3 still applies */
+    /* an explicit "scaling": null is a top-level field too: it wins over the config's llama3
+     * (no scaling), so inv_freq[1] = 10000^(-2/64) unscaled */
+    ck_assert_str_eq(json_string_value(rscal(j, "type")), "default");
+    ck_close(at(j, "inv_freq", 1), pow(10000.0, -2.0 / 64.0), 1e-15, 1e-12);
+    json_decref(j);
+    /* without it the config's llama3 applies */
+    j = ok("{\"config\": {\"hidden_size\": 4096, \"num_attention_heads\": 32,"
+           " \"rope_theta\": 500000, \"max_position_embeddings\": 131072,"
+           " \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8,"
+           " \"low_freq_factor\": 1, \"high_freq_factor\": 4,"
+           " \"original_max_position_embeddings\": 8192}}}");
     ck_assert_str_eq(json_string_value(rscal(j, "type")), "llama3");
     json_decref(j);
     j = ok("{\"config\": {\"head_dim\": 64, \"rope_scaling\": {\"type\": \"linear\","
@@ -889,7 +828,7 @@ START_TEST(test_config_overrides)
         strstr(json_string_value(json_array_get(json_object_get(j, "warnings"), 0)),
                "long_mscale"));
     /* factor = 131072 / 4096 = 32 from the config's lengths */
-    ck_close(num(rscal(j, "factor")), 32.0, 0, 0);
+    ck_close(au_number(rscal(j, "factor")), 32.0, 0, 0);
     ck_assert_str_eq(json_string_value(rscal(j, "list_used")), "short_factor");
     json_decref(j);
     /* dynamic in a config: L0 is always max_position_embeddings (HF); a rope_scaling original
@@ -898,8 +837,8 @@ START_TEST(test_config_overrides)
     j = ok("{\"config\": {\"head_dim\": 8, \"max_position_embeddings\": 2048,"
            " \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2,"
            " \"original_max_position_embeddings\": 1024}}, \"seq_len\": 4096}");
-    ck_close(num(rscal(j, "original_max_position_embeddings")), 2048.0, 0, 0);
-    ck_close(num(rscal(j, "effective_base")), 10000.0 * pow(3.0, 8.0 / 6.0), 0, 1e-14);
+    ck_close(au_number(rscal(j, "original_max_position_embeddings")), 2048.0, 0, 0);
+    ck_close(au_number(rscal(j, "effective_base")), 10000.0 * pow(3.0, 8.0 / 6.0), 0, 1e-14);
     ck_assert_uint_eq(json_array_size(json_object_get(j, "warnings")), 1);
     ck_assert_str_eq(json_string_value(json_object_get(
                          json_object_get(json_object_get(j, "resolved"), "sources"),
@@ -917,9 +856,9 @@ START_TEST(test_config_overrides)
            " \"partial_rotary_factor\": 0.5}}}");
     r = json_object_get(j, "resolved");
     ck_assert_int_eq(json_integer_value(json_object_get(r, "rotary_dim")), 32);
-    ck_close(num(json_object_get(r, "base")), 50000.0, 0, 0);
+    ck_close(au_number(json_object_get(r, "base")), 50000.0, 0, 0);
     ck_assert_str_eq(json_string_value(rscal(j, "type")), "yarn");
-    ck_close(num(json_object_get(j, "attention_factor")), 0.1 * log(8.0) + 1.0, 0, 1e-15);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 0.1 * log(8.0) + 1.0, 0, 1e-15);
     ck_assert_ptr_null(json_object_get(j, "warnings"));
     json_decref(j);
     /* inv_freq with a config: the config's base/scaling are not used, and a warning says so */
@@ -952,7 +891,7 @@ Suite *api_rope_suite(void)
 {
     Suite *s = suite_create("api_rope");
     TCase *tc = tcase_create("rope");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_loop_test(tc, test_422_pointers, 0, (int)(sizeof BAD / sizeof BAD[0]));
     tcase_add_test(tc, test_output_limit);

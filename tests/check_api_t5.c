@@ -6,82 +6,19 @@
 #include <check.h>
 #include <jansson.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "api.h"
-#include "cache.h"
+#include "api_util.h"
 
-static api_limits lim;
-static pe_cache *cache;
-static api_ctx ctx;
-
-static void setup(void)
-{
-    api_limits_default(&lim);
-    cache = pe_cache_create(1 << 24, 4096);
-    ck_assert_ptr_nonnull(cache);
-    ctx.lim = &lim;
-    ctx.cache = cache;
-}
-
-static void teardown(void)
-{
-    pe_cache_destroy(cache);
-}
-
-static char *dq(const char *s)
-{
-    char *r = strdup(s);
-    ck_assert_ptr_nonnull(r);
-    for (char *p = r; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return r;
-}
-
-static json_t *call(const char *body_sq, int *status)
-{
-    char *body = dq(body_sq);
-    api_response r;
-    api_handle(&ctx, api_t5_buckets, body, strlen(body), "t", &r);
-    free(body);
-    json_error_t e;
-    json_t *j = json_loadb(r.body, r.len, 0, &e);
-    ck_assert_msg(j != NULL, "response is not JSON: %s", r.body);
-    *status = r.status;
-    api_response_free(&r);
-    return j;
-}
-
+/* Every request goes to POST /t5/buckets; request bodies are written with ' for " (api_util.h). */
 static json_t *ok(const char *body_sq)
 {
-    int st = 0;
-    json_t *j = call(body_sq, &st);
-    if (st != 200) {
-        char *s = json_dumps(j, 0);
-        ck_abort_msg("status %d for %s: %s", st, body_sq, s);
-    }
-    return j;
+    return au_ok(api_t5_buckets, body_sq);
 }
 
 static void expect_422(const char *body_sq, const char *ptr, const char *code)
 {
-    int st = 0;
-    json_t *j = call(body_sq, &st);
-    char *s = json_dumps(j, 0);
-    ck_assert_msg(st == 422, "status %d, want 422, for %s: %s", st, body_sq, s);
-    json_t *e0 = json_array_get(json_object_get(j, "errors"), 0);
-    const char *got = json_string_value(json_object_get(e0, "pointer"));
-    ck_assert_msg(got && strcmp(got, ptr) == 0, "pointer %s, want %s, for %s: %s",
-                  got ? got : "(none)", ptr, body_sq, s);
-    if (code) {
-        char want[96];
-        snprintf(want, sizeof want, "urn:posenc:problem:%s", code);
-        ck_assert_str_eq(json_string_value(json_object_get(j, "type")), want);
-    }
-    free(s);
-    json_decref(j);
+    au_expect_422(api_t5_buckets, body_sq, ptr, code);
 }
 
 /* Sends the relative positions rel[0..n-1] with extra fields and checks buckets == want. */
@@ -173,30 +110,15 @@ END_TEST
 /* Golden cases (tests/vectors/t5): buckets must match exactly. */
 static void oracle_case(const char *file, const char *id)
 {
-    json_error_t e;
-    json_t *cases = json_load_file(file, 0, &e);
-    ck_assert_msg(cases != NULL, "cannot read %s: %s", file, e.text);
-    json_t *c = NULL, *it;
-    size_t i;
-    json_array_foreach(cases, i, it)
-    {
-        if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0)
-            c = it;
-    }
-    ck_assert_msg(c != NULL, "case %s not in %s", id, file);
-    char *body = json_dumps(json_object_get(c, "request"), JSON_COMPACT);
-    api_response r;
-    api_handle(&ctx, api_t5_buckets, body, strlen(body), "t", &r);
-    ck_assert_msg(r.status == 200, "%s: status %d: %s", id, r.status, r.body);
-    json_t *act = json_loadb(r.body, r.len, 0, &e);
-    ck_assert_ptr_nonnull(act);
+    json_t *c = au_load_case(file, id);
+    int st = 0;
+    json_t *act = au_run_case(api_t5_buckets, c, &st);
+    ck_assert_msg(st == 200, "%s: status %d", id, st);
     ck_assert_msg(json_equal(json_object_get(json_object_get(c, "expected"), "buckets"),
                              json_object_get(act, "buckets")),
                   "%s: buckets differ", id);
     json_decref(act);
-    api_response_free(&r);
-    free(body);
-    json_decref(cases);
+    json_decref(c);
 }
 
 START_TEST(test_oracle_cases)
@@ -251,10 +173,10 @@ START_TEST(test_errors)
     expect_422("{'query_positions': [0], 'key_positions': []}", "/key_positions", NULL);
     expect_422("{'query_positions': [0], 'q_positions': [1], 'key_positions': [0]}", "/q_positions",
                NULL);
-    lim.max_output_elements = 10;
+    au_lim.max_output_elements = 10;
     expect_422("{'query_positions': [0, 1, 2, 3], 'key_positions': [0, 1, 2, 3]}", "/key_positions",
                "limit-exceeded");
-    lim.max_positions = 3;
+    au_lim.max_positions = 3;
     expect_422("{'relative_positions': [0, 1, 2, 3]}", "/relative_positions", "limit-exceeded");
 }
 END_TEST
@@ -263,7 +185,7 @@ Suite *api_t5_suite(void)
 {
     Suite *s = suite_create("api_t5");
     TCase *tc = tcase_create("t5");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_bidirectional_boundaries);
     tcase_add_test(tc, test_causal_boundaries);

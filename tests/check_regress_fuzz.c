@@ -62,14 +62,14 @@ static void assert_table_ok(const api_tensor *t, size_t max_table, const char *f
 
 /* ---- replays, one per harness kind --------------------------------------------------------- */
 
-static void replay_handler(api_handler h, const unsigned char *d, size_t n, const char *file)
+/* As the handler harnesses do: buffered, streamed and .npy answers (fz_check_route). */
+static void replay_route(const char *path, const unsigned char *d, size_t n, const char *file)
 {
-    api_response r;
-    memset(&r, 0, sizeof r);
-    api_handle(&ctx, h, (const char *)d, n, "regress", &r);
+    const api_route *route = api_route_find(path);
+    ck_assert_ptr_nonnull(route);
     char why[512];
-    ck_assert_msg(fz_check_response(&r, &lim, why, sizeof why) == 0, "%s: %s", file, why);
-    api_response_free(&r);
+    ck_assert_msg(fz_check_route(&ctx, route, (const char *)d, n, why, sizeof why, NULL) == 0,
+                  "%s: %s", file, why);
 }
 
 static void replay_npy(const unsigned char *d, size_t n, const char *file)
@@ -158,17 +158,17 @@ static void replay_rope_config(const unsigned char *d, size_t n, const char *fil
 
 typedef struct {
     const char *dir;
-    api_handler handler; /* NULL: replay */
+    const char *path; /* a compute route, or NULL: replay */
     void (*replay)(const unsigned char *, size_t, const char *);
 } harness;
 
 static const harness HARNESSES[] = {
-    {"sinusoidal", api_sinusoidal, NULL},
-    {"rope", api_rope, NULL},
-    {"alibi", api_alibi, NULL},
-    {"attention", api_attention, NULL},
-    {"t5_buckets", api_t5_buckets, NULL},
-    {"learned", api_learned, NULL},
+    {"sinusoidal", "/sinusoidal", NULL},
+    {"rope", "/rope", NULL},
+    {"alibi", "/alibi", NULL},
+    {"attention", "/attention", NULL},
+    {"t5_buckets", "/t5/buckets", NULL},
+    {"learned", "/learned", NULL},
     {"npy", NULL, replay_npy},
     {"table_json", NULL, replay_table_json},
     {"safetensors", NULL, replay_safetensors},
@@ -223,8 +223,8 @@ START_TEST(test_replay_regress_dir)
             size_t n = 0;
             unsigned char *d = read_all(path, &n);
             ck_assert_msg(d != NULL, "cannot read %s", path);
-            if (HARNESSES[i].handler)
-                replay_handler(HARNESSES[i].handler, d, n, path);
+            if (HARNESSES[i].path)
+                replay_route(HARNESSES[i].path, d, n, path);
             else
                 HARNESSES[i].replay(d, n, path);
             free(d);

@@ -12,12 +12,9 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "api.h"
-#include "cache.h"
+#include "api_util.h"
 #include "relative.h"
 
 /* ---- core ----------------------------------------------------------------------------------- */
@@ -142,142 +139,28 @@ END_TEST
 
 /* ---- /attention through api_handle ----------------------------------------------------------- */
 
-static api_limits lim;
-static pe_cache *cache;
-static api_ctx ctx;
-
-static void setup(void)
-{
-    api_limits_default(&lim);
-    cache = pe_cache_create(1 << 24, 4096);
-    ck_assert_ptr_nonnull(cache);
-    ctx.lim = &lim;
-    ctx.cache = cache;
-}
-
-static void teardown(void)
-{
-    pe_cache_destroy(cache);
-}
-
-/* Request bodies are written with ' for " to stay readable. */
-static json_t *call(const char *body_sq, int *status)
-{
-    char *body = strdup(body_sq);
-    ck_assert_ptr_nonnull(body);
-    for (char *p = body; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    api_response r;
-    api_handle(&ctx, api_attention, body, strlen(body), "t", &r);
-    free(body);
-    json_error_t e;
-    json_t *j = json_loadb(r.body, r.len, 0, &e);
-    ck_assert_msg(j != NULL, "response is not JSON: %s", r.body);
-    *status = r.status;
-    api_response_free(&r);
-    return j;
-}
-
+/* Every request goes to POST /attention; request bodies are written with ' for " (api_util.h). */
 static json_t *ok(const char *body_sq)
 {
-    int st = 0;
-    json_t *j = call(body_sq, &st);
-    if (st != 200) {
-        char *s = json_dumps(j, 0);
-        ck_abort_msg("status %d for %s: %s", st, body_sq, s);
-    }
-    return j;
+    return au_ok(api_attention, body_sq);
 }
 
 static void expect_422(const char *body_sq, const char *ptr, const char *code)
 {
-    int st = 0;
-    json_t *j = call(body_sq, &st);
-    char *s = json_dumps(j, 0);
-    ck_assert_msg(st == 422, "status %d, want 422, for %s: %s", st, body_sq, s);
-    json_t *e0 = json_array_get(json_object_get(j, "errors"), 0);
-    const char *got = json_string_value(json_object_get(e0, "pointer"));
-    ck_assert_msg(got && strcmp(got, ptr) == 0, "pointer %s, want %s, for %s: %s",
-                  got ? got : "(none)", ptr, body_sq, s);
-    char want[96];
-    snprintf(want, sizeof want, "urn:posenc:problem:%s", code);
-    ck_assert_str_eq(json_string_value(json_object_get(j, "type")), want);
-    free(s);
-    json_decref(j);
+    au_expect_422(api_attention, body_sq, ptr, code);
 }
 
 /* scores[i][j] (NAN when null). */
 static double score(json_t *j, size_t i, size_t c)
 {
-    json_t *v = json_array_get(json_array_get(json_object_get(j, "scores"), i), c);
-    ck_assert_ptr_nonnull(v);
+    json_t *v = au_at(j, "scores", (int)i, (int)c, -1);
     return json_is_null(v) ? NAN : json_number_value(v);
-}
-
-static void compare(json_t *exp, json_t *act, double abs_tol, double rel_tol, const char *path)
-{
-    if (json_is_null(exp)) {
-        ck_assert_msg(json_is_null(act), "%s: expected null", path);
-    } else if (json_is_number(exp)) {
-        ck_assert_msg(json_is_number(act), "%s: expected a number", path);
-        double e = json_number_value(exp), a = json_number_value(act);
-        ck_assert_msg(fabs(a - e) <= abs_tol + rel_tol * fabs(e), "%s: expected %.17g, got %.17g",
-                      path, e, a);
-    } else if (json_is_array(exp)) {
-        ck_assert_msg(json_is_array(act) && json_array_size(act) == json_array_size(exp),
-                      "%s: shape differs", path);
-        for (size_t i = 0; i < json_array_size(exp); i++) {
-            char p[256];
-            snprintf(p, sizeof p, "%s[%zu]", path, i);
-            compare(json_array_get(exp, i), json_array_get(act, i), abs_tol, rel_tol, p);
-        }
-    } else if (json_is_object(exp)) {
-        const char *k;
-        json_t *v;
-        json_object_foreach(exp, k, v)
-        {
-            char p[256];
-            snprintf(p, sizeof p, "%s.%s", path, k);
-            ck_assert_msg(json_object_get(act, k) != NULL, "%s missing", p);
-            compare(v, json_object_get(act, k), abs_tol, rel_tol, p);
-        }
-    } else {
-        ck_assert_msg(json_equal(exp, act), "%s differs", path);
-    }
 }
 
 /* Runs one golden case (oracle README tolerance rule: |a - e| <= abs + rel |e|). */
 static void oracle_case(const char *id)
 {
-    const char *file = "tests/vectors/relative/relative.json";
-    json_error_t e;
-    json_t *cases = json_load_file(file, 0, &e);
-    ck_assert_msg(cases != NULL, "cannot read %s: %s", file, e.text);
-    json_t *c = NULL, *it;
-    size_t i;
-    json_array_foreach(cases, i, it)
-    {
-        if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0)
-            c = it;
-    }
-    ck_assert_msg(c != NULL, "case %s not in %s", id, file);
-    char *body = json_dumps(json_object_get(c, "request"), JSON_COMPACT);
-    api_response r;
-    api_handle(&ctx, api_attention, body, strlen(body), "t", &r);
-    json_t *tol = json_object_get(c, "tolerance");
-    json_t *want_status = json_object_get(c, "status");
-    ck_assert_msg(r.status == (want_status ? json_integer_value(want_status) : 200),
-                  "%s: status %d: %s", id, r.status, r.body);
-    json_t *act = json_loadb(r.body, r.len, 0, &e);
-    ck_assert_ptr_nonnull(act);
-    if (r.status == 200)
-        compare(json_object_get(c, "expected"), act, json_number_value(json_object_get(tol, "abs")),
-                json_number_value(json_object_get(tol, "rel")), id);
-    json_decref(act);
-    api_response_free(&r);
-    free(body);
-    json_decref(cases);
+    au_oracle_case(api_attention, "tests/vectors/relative/relative.json", id);
 }
 
 START_TEST(test_oracle_cases)
@@ -438,7 +321,7 @@ Suite *relative_suite(void)
     tcase_add_test(core, test_txl_table_and_bias_hand);
     suite_add_tcase(s, core);
     TCase *api = tcase_create("api");
-    tcase_add_checked_fixture(api, setup, teardown);
+    tcase_add_checked_fixture(api, au_setup, au_teardown);
     tcase_add_test(api, test_oracle_cases);
     tcase_add_test(api, test_shaw_sign);
     tcase_add_test(api, test_txl_negative_distances);

@@ -29,6 +29,25 @@ static int close_to(double got, double want, double abs_tol, double rel_tol)
                   "%s = %.17g, want %.17g (abs %g, rel %g)", #got, (double)(got), (double)(want), \
                   (double)(abs_tol), (double)(rel_tol))
 
+/* pe_rope_params_init's defaults (plain RoPE, base 10000) with rotary_dim d. */
+static pe_rope_params plain_params(size_t d)
+{
+    pe_rope_params p;
+    pe_rope_params_init(&p);
+    p.rotary_dim = d;
+    return p;
+}
+
+/* plain_params(d) with scaling type, factor s and original length l0 (L0; 0 = not used). */
+static pe_rope_params scaled_params(size_t d, pe_rope_type type, double s, double l0)
+{
+    pe_rope_params p = plain_params(d);
+    p.type = type;
+    p.factor = s;
+    p.original_max_position_embeddings = l0;
+    return p;
+}
+
 /* ---- oracle inv_freq / attention_factor ----------------------------------------------------- */
 
 /* One oracle case: fields left out of an initializer keep pe_rope_params_init's defaults. */
@@ -134,19 +153,9 @@ static const double W8[] = {
     6.25e-05, 4.6868388083278484e-05, 3.514633282439682e-05, 2.6356031464286393e-05,
     1.976423537605237e-05, 1.4821085660385346e-05, 1.1114246312743267e-05, 8.334508951020775e-06,
 };
-/* rope-yarn-hd64-f40-L4096-deepseek-v2 */
+/* rope-yarn-hd64-f40-L4096-deepseek-v2 and rope-yarn-hd64-f40-mscale-only (the same inv_freq:
+ * mscale changes only the attention factor) */
 static const double W9[] = {
-    1.0, 0.7498942093324559, 0.5623413251903491, 0.4216965034285823,
-    0.31622776601683794, 0.23713737056616555, 0.17782794100389226, 0.1333521432163324,
-    0.1, 0.07498942093324558, 0.056234132519034905, 0.03900692656714386,
-    0.026879360111431223, 0.018378146218877827, 0.01244795587027246, 0.008334508951020777,
-    0.0055, 0.0035619974943291656, 0.002249365300761396, 0.0013705136361428923,
-    0.0007905694150420945, 0.00041499039849078964, 0.0001778279410038922, 3.33380358040831e-05,
-    2.5e-05, 1.8747355233311396e-05, 1.4058533129758728e-05, 1.0542412585714557e-05,
-    7.905694150420947e-06, 5.9284342641541385e-06, 4.445698525097307e-06, 3.33380358040831e-06,
-};
-/* rope-yarn-hd64-f40-mscale-only */
-static const double W10[] = {
     1.0, 0.7498942093324559, 0.5623413251903491, 0.4216965034285823,
     0.31622776601683794, 0.23713737056616555, 0.17782794100389226, 0.1333521432163324,
     0.1, 0.07498942093324558, 0.056234132519034905, 0.03900692656714386,
@@ -201,31 +210,17 @@ static const double W15[] = {
 static const double W16[] = {
     1.0, 0.09523809523809523, 0.008333333333333333, 0.000625,
 };
-static const double W16_SHORT[] = {
+/* short_factor and long_factor of the hd8 longrope cases (the same lists in all three) */
+static const double LR8_SHORT[] = {
     1.0, 1.05, 1.2, 1.6,
 };
-static const double W16_LONG[] = {
+static const double LR8_LONG[] = {
     1.0, 1.9, 5.3, 14.0,
 };
-/* rope-longrope-hd8-seq131072-long */
+/* rope-longrope-hd8-seq131072-long and rope-longrope-hd8-af1-long (the same inv_freq: the explicit
+ * attention factor changes only that factor) */
 static const double W17[] = {
     1.0, 0.05263157894736842, 0.0018867924528301887, 7.142857142857143e-05,
-};
-static const double W17_SHORT[] = {
-    1.0, 1.05, 1.2, 1.6,
-};
-static const double W17_LONG[] = {
-    1.0, 1.9, 5.3, 14.0,
-};
-/* rope-longrope-hd8-af1-long */
-static const double W18[] = {
-    1.0, 0.05263157894736842, 0.0018867924528301887, 7.142857142857143e-05,
-};
-static const double W18_SHORT[] = {
-    1.0, 1.05, 1.2, 1.6,
-};
-static const double W18_LONG[] = {
-    1.0, 1.9, 5.3, 14.0,
 };
 /* rope-longrope-hd96-phi3-like-long */
 static const double W19[] = {
@@ -345,7 +340,7 @@ static const inv_case INV_CASES[] = {
      .want_att = 1.0, .want = W9},
     {.id = "rope-yarn-hd64-f40-mscale-only", .d = 64, .base = 10000.0, .type = PE_ROPE_YARN,
      .factor = 40.0, .l0 = 4096.0, .has_mscale = 1, .mscale = 0.707,
-     .want_att = 1.3688879454113936, .want = W10},
+     .want_att = 1.3688879454113936, .want = W9},
     {.id = "rope-yarn-gpt-oss-truncate-false", .d = 64, .base = 150000.0, .type = PE_ROPE_YARN,
      .factor = 32.0, .l0 = 4096.0, .no_truncate = 1, .want_att = 1.3465735902799727, .want = W11},
     {.id = "rope-yarn-gpt-oss-truncate-true", .d = 64, .base = 150000.0, .type = PE_ROPE_YARN,
@@ -357,14 +352,14 @@ static const inv_case INV_CASES[] = {
     {.id = "rope-yarn-partial-hd128-prf0.5-f8", .d = 64, .base = 10000.0, .type = PE_ROPE_YARN,
      .factor = 8.0, .l0 = 4096.0, .want_att = 1.2079441541679836, .want = W15},
     {.id = "rope-longrope-hd8-seq4096-short", .d = 8, .base = 10000.0, .type = PE_ROPE_LONGROPE,
-     .factor = 32.0, .l0 = 4096.0, .seq_len = 4096, .short_f = W16_SHORT, .long_f = W16_LONG,
+     .factor = 32.0, .l0 = 4096.0, .seq_len = 4096, .short_f = LR8_SHORT, .long_f = LR8_LONG,
      .want_att = 1.1902380714238083, .want = W16},
     {.id = "rope-longrope-hd8-seq131072-long", .d = 8, .base = 10000.0, .type = PE_ROPE_LONGROPE,
-     .factor = 32.0, .l0 = 4096.0, .seq_len = 131072, .short_f = W17_SHORT, .long_f = W17_LONG,
+     .factor = 32.0, .l0 = 4096.0, .seq_len = 131072, .short_f = LR8_SHORT, .long_f = LR8_LONG,
      .want_att = 1.1902380714238083, .want = W17},
     {.id = "rope-longrope-hd8-af1-long", .d = 8, .base = 10000.0, .type = PE_ROPE_LONGROPE,
      .factor = 32.0, .l0 = 4096.0, .seq_len = 8192, .has_af = 1, .af = 1.0,
-     .short_f = W18_SHORT, .long_f = W18_LONG, .want_att = 1.0, .want = W18},
+     .short_f = LR8_SHORT, .long_f = LR8_LONG, .want_att = 1.0, .want = W17},
     {.id = "rope-longrope-hd96-phi3-like-long", .d = 96, .base = 10000.0, .type = PE_ROPE_LONGROPE,
      .factor = 32.0, .l0 = 4096.0, .seq_len = 8192, .short_f = W19_SHORT, .long_f = W19_LONG,
      .want_att = 1.1902380714238083, .want = W19},
@@ -434,13 +429,8 @@ END_TEST
  */
 START_TEST(test_yarn_bounds)
 {
-    pe_rope_params p;
-    pe_rope_params_init(&p);
-    p.rotary_dim = 64;
+    pe_rope_params p = scaled_params(64, PE_ROPE_YARN, 32.0, 4096.0);
     p.base = 150000.0;
-    p.type = PE_ROPE_YARN;
-    p.factor = 32.0;
-    p.original_max_position_embeddings = 4096.0;
     p.truncate = 0;
     double inv[32], att;
     pe_rope_info info;
@@ -452,12 +442,8 @@ START_TEST(test_yarn_bounds)
     ck_assert_int_eq(pe_rope_inv_freq(&p, inv, &att, &info), PE_OK);
     ck_assert(info.ramp_low == 8.0 && info.ramp_high == 18.0); /* exact: floor/ceil */
 
-    pe_rope_params_init(&p);
-    p.rotary_dim = 4;
+    p = scaled_params(4, PE_ROPE_YARN, 4.0, 8192.0);
     p.base = 10.0;
-    p.type = PE_ROPE_YARN;
-    p.factor = 4.0;
-    p.original_max_position_embeddings = 8192.0;
     ck_assert_int_eq(pe_rope_inv_freq(&p, inv, &att, &info), PE_OK);
     ck_assert(info.ramp_low == 3.0);
     ck_assert(info.ramp_high == 3.0 + 0.001); /* exact: same double expression */
@@ -475,20 +461,14 @@ END_TEST
  */
 START_TEST(test_dynamic_short_is_plain)
 {
-    pe_rope_params p, plain;
-    pe_rope_params_init(&plain);
-    plain.rotary_dim = 64;
+    pe_rope_params p, plain = plain_params(64);
     double want[32], got[32], att;
     pe_rope_info info;
     ck_assert_int_eq(pe_rope_inv_freq(&plain, want, &att, NULL), PE_OK);
 
     static const size_t seqs[] = { 0, 1, 1024, 2047, 2048 };
     for (size_t s = 0; s < N_ELEMS(seqs); s++) {
-        pe_rope_params_init(&p);
-        p.rotary_dim = 64;
-        p.type = PE_ROPE_DYNAMIC;
-        p.factor = 2.0;
-        p.original_max_position_embeddings = 2048.0;
+        p = scaled_params(64, PE_ROPE_DYNAMIC, 2.0, 2048.0);
         p.seq_len = seqs[s];
         ck_assert_int_eq(pe_rope_inv_freq(&p, got, &att, &info), PE_OK);
         ck_assert(info.effective_base == 10000.0);
@@ -515,16 +495,9 @@ END_TEST
  */
 START_TEST(test_longrope_switch)
 {
-    static const double shortf[] = { 1.0, 1.05, 1.2, 1.6 };
-    static const double longf[] = { 1.0, 1.9, 5.3, 14.0 };
-    pe_rope_params p;
-    pe_rope_params_init(&p);
-    p.rotary_dim = 8;
-    p.type = PE_ROPE_LONGROPE;
-    p.factor = 32.0;
-    p.original_max_position_embeddings = 4096.0;
-    p.short_factor = shortf;
-    p.long_factor = longf;
+    pe_rope_params p = scaled_params(8, PE_ROPE_LONGROPE, 32.0, 4096.0);
+    p.short_factor = LR8_SHORT;
+    p.long_factor = LR8_LONG;
     double inv[4], att;
     pe_rope_info info;
 
@@ -551,14 +524,10 @@ END_TEST
 
 static void llama31_params(pe_rope_params *p)
 {
-    pe_rope_params_init(p);
-    p->rotary_dim = 128;
+    *p = scaled_params(128, PE_ROPE_LLAMA3, 8.0, 8192.0);
     p->base = 500000.0;
-    p->type = PE_ROPE_LLAMA3;
-    p->factor = 8.0;
     p->low_freq_factor = 1.0;
     p->high_freq_factor = 4.0;
-    p->original_max_position_embeddings = 8192.0;
 }
 
 /*
@@ -638,12 +607,7 @@ END_TEST
  */
 START_TEST(test_yarn_bands)
 {
-    pe_rope_params p;
-    pe_rope_params_init(&p);
-    p.rotary_dim = 8;
-    p.type = PE_ROPE_YARN;
-    p.factor = 4.0;
-    p.original_max_position_embeddings = 2048.0;
+    pe_rope_params p = scaled_params(8, PE_ROPE_YARN, 4.0, 2048.0);
     double inv[4], att;
     pe_rope_info info;
     pe_rope_band b[4];
@@ -675,11 +639,7 @@ START_TEST(test_bands_other_types)
     pe_rope_info info;
     pe_rope_band b[2];
 
-    pe_rope_params_init(&p);
-    p.rotary_dim = 4;
-    p.type = PE_ROPE_LONGROPE;
-    p.factor = 32.0;
-    p.original_max_position_embeddings = 4096.0;
+    p = scaled_params(4, PE_ROPE_LONGROPE, 32.0, 4096.0);
     p.short_factor = shortf;
     p.long_factor = longf;
     p.seq_len = 5000;
@@ -692,18 +652,14 @@ START_TEST(test_bands_other_types)
     ck_assert(b[0].cls == PE_BAND_SHORT && b[1].cls == PE_BAND_SHORT);
     ck_assert_int_eq(b[1].has_rotations, 1);
 
-    pe_rope_params_init(&p);
-    p.rotary_dim = 4;
-    p.type = PE_ROPE_LINEAR;
-    p.factor = 2.0;
+    p = scaled_params(4, PE_ROPE_LINEAR, 2.0, 0.0);
     ck_assert_int_eq(pe_rope_inv_freq(&p, inv, &att, &info), PE_OK);
     ck_assert_int_eq(pe_rope_bands(&p, inv, &info, 2, b), PE_OK);
     ck_assert(b[0].cls == PE_BAND_UNCHANGED && b[0].has_rotations == 0 && b[0].has_ramp == 0);
     ck_close(b[1].wavelength, PE_ROPE_TWO_PI * 200.0, 0.0, 1e-15); /* theta_1 = 0.01 / 2 */
 
     static const double explicit_freq[] = { 0.5, 0.0 };
-    pe_rope_params_init(&p);
-    p.rotary_dim = 4;
+    p = plain_params(4);
     p.inv_freq = explicit_freq;
     ck_assert_int_eq(pe_rope_inv_freq(&p, inv, &att, &info), PE_OK);
     ck_assert_int_eq(pe_rope_bands(&p, inv, &info, 2, b), PE_OK);
@@ -736,9 +692,7 @@ END_TEST
  */
 START_TEST(test_decay_hand)
 {
-    pe_rope_params p;
-    pe_rope_params_init(&p);
-    p.rotary_dim = 128;
+    pe_rope_params p = plain_params(128);
     double inv[64], att;
     ck_assert_int_eq(pe_rope_inv_freq(&p, inv, &att, NULL), PE_OK);
     const int64_t zero = 0;
@@ -776,9 +730,7 @@ END_TEST
  */
 START_TEST(test_decay_shape)
 {
-    pe_rope_params p;
-    pe_rope_params_init(&p);
-    p.rotary_dim = 128;
+    pe_rope_params p = plain_params(128);
     double inv[64], att;
     ck_assert_int_eq(pe_rope_inv_freq(&p, inv, &att, NULL), PE_OK);
     static int64_t dist[1708];
@@ -817,9 +769,7 @@ END_TEST
  */
 START_TEST(test_float32_error)
 {
-    pe_rope_params p;
-    pe_rope_params_init(&p);
-    p.rotary_dim = 128;
+    pe_rope_params p = plain_params(128);
     p.base = 500000.0;
     double inv[64], att;
     ck_assert_int_eq(pe_rope_inv_freq(&p, inv, &att, NULL), PE_OK);
@@ -871,18 +821,18 @@ typedef struct {
 
 static const int64_t ROT_POS[] = {0, 1, 9, 100, 4095};
 
-/* rope-rot-default-hd8-half: rows for positions [0, 1, 9, 100, 4095] */
-static const double R0_INV[] = {
-    1.0, 0.1, 0.01, 0.001,
-};
-static const double R0_Q[] = {
+/* q and k of rope-rot-default-hd8-half, rope-rot-default-hd8-interleaved,
+ * rope-rot-partial-hd8-rd4-half and rope-rot-partial-hd8-prf0.5-interleaved (the same vectors in
+ * all four); expected inv_freq: W0 (the two default cases), R2_INV (the two partial ones) */
+static const double ROT_Q[] = {
     1.6243, -0.6118, -0.5282, -1.073,
     0.8654, -2.3015, 1.7448, -0.7612,
 };
-static const double R0_K[] = {
+static const double ROT_K[] = {
     -0.4168, -0.0563, -2.1362, 1.6403,
     -1.7934, -0.8417, 0.5029, -1.2453,
 };
+/* rope-rot-default-hd8-half: rows for positions [0, 1, 9, 100, 4095] */
 static const double R0_QR[] = {
     1.6243, -0.6118, -0.5282, -1.073,
     0.8654, -2.3015, 1.7448, -0.7612,
@@ -919,17 +869,6 @@ static const double R0_SC[] = {
     0.9362815100000004,
 };
 /* rope-rot-default-hd8-interleaved: rows for positions [0, 1, 9, 100, 4095] */
-static const double R1_INV[] = {
-    1.0, 0.1, 0.01, 0.001,
-};
-static const double R1_Q[] = {
-    1.6243, -0.6118, -0.5282, -1.073,
-    0.8654, -2.3015, 1.7448, -0.7612,
-};
-static const double R1_K[] = {
-    -0.4168, -0.0563, -2.1362, 1.6403,
-    -1.7934, -0.8417, 0.5029, -1.2453,
-};
 static const double R1_QR[] = {
     1.6243, -0.6118, -0.5282, -1.073,
     0.8654, -2.3015, 1.7448, -0.7612,
@@ -969,14 +908,6 @@ static const double R1_SC[] = {
 static const double R2_INV[] = {
     1.0, 0.01,
 };
-static const double R2_Q[] = {
-    1.6243, -0.6118, -0.5282, -1.073,
-    0.8654, -2.3015, 1.7448, -0.7612,
-};
-static const double R2_K[] = {
-    -0.4168, -0.0563, -2.1362, 1.6403,
-    -1.7934, -0.8417, 0.5029, -1.2453,
-};
 static const double R2_QR[] = {
     1.6243, -0.6118, -0.5282, -1.073,
     0.8654, -2.3015, 1.7448, -0.7612,
@@ -1013,17 +944,6 @@ static const double R2_SC[] = {
     0.9362815099999996,
 };
 /* rope-rot-partial-hd8-prf0.5-interleaved: rows for positions [0, 1, 9, 100, 4095] */
-static const double R3_INV[] = {
-    1.0, 0.01,
-};
-static const double R3_Q[] = {
-    1.6243, -0.6118, -0.5282, -1.073,
-    0.8654, -2.3015, 1.7448, -0.7612,
-};
-static const double R3_K[] = {
-    -0.4168, -0.0563, -2.1362, 1.6403,
-    -1.7934, -0.8417, 0.5029, -1.2453,
-};
 static const double R3_QR[] = {
     1.6243, -0.6118, -0.5282, -1.073,
     0.8654, -2.3015, 1.7448, -0.7612,
@@ -1059,10 +979,8 @@ static const double R3_SC[] = {
     3.8822210885427153, 2.80429133734273, 0.1735455838215597,
     0.9362815099999996,
 };
-/* rope-rot-longrope-hd8-long-half: rows for positions [0, 1, 9, 100, 4095] */
-static const double R4_INV[] = {
-    1.0, 0.05263157894736842, 0.0018867924528301887, 7.142857142857143e-05,
-};
+/* rope-rot-longrope-hd8-long-half: rows for positions [0, 1, 9, 100, 4095]; expected inv_freq:
+ * W17 (the long list, as in rope-longrope-hd8-seq131072-long) */
 static const double R4_Q[] = {
     1.6905, -0.4659, 0.0328, 0.4075,
     -0.7889, 0.0021, -0.0009, -1.7547,
@@ -1108,15 +1026,15 @@ static const double R4_SC[] = {
 };
 
 static const rot_case ROT_CASES[] = {
-    {"rope-rot-default-hd8-half", 8, 8, PE_ROPE_HALF, R0_INV, 1.0,
-     R0_Q, R0_K, R0_QR, R0_KR, R0_SC},
-    {"rope-rot-default-hd8-interleaved", 8, 8, PE_ROPE_INTERLEAVED, R1_INV, 1.0,
-     R1_Q, R1_K, R1_QR, R1_KR, R1_SC},
+    {"rope-rot-default-hd8-half", 8, 8, PE_ROPE_HALF, W0, 1.0,
+     ROT_Q, ROT_K, R0_QR, R0_KR, R0_SC},
+    {"rope-rot-default-hd8-interleaved", 8, 8, PE_ROPE_INTERLEAVED, W0, 1.0,
+     ROT_Q, ROT_K, R1_QR, R1_KR, R1_SC},
     {"rope-rot-partial-hd8-rd4-half", 8, 4, PE_ROPE_HALF, R2_INV, 1.0,
-     R2_Q, R2_K, R2_QR, R2_KR, R2_SC},
-    {"rope-rot-partial-hd8-prf0.5-interleaved", 8, 4, PE_ROPE_INTERLEAVED, R3_INV, 1.0,
-     R3_Q, R3_K, R3_QR, R3_KR, R3_SC},
-    {"rope-rot-longrope-hd8-long-half", 8, 8, PE_ROPE_HALF, R4_INV, 1.1902380714238083,
+     ROT_Q, ROT_K, R2_QR, R2_KR, R2_SC},
+    {"rope-rot-partial-hd8-prf0.5-interleaved", 8, 4, PE_ROPE_INTERLEAVED, R2_INV, 1.0,
+     ROT_Q, ROT_K, R3_QR, R3_KR, R3_SC},
+    {"rope-rot-longrope-hd8-long-half", 8, 8, PE_ROPE_HALF, W17, 1.1902380714238083,
      R4_Q, R4_K, R4_QR, R4_KR, R4_SC},
 };
 /* rope-table-default-hd8-half: positions [0, 1, 7, 4095, 131071], [5][4] row-major */
@@ -1196,11 +1114,7 @@ END_TEST
  */
 START_TEST(test_worked_example)
 {
-    pe_rope_params p;
-    pe_rope_params_init(&p);
-    p.rotary_dim = 2;
-    p.type = PE_ROPE_LINEAR;
-    p.factor = 2.0;
+    pe_rope_params p = scaled_params(2, PE_ROPE_LINEAR, 2.0, 0.0);
     double inv[1], att;
     ck_assert_int_eq(pe_rope_inv_freq(&p, inv, &att, NULL), PE_OK);
     ck_assert(inv[0] == 0.5 && att == 1.0);
@@ -1274,9 +1188,7 @@ END_TEST
  */
 START_TEST(test_rotate_layouts_and_stride)
 {
-    pe_rope_params p;
-    pe_rope_params_init(&p);
-    p.rotary_dim = 10;
+    pe_rope_params p = plain_params(10);
     double inv[5], att;
     ck_assert_int_eq(pe_rope_inv_freq(&p, inv, &att, NULL), PE_OK);
     static const int64_t pos[] = { 1, 77, 4099 };
@@ -1321,12 +1233,7 @@ START_TEST(test_cos_sin_oracle)
         ck_close(sn[i], CS_DEFAULT_SIN[i], 1e-9, 1e-9);
     }
 
-    pe_rope_params p;
-    pe_rope_params_init(&p);
-    p.rotary_dim = 8;
-    p.type = PE_ROPE_DYNAMIC;
-    p.factor = 2.0;
-    p.original_max_position_embeddings = 2048.0;
+    pe_rope_params p = scaled_params(8, PE_ROPE_DYNAMIC, 2.0, 2048.0);
     p.seq_len = 131072;
     double inv[4], att;
     ck_assert_int_eq(pe_rope_inv_freq(&p, inv, &att, NULL), PE_OK);
@@ -1357,12 +1264,7 @@ END_TEST
  */
 START_TEST(test_softmax_scale_and_ntk)
 {
-    pe_rope_params p;
-    pe_rope_params_init(&p);
-    p.rotary_dim = 64;
-    p.type = PE_ROPE_YARN;
-    p.factor = 40.0;
-    p.original_max_position_embeddings = 4096.0;
+    pe_rope_params p = scaled_params(64, PE_ROPE_YARN, 40.0, 4096.0);
     p.has_mscale = p.has_mscale_all_dim = 1;
     p.mscale = p.mscale_all_dim = 1.0;
     ck_close(pe_rope_softmax_scale_factor(&p), 1.8738542070926265, 0.0, 1e-12);
@@ -1380,8 +1282,7 @@ START_TEST(test_softmax_scale_and_ntk)
     p.factor = 40.0;
     ck_assert(pe_rope_softmax_scale_factor(&p) == 1.0);
 
-    pe_rope_params_init(&p);
-    p.rotary_dim = 4;
+    p = plain_params(4);
     p.type = PE_ROPE_NTK;
     p.alpha = 4.0;
     pe_rope_info info;
@@ -1398,9 +1299,7 @@ END_TEST
 START_TEST(test_explicit_inv_freq)
 {
     static const double given[] = { 0.5, 0.125 };
-    pe_rope_params p;
-    pe_rope_params_init(&p);
-    p.rotary_dim = 4;
+    pe_rope_params p = plain_params(4);
     p.base = 0.0; /* ignored with explicit frequencies */
     p.inv_freq = given;
     double inv[2], att = 0.0;

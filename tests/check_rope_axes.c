@@ -15,11 +15,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "api.h"
-#include "cache.h"
+#include "api_util.h"
 #include "rope.h"
 #include "rope_axes.h" /* core/ (first on the include path) */
 
@@ -205,107 +203,15 @@ END_TEST
 
 /* ---- POST /rope with axes through api_handle -------------------------------------------------- */
 
-static api_limits lim;
-static pe_cache *cache;
-static api_ctx ctx;
-
-static void setup(void)
-{
-    api_limits_default(&lim);
-    cache = pe_cache_create(1 << 24, 4096);
-    ck_assert_ptr_nonnull(cache);
-    ctx.lim = &lim;
-    ctx.cache = cache;
-}
-
-static void teardown(void)
-{
-    pe_cache_destroy(cache);
-}
-
-static json_t *call(const char *body_sq, int *status)
-{
-    char *body = strdup(body_sq);
-    ck_assert_ptr_nonnull(body);
-    for (char *p = body; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    api_response r;
-    api_handle(&ctx, api_rope, body, strlen(body), "t", &r);
-    free(body);
-    json_error_t e;
-    json_t *j = json_loadb(r.body, r.len, 0, &e);
-    ck_assert_msg(j != NULL, "response is not JSON: %s", r.body);
-    *status = r.status;
-    api_response_free(&r);
-    return j;
-}
-
+/* Every request goes to POST /rope; request bodies are written with ' for " (api_util.h). */
 static json_t *ok(const char *body_sq)
 {
-    int st = 0;
-    json_t *j = call(body_sq, &st);
-    if (st != 200) {
-        char *s = json_dumps(j, 0);
-        ck_abort_msg("status %d for %s: %s", st, body_sq, s);
-    }
-    return j;
+    return au_ok(api_rope, body_sq);
 }
 
 static void expect_422(const char *body_sq, const char *ptr, const char *code)
 {
-    int st = 0;
-    json_t *j = call(body_sq, &st);
-    char *s = json_dumps(j, 0);
-    ck_assert_msg(st == 422, "status %d, want 422, for %s: %s", st, body_sq, s);
-    json_t *e0 = json_array_get(json_object_get(j, "errors"), 0);
-    const char *got = json_string_value(json_object_get(e0, "pointer"));
-    ck_assert_msg(got && strcmp(got, ptr) == 0, "pointer %s, want %s, for %s: %s",
-                  got ? got : "(none)", ptr, body_sq, s);
-    char want[96];
-    snprintf(want, sizeof want, "urn:posenc:problem:%s", code);
-    ck_assert_str_eq(json_string_value(json_object_get(j, "type")), want);
-    free(s);
-    json_decref(j);
-}
-
-static double num2(json_t *j, const char *key, size_t i, size_t c)
-{
-    json_t *v = json_array_get(json_array_get(json_object_get(j, key), i), c);
-    ck_assert_msg(json_is_number(v), "%s[%zu][%zu] is not a number", key, i, c);
-    return json_number_value(v);
-}
-
-static void compare(json_t *exp, json_t *act, double abs_tol, double rel_tol, const char *path)
-{
-    if (json_is_null(exp)) {
-        ck_assert_msg(json_is_null(act), "%s: expected null", path);
-    } else if (json_is_number(exp)) {
-        ck_assert_msg(json_is_number(act), "%s: expected a number", path);
-        double e = json_number_value(exp), a = json_number_value(act);
-        ck_assert_msg(fabs(a - e) <= abs_tol + rel_tol * fabs(e), "%s: expected %.17g, got %.17g",
-                      path, e, a);
-    } else if (json_is_array(exp)) {
-        ck_assert_msg(json_is_array(act) && json_array_size(act) == json_array_size(exp),
-                      "%s: shape differs", path);
-        for (size_t i = 0; i < json_array_size(exp); i++) {
-            char p[256];
-            snprintf(p, sizeof p, "%s[%zu]", path, i);
-            compare(json_array_get(exp, i), json_array_get(act, i), abs_tol, rel_tol, p);
-        }
-    } else if (json_is_object(exp)) {
-        const char *k;
-        json_t *v;
-        json_object_foreach(exp, k, v)
-        {
-            char p[256];
-            snprintf(p, sizeof p, "%s.%s", path, k);
-            ck_assert_msg(json_object_get(act, k) != NULL, "%s missing", p);
-            compare(v, json_object_get(act, k), abs_tol, rel_tol, p);
-        }
-    } else {
-        ck_assert_msg(json_equal(exp, act), "%s differs", path);
-    }
+    au_expect_422(api_rope, body_sq, ptr, code);
 }
 
 /* Runs one golden case from tests/vectors/rope2d/<file> (the oracle README tolerance rule:
@@ -314,51 +220,7 @@ static void oracle_case(const char *file, const char *id)
 {
     char path[128];
     snprintf(path, sizeof path, "tests/vectors/rope2d/%s", file);
-    json_error_t e;
-    json_t *cases = json_load_file(path, 0, &e);
-    ck_assert_msg(cases != NULL, "cannot read %s: %s", path, e.text);
-    json_t *c = NULL, *it;
-    size_t i;
-    json_array_foreach(cases, i, it)
-    {
-        if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0)
-            c = it;
-    }
-    ck_assert_msg(c != NULL, "case %s not in %s", id, path);
-    char *body = json_dumps(json_object_get(c, "request"), JSON_COMPACT);
-    api_response r;
-    api_handle(&ctx, api_rope, body, strlen(body), "t", &r);
-    json_t *tol = json_object_get(c, "tolerance");
-    json_t *want_status = json_object_get(c, "status");
-    ck_assert_msg(r.status == (want_status ? json_integer_value(want_status) : 200),
-                  "%s: status %d: %s", id, r.status, r.body);
-    json_t *act = json_loadb(r.body, r.len, 0, &e);
-    ck_assert_ptr_nonnull(act);
-    if (r.status == 200) {
-        json_t *exp = json_object_get(c, "expected");
-        const char *k;
-        json_t *v;
-        json_object_foreach(exp, k, v)
-        {
-            int exact = 0;
-            json_t *x;
-            size_t xi;
-            json_array_foreach(json_object_get(tol, "exact"), xi, x)
-            {
-                exact |= strcmp(json_string_value(x), k) == 0;
-            }
-            char p[160];
-            snprintf(p, sizeof p, "%s.%s", id, k);
-            ck_assert_msg(json_object_get(act, k) != NULL, "%s missing", p);
-            compare(v, json_object_get(act, k),
-                    exact ? 0.0 : json_number_value(json_object_get(tol, "abs")),
-                    exact ? 0.0 : json_number_value(json_object_get(tol, "rel")), p);
-        }
-    }
-    json_decref(act);
-    api_response_free(&r);
-    free(body);
-    json_decref(cases);
+    au_oracle_case(api_rope, path, id);
 }
 
 START_TEST(test_oracle_cases)
@@ -443,8 +305,8 @@ START_TEST(test_axial_relative)
                    "'k': [1, -1.1, 0.9, 0.6, 0, 1.5, 0.8, -0.7]}");
     double s21 = axial_score(q, k, -2.0, -1.0), s12 = axial_score(q, k, -1.0, -2.0);
     for (size_t i = 0; i < 3; i++)
-        ck_assert_double_eq_tol(num2(j, "scores", i, i), s21, 1e-13);
-    ck_assert_double_eq_tol(num2(j, "scores", 3, 3), s12, 1e-13);
+        ck_assert_double_eq_tol(au_num(j, "scores", i, i, -1), s21, 1e-13);
+    ck_assert_double_eq_tol(au_num(j, "scores", 3, 3, -1), s12, 1e-13);
     ck_assert(fabs(s21 - s12) > 0.5);
     /* positions are echoed as tuples */
     ck_assert_int_eq(json_integer_value(json_array_get(
@@ -471,8 +333,7 @@ START_TEST(test_mixed_equals_axial_api)
     json_t *ja = ok(a), *jm = ok(m);
     static const char *const KEYS[] = {"q_rotated", "k_rotated", "scores", "cos", "sin"};
     for (size_t k = 0; k < 5; k++)
-        ck_assert_msg(json_equal(json_object_get(ja, KEYS[k]), json_object_get(jm, KEYS[k])),
-                      "%s differs", KEYS[k]);
+        au_same(ja, jm, KEYS[k]);
     ck_assert_ptr_null(json_object_get(jm, "inv_freq")); /* not for mixed */
     ck_assert_ptr_null(json_object_get(jm, "pair_axis"));
     ck_assert(json_is_null(json_object_get(json_object_get(jm, "resolved"), "base")));
@@ -483,8 +344,8 @@ START_TEST(test_mixed_equals_axial_api)
                     "'positions': [5, 9], 'include': ['cos_sin']}");
     json_t *p2 = ok("{'head_dim': 8, 'axes': {'type': 'mrope', 'sections': [1, 1, 2]}, "
                     "'positions': [[5, 5, 5], [9, 9, 9]], 'include': ['cos_sin']}");
-    ck_assert(json_equal(json_object_get(p1, "cos"), json_object_get(p2, "cos")));
-    ck_assert(json_equal(json_object_get(p1, "positions"), json_object_get(p2, "positions")));
+    au_same(p1, p2, "cos");
+    au_same(p1, p2, "positions");
     json_decref(p1);
     json_decref(p2);
 }
@@ -504,15 +365,15 @@ START_TEST(test_resolved_and_rows)
     ck_assert_uint_eq(json_array_size(rows), 3); /* (0,0), (0,5), (1,2) */
     ck_assert_int_eq(json_integer_value(json_array_get(json_array_get(rows, 1), 1)), 5);
     ck_assert_int_eq(json_integer_value(json_array_get(json_array_get(rows, 2), 0)), 1);
-    ck_assert_double_eq(num2(j, "cos", 0, 0), 1.0); /* (0, 0): no turn */
+    ck_assert_double_eq(au_num(j, "cos", 0, 0, -1), 1.0); /* (0, 0): no turn */
     json_decref(j);
     j = ok("{'head_dim': 4, 'axes': {'type': 'axial'}, 'seq_len': 3, 'include': ['cos_sin']}");
     rows = json_object_get(j, "positions");
     ck_assert_uint_eq(json_array_size(rows), 3);
     ck_assert_int_eq(json_integer_value(json_array_get(json_array_get(rows, 2), 1)), 2);
     /* (2, 2) with F = [[1, 0], [0, 1]]: both pairs turn by 2 */
-    ck_assert_double_eq(num2(j, "cos", 2, 0), cos(2.0));
-    ck_assert_double_eq(num2(j, "cos", 2, 1), cos(2.0));
+    ck_assert_double_eq(au_num(j, "cos", 2, 0, -1), cos(2.0));
+    ck_assert_double_eq(au_num(j, "cos", 2, 1, -1), cos(2.0));
     json_decref(j);
 }
 END_TEST
@@ -591,7 +452,7 @@ Suite *rope_axes_suite(void)
     tcase_add_test(core, test_core_rejects);
     suite_add_tcase(s, core);
     TCase *api = tcase_create("api");
-    tcase_add_checked_fixture(api, setup, teardown);
+    tcase_add_checked_fixture(api, au_setup, au_teardown);
     tcase_add_test(api, test_oracle_cases);
     tcase_add_test(api, test_config_paste);
     tcase_add_test(api, test_axial_relative);

@@ -1,0 +1,30 @@
+/*
+ * api/numfmt.h -- shortest round-trip decimal of a double, from Debian's libdragonbox-dev 1.1.3
+ * (Junekey Jeon's Dragonbox, https://github.com/jk-jeon/dragonbox; header-only part used) behind
+ * a C interface. api/numfmt.cc is the project's only C++ file (g++ -std=c++17, no exceptions, no
+ * RTTI, no libstdc++ symbols needed at link time).
+ */
+#ifndef API_NUMFMT_H
+#define API_NUMFMT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * For a finite, non-zero x: |x| = *significand * 10^*exponent with the fewest decimal digits
+ * that still read back (round to nearest even) to x exactly; among equally short candidates the
+ * one closest to x (ties to even). *significand has no trailing zeros and at most 17 digits.
+ * Returns 1 when x is negative, 0 otherwise. Behaviour for 0, infinities and NaN is undefined
+ * (callers handle them first). Pure; thread-safe. Source: Dragonbox `to_decimal` with the
+ * default policies (nearest-to-even, trailing zeros removed, full cache).
+ */
+int api_numfmt_decimal(double x, uint64_t *significand, int *exponent);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,330 @@
+/*
+ * bench/micro.c -- single-thread microbenchmarks of the core kernels and of the JSON number writer,
+ * each against a baseline measured in the same process (`make bench` runs it; not a test).
+ *
+ * Every kernel is timed against memcpy of the same bytes (the kernel's output size; for RoPE and
+ * softmax input and output have that size too): ratio = memcpy time / kernel time, so 1.0 means
+ * "as fast as copying the tensor" and 0.9 means 10 % slower than the copy. Each figure is the best
+ * of REPS runs on buffers that were written once before (no page faults in the timings).
+ * The number writer is timed against jansson's json_dumps of the same array (default %.17g
+ * formatting): ratio = jansson time / posenc time.
+ *
+ * Output: one line per figure, "name<TAB>value<TAB>unit<TAB>note", read by bench/run.sh.
+ * usage: bench_micro [quick|rope]   (quick: smaller sizes, for a smoke run; rope: RoPE only)
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "alibi.h"
+#include "attention.h"
+#include "jw.h"
+#include "rope.h"
+#include "sinusoidal.h"
+#include "stream.h"
+
+#define REPS 5
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void *big(size_t bytes)
+{
+    void *p = malloc(bytes);
+    if (p == NULL) {
+        fprintf(stderr, "bench_micro: cannot allocate %zu bytes\n", bytes);
+        exit(1);
+    }
+    memset(p, 1, bytes); /* fault every page in now */
+    return p;
+}
+
+/* Best-of-REPS memcpy of n bytes between two pre-faulted buffers. */
+static double time_memcpy(size_t n)
+{
+    char *a = big(n), *b = big(n);
+    double best = 1e30;
+    for (int r = 0; r < REPS; r++) {
+        double t0 = now_s();
+        memcpy(b, a, n);
+        double dt = now_s() - t0;
+        if (dt < best)
+            best = dt;
+        a[r] = b[n - 1 - (size_t)r]; /* keep the copy observable */
+    }
+    free(a);
+    free(b);
+    return best;
+}
+
+static void line(const char *name, double value, const char *unit, const char *note)
+{
+    printf("%s\t%.4g\t%s\t%s\n", name, value, unit, note);
+    fflush(stdout);
+}
+
+static volatile double sink;
+
+/* ---- RoPE [T][H][D] ------------------------------------------------------------------------- */
+
+static void bench_rope(size_t T, size_t H, size_t D)
+{
+    size_t n = T * H * D, half = D / 2;
+    size_t bytes = n * sizeof(double);
+    double *x = big(bytes), *out = big(bytes);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (double)(i % 977) / 977.0 - 0.5;
+    double *inv = big(half * sizeof *inv);
+    double *cs = big(T * half * sizeof *cs), *sn = big(T * half * sizeof *sn);
+    pe_rope_params p;
+    pe_rope_params_init(&p);
+    p.rotary_dim = D;
+    double att = 1.0;
+    pe_rope_inv_freq(&p, inv, &att, NULL);
+
+    double t_table = 1e30;
+    for (int r = 0; r < REPS; r++) {
+        double t0 = now_s();
+        pe_rope_cos_sin_range(inv, half, 0, T, cs, sn);
+        double dt = now_s() - t0;
+        if (dt < t_table)
+            t_table = dt;
+    }
+    double t_copy = time_memcpy(bytes);
+
+    static const struct {
+        const char *name;
+        pe_rope_layout layout;
+        int bhsd;
+    } V[] = {{"rope_tHD_half", PE_ROPE_HALF, 0},
+             {"rope_tHD_interleaved", PE_ROPE_INTERLEAVED, 0},
+             {"rope_HtD_half", PE_ROPE_HALF, 1}};
+    char note[160];
+    for (size_t v = 0; v < 3; v++) {
+        double best = 1e30;
+        for (int r = 0; r < REPS; r++) {
+            double t0 = now_s();
+            if (V[v].bhsd) {
+                for (size_t h = 0; h < H; h++)
+                    pe_rope_rotate(x + h * T * D, D, cs, sn, T, D, D, V[v].layout, 1.0,
+                                   out + h * T * D);
+            } else {
+                pe_rope_rotate_heads(x, cs, sn, T, H, D, D, V[v].layout, 1.0, out);
+            }
+            double dt = now_s() - t0;
+            if (dt < best)
+                best = dt;
+            sink += out[r];
+        }
+        snprintf(note, sizeof note,
+                 "%zux%zux%zu f64 (%zu MiB): %.1f ms vs memcpy %.1f ms (%.2f GB/s copy)", T, H, D,
+                 bytes >> 20, best * 1e3, t_copy * 1e3, 2.0 * (double)bytes / t_copy / 1e9);
+        line(V[v].name, t_copy / best, "x memcpy", note);
+    }
+    snprintf(note, sizeof note, "cos/sin table %zux%zu once per call: %.2f ms", T, half,
+             t_table * 1e3);
+    line("rope_table_ms", t_table * 1e3, "ms", note);
+    free(x);
+    free(out);
+    free(inv);
+    free(cs);
+    free(sn);
+}
+
+/* ---- sinusoidal ------------------------------------------------------------------------------ */
+
+static void bench_sinusoidal(size_t T, size_t d)
+{
+    size_t bytes = T * d * sizeof(double);
+    double *out = big(bytes);
+    int64_t *pos = big(T * sizeof *pos);
+    for (size_t i = 0; i < T; i++)
+        pos[i] = (int64_t)i;
+    pe_sinusoidal_params p;
+    pe_sinusoidal_params_init(&p);
+    p.d_model = d;
+    double best = 1e30;
+    for (int r = 0; r < REPS; r++) {
+        double t0 = now_s();
+        pe_sinusoidal_fill(&p, pos, T, out);
+        double dt = now_s() - t0;
+        if (dt < best)
+            best = dt;
+        sink += out[T * d - 1 - (size_t)r];
+    }
+    double t_copy = time_memcpy(bytes);
+    char note[160];
+    snprintf(note, sizeof note, "%zux%zu f64 (%zu MiB): %.1f ms vs memcpy %.1f ms; %.1f ns per sin+cos",
+             T, d, bytes >> 20, best * 1e3, t_copy * 1e3, best / (double)(T * d / 2) * 1e9);
+    line("sinusoidal", t_copy / best, "x memcpy", note);
+    free(out);
+    free(pos);
+}
+
+/* ---- ALiBi bias -------------------------------------------------------------------------------- */
+
+static void bench_alibi(size_t H, size_t T)
+{
+    size_t n = T * T, bytes = H * n * sizeof(double);
+    double *bias = big(bytes);
+    double *slopes = big(H * sizeof *slopes);
+    int64_t *pos = big(T * sizeof *pos);
+    for (size_t i = 0; i < T; i++)
+        pos[i] = (int64_t)i;
+    pe_alibi_slopes(PE_ALIBI_PRESS, H, 8.0, slopes);
+    double best = 1e30;
+    for (int r = 0; r < REPS; r++) {
+        double t0 = now_s();
+        for (size_t h = 0; h < H; h++)
+            pe_alibi_bias(slopes[h], PE_ALIBI_CAUSAL, pos, T, pos, T, bias + h * n);
+        double dt = now_s() - t0;
+        if (dt < best)
+            best = dt;
+        sink += bias[(size_t)r * 7];
+    }
+    double t_copy = time_memcpy(bytes);
+    char note[160];
+    snprintf(note, sizeof note, "%zux%zux%zu f64 causal (%zu MiB, written only): %.1f ms vs memcpy %.1f ms",
+             H, T, T, bytes >> 20, best * 1e3, t_copy * 1e3);
+    line("alibi_bias", t_copy / best, "x memcpy", note);
+    free(bias);
+    free(slopes);
+    free(pos);
+}
+
+/* ---- masked softmax ---------------------------------------------------------------------------- */
+
+static void bench_softmax(size_t H, size_t T)
+{
+    size_t n = H * T * T, bytes = n * sizeof(double);
+    double *logits = big(bytes), *w = big(bytes);
+    for (size_t h = 0; h < H; h++)
+        for (size_t i = 0; i < T; i++)
+            for (size_t j = 0; j < T; j++)
+                logits[(h * T + i) * T + j] =
+                    j > i ? PE_MASKED : sin((double)(i * 31 + j * 17 + h)) * 4.0;
+    double best = 1e30;
+    for (int r = 0; r < REPS; r++) {
+        double t0 = now_s();
+        size_t bad = 0;
+        pe_attention_softmax_rows(logits, H * T, T, w, &bad);
+        double dt = now_s() - t0;
+        if (dt < best)
+            best = dt;
+        sink += w[(size_t)r * 13];
+    }
+    double t_copy = time_memcpy(bytes);
+    char note[160];
+    snprintf(note, sizeof note, "%zux%zux%zu f64 causal (%zu MiB): %.1f ms vs memcpy %.1f ms", H, T,
+             T, bytes >> 20, best * 1e3, t_copy * 1e3);
+    line("softmax_masked", t_copy / best, "x memcpy", note);
+    free(logits);
+    free(w);
+}
+
+/* ---- 10^6 doubles to JSON --------------------------------------------------------------------- */
+
+/* Rows of a [*][1000] matrix the caller keeps (like /sinusoidal's rows computed on demand). */
+static const double *borrowed_row(void *self, size_t r, double *scratch)
+{
+    (void)scratch;
+    return (const double *)self + r * 1000;
+}
+
+static void bench_json(size_t n)
+{
+    double *x = big(n * sizeof *x);
+    uint64_t s = 88172645463325252ULL;
+    for (size_t i = 0; i < n; i++) { /* uniform in (-1, 1) with full 53-bit mantissas */
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        x[i] = (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    }
+    double t_jw = 1e30, t_jansson = 1e30, t_build = 0.0;
+    size_t len_jw = 0, len_jansson = 0;
+    for (int r = 0; r < REPS; r++) {
+        double t0 = now_s();
+        api_jw w;
+        api_jw_init(&w, (size_t)1 << 30);
+        api_jw_doubles(&w, x, n);
+        char *text = api_jw_take(&w, &len_jw);
+        double dt = now_s() - t0;
+        free(text);
+        if (dt < t_jw)
+            t_jw = dt;
+    }
+    /* the daemon's path for a large array: deferred into a stream, read 64 KiB at a time */
+    double t_stream = 1e30;
+    size_t len_stream = 0;
+    static char chunk[65536];
+    for (int r = 0; r < REPS; r++) {
+        double t0 = now_s();
+        api_jw w;
+        api_jw_init_mode(&w, (size_t)1 << 30, API_JW_STREAM, NULL);
+        api_rows src = {.rows = n / 1000, .cols = 1000, .row = borrowed_row, .self = x};
+        api_jw_rows(&w, &src);
+        api_stream *st = api_stream_json(&w);
+        size_t k, tot = 0;
+        while ((k = api_stream_read(st, chunk, sizeof chunk)) > 0)
+            tot += k;
+        api_stream_free(st);
+        double dt = now_s() - t0;
+        len_stream = tot;
+        if (dt < t_stream)
+            t_stream = dt;
+    }
+    json_t *arr = json_array();
+    double tb = now_s();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, json_real(x[i]));
+    t_build = now_s() - tb;
+    for (int r = 0; r < 3; r++) {
+        double t0 = now_s();
+        char *text = json_dumps(arr, JSON_COMPACT);
+        double dt = now_s() - t0;
+        len_jansson = strlen(text);
+        free(text);
+        if (dt < t_jansson)
+            t_jansson = dt;
+    }
+    json_decref(arr);
+    char note[300];
+    snprintf(note, sizeof note,
+             "%zu doubles in (-1,1): api_jw_doubles into one growing buffer %.1f ms (%.1f MB, "
+             "shortest) vs jansson json_dumps %.1f ms (%.1f MB, %%.17g; building its json_t array "
+             "took another %.1f ms)",
+             n, t_jw * 1e3, (double)len_jw / 1e6, t_jansson * 1e3, (double)len_jansson / 1e6,
+             t_build * 1e3);
+    line("json_1e6_doubles", t_jansson / t_jw, "x jansson", note);
+    snprintf(note, sizeof note,
+             "the same numbers as 1000 rows of a row source streamed 64 KiB at a time (the "
+             "daemon's path for /sinusoidal): "
+             "%.1f ms (%.1f MB)", t_stream * 1e3, (double)len_stream / 1e6);
+    line("json_1e6_streamed", t_jansson / t_stream, "x jansson", note);
+    free(x);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+    if (argc > 1 && strcmp(argv[1], "rope") == 0) { /* only the RoPE figures, full size */
+        bench_rope(4096, 32, 128);
+        return sink == 12345.678 ? 1 : 0;
+    }
+    size_t k = quick ? 4 : 1;
+    bench_rope(4096 / k, 32, 128);
+    bench_sinusoidal(8192 / k, 1024);
+    bench_alibi(32 / k, 2048);
+    bench_softmax(8 / (k > 1 ? 4 : 1), 2048);
+    bench_json(1000000 / k);
+    return sink == 12345.678 ? 1 : 0;
+}

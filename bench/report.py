@@ -1,0 +1,59 @@
+"""bench/report.py RESULTS.tsv -- the table `make bench` prints (markdown), from bench/run.sh's figures.
+
+Each line of RESULTS.tsv is name<TAB>value<TAB>unit<TAB>note. Ratios: kernels are memcpy time /
+kernel time (1.0 = as fast as copying the same bytes); JSON is jansson time / posenc time; HTTP
+compares requests/s.
+"""
+import sys
+
+rows = {}
+for line in open(sys.argv[1]):
+    parts = line.rstrip("\n").split("\t")
+    if len(parts) >= 2:
+        rows[parts[0]] = (float(parts[1]), parts[2] if len(parts) > 2 else "", parts[3] if len(parts) > 3 else "")
+
+
+def v(name, default=float("nan")):
+    return rows[name][0] if name in rows else default
+
+
+def note(name):
+    return rows[name][2] if name in rows else ""
+
+
+def ok(cond):
+    return "met" if cond else "NOT met"
+
+
+out = []
+out.append("| figure | measured | target | |")
+out.append("|---|---|---|---|")
+for key, label in [("rope_tHD_half", "RoPE apply [4096][32][128] f64, half pairs, [T][H][D]"),
+                   ("rope_tHD_interleaved", "RoPE apply, interleaved pairs, [T][H][D]"),
+                   ("rope_HtD_half", "RoPE apply, half pairs, [H][T][D]")]:
+    out.append(f"| {label} | {v(key):.2f}x memcpy of the same bytes | >= 0.9x | {ok(v(key) >= 0.9)} |")
+out.append(f"| RoPE cos/sin table 4096x64 (once per call, shared by all heads) | {v('rope_table_ms'):.1f} ms | | |")
+out.append(f"| sinusoidal 8192x1024 f64 | {v('sinusoidal'):.2f}x memcpy | (sin/cos bound) | |")
+out.append(f"| ALiBi bias 32x2048x2048 f64 causal | {v('alibi_bias'):.2f}x memcpy | | |")
+out.append(f"| masked softmax 8x2048x2048 f64 causal | {v('softmax_masked'):.2f}x memcpy | (exp bound) | |")
+j1, j2 = v("json_1e6_doubles"), v("json_1e6_streamed")
+out.append(f"| 10^6 doubles to JSON, one buffer (api_jw_doubles) | {j1:.1f}x faster than jansson json_dumps | >= 10x | {ok(j1 >= 10)} |")
+out.append(f"| 10^6 doubles to JSON, streamed (the daemon's path) | {j2:.1f}x faster than jansson json_dumps | >= 10x | {ok(j2 >= 10)} |")
+h, r, a = v("posenc_healthz_rps"), v("posenc_rope_rps"), v("posenc_alibi_rps")
+ph, pr, pa = v("peer_healthz_rps"), v("peer_rope_rps"), v("peer_alibi_rps")
+out.append(f"| posencd GET /healthz | {h:,.0f} req/s, p99 {v('posenc_healthz_p99'):.2f} ms | | |")
+out.append(f"| posencd small POST /rope (head_dim 128, 8 positions, q and k) | {r:,.0f} req/s, p99 {v('posenc_rope_p99'):.2f} ms | | |")
+out.append(f"| small /rope vs the same daemon's /healthz | {r / h:.2f}x | >= 0.5x | {ok(r / h >= 0.5)} |")
+out.append(f"| small /rope vs FastAPI + numpy peer ({pr:,.0f} req/s) | {r / pr:.0f}x | >= 50x | {ok(r / pr >= 50)} |")
+out.append(f"| small /rope p99 at 64 connections | {v('posenc_rope_p99'):.2f} ms | < 5 ms | {ok(v('posenc_rope_p99') < 5)} |")
+out.append(f"| posencd POST /alibi (demo heatmap: 8 heads, 16 positions) | {a:,.0f} req/s, p99 {v('posenc_alibi_p99'):.2f} ms; {a / pa:.0f}x the peer ({pa:,.0f} req/s) | | |")
+out.append(f"| FastAPI + numpy peer GET /healthz | {ph:,.0f} req/s, p99 {v('peer_healthz_p99'):.2f} ms | | |")
+out.append(f"| posencd 4096x1024 /sinusoidal (82 MB JSON each), 4 connections | {v('posenc_sinusoidal_mbps'):,.0f} MB/s | | |")
+out.append(f"| peak RSS (VmHWM) while serving it | {v('posenc_sinusoidal_hwm'):.1f} MiB | < 64 MiB | {ok(v('posenc_sinusoidal_hwm') < 64)} |")
+out.append(f"| vectorised loops/blocks in core/rope.c (-O2) | {v('rope_vectorized'):.0f} | | |")
+print("\n".join(out))
+print()
+for key in ("rope_tHD_half", "rope_table_ms", "sinusoidal", "alibi_bias", "softmax_masked",
+            "json_1e6_doubles", "json_1e6_streamed", "posenc_sinusoidal_hwm"):
+    if note(key):
+        print(f"- {key}: {note(key)}")

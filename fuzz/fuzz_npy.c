@@ -1,0 +1,123 @@
+/*
+ * fuzz/fuzz_npy.c -- libFuzzer harness for the .npy parser (api_npy_parse_header, api_npy_parse;
+ * api/tensor_io.h). Input: the file bytes; the input length's low bit picks allow_trailing.
+ * Checks: header and whole-file parses agree; a success has rows, cols >= 1, rows*cols*8 <=
+ * max_table_bytes, only finite values, consumed = header + data <= len (= len without trailing);
+ * a failure is a 4xx problem that renders as valid problem+json; every prefix shorter than the
+ * header reads as "need more" or an error, never as success; a parsed table written back with
+ * api_npy_f64_header + api_encode_f64_le parses to the same bits.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_check.h"
+#include "tensor_io.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_TABLE ((size_t)1 << 20)
+
+static void die(const char *what, const char *detail)
+{
+    fprintf(stderr, "fuzz check failed: %s %s\n", what, detail ? detail : "");
+    abort();
+}
+
+static void check_problem(const api_problem *pb)
+{
+    api_limits lim;
+    fz_limits(&lim);
+    if (!api_problem_failed(pb))
+        die("failure without a problem", NULL);
+    int st = api_problem_status(pb->code);
+    if (st < 400 || st >= 500)
+        die("problem status not 4xx:", pb->detail);
+    api_response r;
+    api_problem_response(pb, "fuzz", &r);
+    char why[512];
+    if (fz_check_response(&r, &lim, why, sizeof why) != 0)
+        die("problem response:", why);
+    api_response_free(&r);
+}
+
+static void check_table(const api_tensor *t, size_t max_table)
+{
+    if (t->rows < 1 || t->cols < 1 || t->data == NULL)
+        die("empty table accepted", NULL);
+    if (t->rows > max_table / 8 / t->cols)
+        die("table over max_table_bytes accepted", NULL);
+    for (size_t i = 0; i < t->rows * t->cols; i++) {
+        if (!isfinite(t->data[i]))
+            die("non-finite value accepted", NULL);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    int trailing = (int)(size & 1);
+    api_problem pb;
+    api_problem_init(&pb);
+    api_npy_info info;
+    memset(&info, 0, sizeof info);
+    int hrc = api_npy_parse_header(data, size, MAX_TABLE, &info, &pb);
+    if (hrc < 0)
+        check_problem(&pb);
+    else if (api_problem_failed(&pb))
+        die("header: problem recorded without -1", pb.detail);
+    if (hrc == 1) {
+        if (info.header_len > size || info.rows < 1 || info.cols < 1 ||
+            info.data_bytes != info.rows * info.cols * api_dtype_size(info.dtype))
+            die("header info inconsistent", NULL);
+        /* a prefix that cuts the header never parses as a header */
+        api_problem p2;
+        api_problem_init(&p2);
+        api_npy_info i2;
+        if (info.header_len > 0 &&
+            api_npy_parse_header(data, info.header_len - 1, MAX_TABLE, &i2, &p2) == 1)
+            die("a cut header parsed", NULL);
+    }
+
+    api_problem_init(&pb);
+    api_tensor t;
+    size_t consumed = 0;
+    int rc = api_npy_parse(data, size, MAX_TABLE, trailing, &t, &consumed, &pb);
+    if (rc < 0) {
+        check_problem(&pb);
+        if (t.data != NULL)
+            die("failure left a table", NULL);
+        return 0;
+    }
+    if (hrc != 1)
+        die("file parsed but its header did not", NULL);
+    check_table(&t, MAX_TABLE);
+    if (t.rows != info.rows || t.cols != info.cols || t.dtype != info.dtype)
+        die("file and header disagree", NULL);
+    if (consumed != info.header_len + info.data_bytes || consumed > size ||
+        (!trailing && consumed != size))
+        die("consumed wrong", NULL);
+
+    /* round trip through the f64 writer */
+    size_t n = t.rows * t.cols;
+    size_t total = API_NPY_F64_HEADER_MAX + n * 8;
+    unsigned char *buf = malloc(total);
+    if (buf == NULL)
+        die("oom", NULL);
+    size_t hl = api_npy_f64_header((char *)buf, API_NPY_F64_HEADER_MAX, t.rows, t.cols);
+    if (hl == 0 || hl % 64 != 0 || hl > API_NPY_F64_HEADER_MAX)
+        die("f64 header length", NULL);
+    api_encode_f64_le(t.data, n, buf + hl);
+    api_tensor t2;
+    api_problem_init(&pb);
+    if (api_npy_parse(buf, hl + n * 8, MAX_TABLE, 0, &t2, NULL, &pb) != 0)
+        die("round trip failed:", pb.detail);
+    if (t2.rows != t.rows || t2.cols != t.cols || t2.dtype != API_DT_F64 ||
+        memcmp(t2.data, t.data, n * sizeof(double)) != 0)
+        die("round trip changed the table", NULL);
+    api_tensor_free(&t2);
+    free(buf);
+    api_tensor_free(&t);
+    return 0;
+}

@@ -1,0 +1,487 @@
+// Browser test of the teaching demo served by posencd at GET / (issue 5).
+//
+// Runs Debian's chromium through playwright-core (never a downloaded browser). Uses the daemon at
+// POSENC_URL when given (tests/browser/run.sh starts one on an ephemeral loopback port), else starts
+// POSENC_BIN (default build/posencd) itself with --port 0.
+//
+// Checks: the lesson's worked numbers as rendered (exercises 1-4, the RoPE score tables, the ALiBi softmax
+// bars, the corrected slowest RoPE period), every section's charts drawn, the interactions (keyboard,
+// language switch, method/extend/scaling choices, config paste), no console errors except the 422s the page
+// provokes on purpose, no request to any host but 127.0.0.1, no horizontal overflow at phone width.
+// Screenshots of every section (ko and en, 1280x800 and 390x844) go to tests/artifacts/browser/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..', '..');
+const ART = path.join(ROOT, 'tests', 'artifacts', 'browser');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const SECTIONS = ['why', 'sin', 'learned', 'rope', 'alibi', 'compare'];
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+let base = process.env.POSENC_URL || '';
+let daemon = null;
+
+/** Starts posencd on 127.0.0.1 with --port 0 and resolves with its URL (from "listening on URL"). */
+function startDaemon() {
+    const bin = process.env.POSENC_BIN || path.join(ROOT, 'build', 'posencd');
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'posenc-data-'));
+    daemon = spawn(bin, ['--bind', '127.0.0.1', '--port', '0', '--web-dir', path.join(ROOT, 'web'),
+        '--spec', path.join(ROOT, 'openapi.yaml'), '--data-dir', data], { stdio: ['ignore', 'pipe', 'pipe'] });
+    return new Promise((resolve, reject) => {
+        let seen = '';
+        const timer = setTimeout(() => reject(new Error(`posencd did not start: ${seen}`)), 10000);
+        const onData = (b) => {
+            seen += b.toString();
+            const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+            if (m) {
+                clearTimeout(timer);
+                resolve(m[1]);
+            }
+        };
+        daemon.stdout.on('data', onData);
+        daemon.stderr.on('data', onData);
+        daemon.on('exit', (code) => reject(new Error(`posencd exited (${code}): ${seen}`)));
+    });
+}
+
+before(async () => {
+    fs.mkdirSync(ART, { recursive: true });
+    if (!base)
+        base = await startDaemon();
+    base = base.replace(/\/$/, '');
+    assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/, 'the demo must be served from 127.0.0.1');
+});
+
+after(() => {
+    if (daemon)
+        daemon.kill('SIGTERM');
+});
+
+/**
+ * Opens the demo in a fresh chromium profile. Records console errors, page errors, failed responses and
+ * every request; requests to any host other than 127.0.0.1 are aborted and recorded as offences.
+ */
+async function open(locale, viewport) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posenc-chromium-'));
+    const ctx = await chromium.launchPersistentContext(dir, {
+        executablePath: CHROMIUM, headless: true, args: ARGS, locale, viewport, deviceScaleFactor: 1,
+        reducedMotion: 'reduce',
+    });
+    const page = ctx.pages()[0] || await ctx.newPage();
+    const log = { console: [], pageErrors: [], badResponses: [], foreign: [], requests: 0, expected: [] };
+    await ctx.route('**/*', (route) => {
+        const u = new URL(route.request().url());
+        if ((u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '127.0.0.1') {
+            log.foreign.push(route.request().url());
+            return route.abort();
+        }
+        return route.continue();
+    });
+    page.on('request', (r) => {
+        log.requests++;
+        const u = new URL(r.url());
+        if (u.protocol !== 'data:' && u.protocol !== 'blob:' && u.hostname !== '127.0.0.1')
+            log.foreign.push(r.url());
+    });
+    page.on('console', (m) => {
+        if (m.type() === 'error')
+            log.console.push({ text: m.text(), url: m.location().url || '' });
+    });
+    page.on('pageerror', (e) => log.pageErrors.push(String(e)));
+    page.on('response', (r) => {
+        if (r.status() >= 400)
+            log.badResponses.push({ path: new URL(r.url()).pathname, status: r.status() });
+    });
+    await page.goto(base + '/');
+    await ready(page);
+    return {
+        page, log,
+        /** Declares that `path` answering `status` is provoked on purpose from now on. */
+        expect(p, status) {
+            log.expected.push({ path: p, status });
+        },
+        async close() {
+            await ctx.close();
+            fs.rmSync(dir, { recursive: true, force: true });
+        },
+    };
+}
+
+/** Waits for the first full render and for every request and debounced update to settle. */
+async function ready(page) {
+    await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+    await settle(page);
+}
+
+async function settle(page) {
+    await page.waitForFunction(() => document.documentElement.dataset.busy === '0', null, { timeout: 30000 });
+}
+
+/** Asserts the page stayed clean: no page errors, console errors only for the declared HTTP failures. */
+function assertClean(s) {
+    const ok = (p, st) => s.log.expected.some((e) => e.path === p && e.status === st);
+    assert.deepEqual(s.log.pageErrors, [], 'uncaught errors in the page');
+    assert.deepEqual(s.log.foreign, [], 'requests left 127.0.0.1');
+    assert.deepEqual(s.log.badResponses.filter((r) => !ok(r.path, r.status)), [], 'unexpected HTTP failures');
+    const stray = s.log.console.filter((c) => {
+        const m = /status of (\d+)/.exec(c.text);
+        return !(m && c.url && ok(new URL(c.url).pathname, +m[1]));
+    });
+    assert.deepEqual(stray, [], 'console errors');
+    assert.ok(s.log.requests > 20, `too few requests (${s.log.requests})`);
+}
+
+/** The text (true minus turned into '-') and data-value of the element with data-testid `id`. */
+async function num(page, id) {
+    const el = page.locator(`[data-testid="${id}"]`);
+    const text = (await el.textContent()).trim().replace(/\u2212/g, '-');
+    const value = Number(await el.getAttribute('data-value'));
+    return { text, value };
+}
+
+/** Asserts the rendered number `id` reads `want` (3 decimals as in the lesson) and its exact value is within 5e-4. */
+async function expectNum(page, id, want) {
+    const { text, value } = await num(page, id);
+    assert.equal(text, want, `${id} shows ${text}, want ${want}`);
+    assert.ok(Math.abs(value - Number(want)) <= 5e-4, `${id} value ${value} not ≈ ${want}`);
+}
+
+async function openDetails(page, sel) {
+    await page.locator(sel).evaluate((d) => { d.open = true; });
+}
+
+/** Number of data points in the first series of the ECharts chart in `sel` (0 when not drawn). */
+async function chartPoints(page, sel, series = 0) {
+    return page.locator(sel).evaluate((el, i) => {
+        const c = window.echarts.getInstanceByDom(el);
+        if (!c)
+            return 0;
+        const s = c.getOption().series[i];
+        return s && s.data ? s.data.length : 0;
+    }, series);
+}
+
+async function seriesCount(page, sel) {
+    return page.locator(sel).evaluate((el) => window.echarts.getInstanceByDom(el).getOption().series.length);
+}
+
+async function shoot(page, lang, vp) {
+    const tag = `${lang}-${vp.width}x${vp.height}`;
+    await page.screenshot({ path: path.join(ART, `${tag}-top.png`) });
+    for (const id of SECTIONS)
+        await page.locator('#' + id).screenshot({ path: path.join(ART, `${tag}-${id}.png`) });
+}
+
+/** Every worked number of the lesson, as rendered. The same in both languages. */
+async function checkLessonNumbers(page) {
+    // exercise 1: d = 4 sinusoidal vector of position 4
+    await openDetails(page, '#ex1-details');
+    for (const [i, v] of ['-0.757', '-0.654', '0.040', '0.999'].entries())
+        await expectNum(page, `ex1-v${i}`, v);
+    // exercise 2 and worked RoPE examples
+    await openDetails(page, '#ex2-details');
+    await expectNum(page, 'ex2-score', '-0.990');
+    await expectNum(page, 'ex2-score-6-0', '-0.990');
+    await expectNum(page, 'rope-w1-2-0', '0.540');
+    await expectNum(page, 'rope-w1-5-3', '0.540');
+    await expectNum(page, 'rope-w1-4-0', '-0.416');
+    await expectNum(page, 'rope-w2-0-0', '5.000');
+    for (const p of ['2-0', '5-3', '9-7'])
+        await expectNum(page, `rope-w2-${p}`, '-1.506');
+    await expectNum(page, 'rope-w2-3-5', '6.909');
+    // exercise 3: ALiBi slopes of 16 heads
+    await openDetails(page, '#ex3-details');
+    await expectNum(page, 'ex3-s0', '0.707');
+    await expectNum(page, 'ex3-s1', '0.500');
+    await expectNum(page, 'ex3-s2', '0.354');
+    // ALiBi softmax bars: no bias, m = 1/2, m = 1/256
+    const bars = [['0.197', '0.072', '0.534', '0.197'], ['0.074', '0.045', '0.548', '0.333'],
+        ['0.195', '0.072', '0.535', '0.198']];
+    for (const [h, row] of bars.entries()) {
+        for (const [k, v] of row.entries())
+            await expectNum(page, `bars-w${h}-k${k}`, v);
+    }
+    // exercise 4: 600 tokens against the 512-row table
+    const msg = page.locator('[data-testid="ex4-message"]');
+    assert.equal(await msg.getAttribute('data-status'), '422');
+    assert.equal(await msg.getAttribute('data-position'), '512');
+    assert.equal(await msg.getAttribute('data-rows'), '512');
+    const text = await msg.textContent();
+    assert.match(text, /512/);
+    assert.match(text, /599/);
+    assert.match(text, /demo-512x64/);
+    // the corrected period of the slowest pair at head_dim 128 (not 62,832)
+    const wl = await num(page, 'slow-wavelength');
+    assert.equal(wl.text, '54,410');
+    assert.ok(Math.abs(wl.value - 54410.2) < 0.5, `slowest wavelength ${wl.value}`);
+    const th = await num(page, 'slow-theta');
+    assert.ok(Math.abs(th.value - 1.1548e-4) < 1e-8, `slowest theta ${th.value}`);
+}
+
+/** Every chart of every section drew data. */
+async function checkCharts(page) {
+    assert.equal(await chartPoints(page, '#sin-heat'), 64 * 128);
+    assert.equal(await chartPoints(page, '#learned-heat'), 512 * 64);
+    assert.equal(await chartPoints(page, '#ext-chart', 0), 512);
+    assert.equal(await chartPoints(page, '#ext-chart', 1), 600);
+    assert.equal(await chartPoints(page, '#decay-chart', 0), 257);
+    assert.equal(await chartPoints(page, '#decay-chart', 1), 257);
+    assert.equal(await chartPoints(page, '#bands-chart', 1), 64);
+    assert.equal(await chartPoints(page, '#cfg-chart', 1), 64);
+    assert.equal(await chartPoints(page, '#slopes-chart'), 8);
+    assert.equal(await chartPoints(page, '#bias-chart'), 144);
+    assert.equal(await chartPoints(page, '#bars-chart'), 4);
+    assert.equal(await chartPoints(page, '#t5-chart'), 1025);
+    assert.equal(await page.locator('[data-testid="sin-dials"] figure').count(), 5);
+    assert.equal(await page.locator('[data-testid="rope-svg"] svg line').count() > 10, true);
+    // the decay chart names both curves
+    const names = await page.locator('#decay-chart').evaluate((el) =>
+        window.echarts.getInstanceByDom(el).getOption().series.map((s) => s.name));
+    assert.equal(names.length, 2);
+    assert.ok(names.every((n) => n.length > 5), `decay series names: ${names}`);
+    // no error box anywhere
+    assert.equal(await page.locator('.err:not([hidden])').count(), 0, 'an error message is shown');
+    assert.equal(await page.locator('[data-testid="learned-unavailable"]').isHidden(), true);
+}
+
+/** "none" gives both sentences the same weights; every position method tells them apart. */
+async function checkWhy(page) {
+    const verdict = page.locator('[data-testid="why-verdict"]');
+    assert.equal(await verdict.getAttribute('data-same'), 'true');
+    const a = await num(page, 'why-focus-a-dog'), b = await num(page, 'why-focus-b-dog');
+    // the same up to rounding: the softmax adds the same terms in another order
+    assert.ok(Math.abs(a.value - b.value) < 1e-12, `${a.value} vs ${b.value}`);
+    for (const m of ['sinusoidal', 'rope', 'alibi', 'none']) {
+        await page.locator(`input[name="why-m"][value="${m}"]`).check();
+        await settle(page);
+        assert.equal(await verdict.getAttribute('data-method'), m);
+        assert.equal(await verdict.getAttribute('data-same'), String(m === 'none'), `verdict for ${m}`);
+    }
+}
+
+function langOf(page) {
+    return page.evaluate(() => document.documentElement.lang);
+}
+
+test('static files: content types, caching, favicon, vendored ECharts and its licence', async () => {
+    const get = async (p) => {
+        const r = await fetch(base + p);
+        return { status: r.status, type: r.headers.get('content-type'), cache: r.headers.get('cache-control'),
+            body: await r.text() };
+    };
+    const html = await get('/');
+    assert.equal(html.status, 200);
+    assert.match(html.type, /^text\/html/);
+    assert.equal(html.cache, 'no-cache');
+    for (const [p, type] of [['/js/main.js', /^text\/javascript/], ['/js/i18n.js', /^text\/javascript/],
+        ['/js/util.js', /^text\/javascript/], ['/style.css', /^text\/css/], ['/favicon.svg', /^image\/svg\+xml/],
+        ['/vendor/echarts/echarts.min.js', /^text\/javascript/]]) {
+        const r = await get(p);
+        assert.equal(r.status, 200, p);
+        assert.match(r.type, type, p);
+    }
+    const lic = await get('/vendor/echarts/LICENSE');
+    assert.equal(lic.status, 200);
+    assert.match(lic.body, /Apache License/);
+    assert.match((await get('/vendor/echarts/NOTICE')).body, /Apache ECharts/);
+    // no CDN or other host referenced by the page's own files
+    for (const p of ['/', '/js/main.js', '/js/util.js', '/js/i18n.js', '/style.css'])
+        assert.doesNotMatch((await get(p)).body, /(src|href)=["']?(https?:)?\/\//, `${p} references another host`);
+});
+
+for (const [lang, locale] of [['ko', 'ko-KR'], ['en', 'en-US']]) {
+    test(`${lang}: the lesson's numbers, charts and sections at 1280x800`, { timeout: 90000 }, async () => {
+        const s = await open(locale, DESKTOP);
+        try {
+            s.expect('/learned', 422); // exercise 4, and the comparison at N = 600: provoked on purpose
+            const { page } = s;
+            assert.equal(await langOf(page), lang, 'language chosen from navigator.languages');
+            assert.equal(await page.locator('[data-lang="' + lang + '"]').getAttribute('aria-pressed'), 'true');
+            const h2 = await page.locator('#why-h').textContent();
+            assert.match(h2, lang === 'ko' ? /[가-힣]/ : /^1\. Why/);
+            assert.equal(await page.evaluate(() => window.echarts.version), '6.1.0');
+            const dup = await page.evaluate(() => {
+                const ids = [...document.querySelectorAll('[id]')].map((e) => e.id);
+                return ids.filter((id, i) => ids.indexOf(id) !== i);
+            });
+            assert.deepEqual(dup, [], 'duplicate ids');
+            await checkLessonNumbers(page);
+            await checkCharts(page);
+            await checkWhy(page);
+            // the comparison at N = 600
+            assert.equal(await page.locator('[data-testid="cmp-learned"]').getAttribute('data-state'), 'refused');
+            assert.equal(await page.locator('[data-testid="cmp-sin"]').getAttribute('data-state'), 'unseen');
+            assert.match((await page.locator('[data-testid="cmp-alibi"]').textContent()).replace(/\u2212/g, '-'),
+                /-299\.5/);
+            await shoot(page, lang, DESKTOP);
+            assertClean(s);
+        } finally {
+            await s.close();
+        }
+    });
+}
+
+test('interactions: keyboard, language switch, RoPE positions, extend modes, scalings, config paste', { timeout: 90000 },
+    async () => {
+        const s = await open('ko-KR', DESKTOP);
+        try {
+            s.expect('/learned', 422);
+            const { page } = s;
+            // keyboard: skip link, then the language buttons
+            await page.keyboard.press('Tab');
+            assert.equal(await page.evaluate(() => document.activeElement.className), 'skip');
+            await page.keyboard.press('Tab');
+            assert.equal(await page.evaluate(() => document.activeElement.dataset.lang), 'ko');
+            await page.keyboard.press('Tab');
+            assert.equal(await page.evaluate(() => document.activeElement.dataset.lang), 'en');
+            await page.keyboard.press('Enter');
+            await settle(page);
+            assert.equal(await langOf(page), 'en');
+            assert.match(await page.locator('#rope-h').textContent(), /position as rotation/);
+            await expectNum(page, 'rope-w2-3-5', '6.909'); // numbers survive the switch
+            // every control is reachable by Tab (none removed from the tab order)
+            const unreachable = await page.evaluate(() => [...document.querySelectorAll('input, select, button, ' +
+                'textarea, summary, a[href]')].filter((e) => e.tabIndex < 0 || e.disabled).map((e) => e.id || e.tagName));
+            assert.deepEqual(unreachable, []);
+            // RoPE by keyboard: m 2 -> 5, n 0 -> 3 gives the same score as (2, 0)
+            await page.locator('#rope-m').focus();
+            for (let i = 0; i < 3; i++)
+                await page.keyboard.press('ArrowRight');
+            await page.locator('#rope-n').focus();
+            for (let i = 0; i < 3; i++)
+                await page.keyboard.press('ArrowRight');
+            await settle(page);
+            const ro = page.locator('[data-testid="rope-readout"]');
+            assert.equal(await ro.getAttribute('data-m'), '5');
+            assert.equal(await ro.getAttribute('data-n'), '3');
+            assert.ok(Math.abs(Number(await ro.getAttribute('data-value')) + 1.5058) < 1e-3);
+            await page.locator('[data-mn="3,5"]').click();
+            await settle(page);
+            assert.ok(Math.abs(Number(await ro.getAttribute('data-value')) - 6.9089) < 1e-3);
+            // back to Korean by click
+            await page.locator('[data-lang="ko"]').click();
+            await settle(page);
+            assert.equal(await langOf(page), 'ko');
+            // extend modes
+            await page.locator('input[name="ext-m"][value="error"]').check();
+            await settle(page);
+            assert.equal(await page.locator('[data-testid="ext-note"]').getAttribute('data-mode'), 'error');
+            assert.equal(await seriesCount(page, '#ext-chart'), 1);
+            await page.locator('input[name="ext-m"][value="interpolate"]').check();
+            await settle(page);
+            assert.equal(await seriesCount(page, '#ext-chart'), 2);
+            assert.equal(await chartPoints(page, '#ext-chart', 1), 600);
+            // every scaling type renders bands
+            for (const type of ['default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3']) {
+                await page.locator('#bands-type').selectOption(type);
+                await settle(page);
+                assert.equal(await page.locator('[data-testid="bands-summary"]').getAttribute('data-type'), type);
+                assert.equal(await chartPoints(page, '#bands-chart', 1), 64, type);
+            }
+            // config paste: a preset, malformed JSON, and a config the server refuses (422 with a pointer)
+            await page.locator('[data-preset="DeepSeek-V3"]').click();
+            await settle(page);
+            assert.equal(await page.locator('[data-testid="cfg-scaling.type"]').textContent(), 'yarn');
+            assert.equal(await page.locator('[data-testid="cfg-head_dim"]').textContent(), '64');
+            assert.equal(await page.locator('[data-testid="cfg-layout"]').textContent(), 'interleaved');
+            await page.locator('[data-preset="Qwen2.5 7B + YaRN"]').click();
+            await settle(page);
+            assert.equal(await page.locator('[data-testid="cfg-head_dim"]').textContent(), '128');
+            await page.locator('#cfg-text').fill('{"head_dim": 64,');
+            await page.locator('#cfg-run').click();
+            await settle(page);
+            assert.match(await page.locator('[data-testid="cfg-error"]').textContent(), /^JSON/);
+            s.expect('/rope', 422);
+            await page.locator('#cfg-text').fill('{"head_dim": 7}');
+            await page.locator('#cfg-run').click();
+            await settle(page);
+            const err = page.locator('[data-testid="cfg-error"]');
+            assert.equal(await err.isVisible(), true);
+            assert.match(await err.textContent(), /\/config\/head_dim/);
+            // comparison inside the trained length: the learned table has the row
+            await page.locator('#cmp-n').fill('256');
+            await settle(page);
+            assert.equal(await page.locator('[data-testid="cmp-learned"]').getAttribute('data-state'), 'ok');
+            assert.equal(await page.locator('[data-testid="cmp-rope"]').getAttribute('data-state'), 'ok');
+            // ALiBi head count and sinusoidal sliders re-render
+            await page.locator('#alibi-nh').fill('16');
+            await page.locator('#sin-d').fill('128');
+            await settle(page);
+            assert.equal(await chartPoints(page, '#slopes-chart'), 16);
+            assert.equal(await chartPoints(page, '#sin-heat'), 128 * 128);
+            // exercise 4 on demand
+            await page.locator('#ex4-btn').click();
+            await settle(page);
+            assert.equal(await page.locator('[data-testid="ex4-message"]').getAttribute('data-position'), '512');
+            assertClean(s);
+        } finally {
+            await s.close();
+        }
+    });
+
+for (const [lang, locale] of [['ko', 'ko-KR'], ['en', 'en-US']]) {
+    test(`${lang}: phone width 390x844 — no horizontal overflow, numbers shown`, { timeout: 90000 }, async () => {
+        const s = await open(locale, PHONE);
+        try {
+            s.expect('/learned', 422);
+            const { page } = s;
+            const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+            assert.ok(over <= 0, `page is ${over}px wider than the screen`);
+            // wide tables scroll inside their own box, never the page
+            const wide = await page.evaluate(() => [...document.querySelectorAll('section *')].filter((e) => {
+                const r = e.getBoundingClientRect();
+                return r.right > window.innerWidth + 1 && !e.closest('.scroll, figure.mat');
+            }).map((e) => e.id || e.className || e.tagName).slice(0, 5));
+            assert.deepEqual(wide, []);
+            await openDetails(page, '#ex1-details');
+            await expectNum(page, 'ex1-v0', '-0.757');
+            await expectNum(page, 'bars-w1-k3', '0.333');
+            await shoot(page, lang, PHONE);
+            assertClean(s);
+        } finally {
+            await s.close();
+        }
+    });
+}
+
+test('without /learned (404) the learned section says so and the rest still works', { timeout: 60000 }, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posenc-chromium-'));
+    const ctx = await chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: ARGS,
+        locale: 'en-US', viewport: DESKTOP });
+    try {
+        const problem = JSON.stringify({ type: 'urn:posenc:problem:not-found', title: 'Not found', status: 404,
+            detail: 'no such resource' });
+        await ctx.route('**/learned', (route) => route.fulfill({ status: 404, body: problem,
+            contentType: 'application/problem+json' }));
+        const page = ctx.pages()[0] || await ctx.newPage();
+        const errors = [];
+        page.on('pageerror', (e) => errors.push(String(e)));
+        page.on('console', (m) => {
+            if (m.type() === 'error' && !/status of 404/.test(m.text()))
+                errors.push(m.text());
+        });
+        await page.goto(base + '/');
+        await ready(page);
+        assert.equal(await page.locator('[data-testid="learned-unavailable"]').isVisible(), true);
+        assert.match(await page.locator('[data-testid="learned-unavailable"]').textContent(), /not available|no learned/i);
+        assert.equal(await page.locator('#learned-body').isHidden(), true);
+        assert.equal(await page.locator('[data-testid="cmp-learned"]').getAttribute('data-state'), 'unavailable');
+        await expectNum(page, 'rope-w2-3-5', '6.909');
+        assert.equal(await page.locator('.err:not([hidden])').count(), 0);
+        assert.deepEqual(errors, []);
+        await page.locator('#learned').screenshot({ path: path.join(ART, 'en-1280x800-learned-unavailable.png') });
+    } finally {
+        await ctx.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+});

@@ -1,0 +1,320 @@
+/*
+ * tests/check_numfmt.c -- the number writer (api_fmt_double: Dragonbox through api/numfmt.cc, laid
+ * out as ECMAScript Number::toString) and the writer's fast paths.
+ *
+ * Round trip: 10^6 random doubles (uniform over bit patterns, so every binade incl. subnormals),
+ * 2x10^5 random subnormals, 2x10^5 short decimals (k / 10^j), every power of two and of ten in
+ * range, and the extremes (+-0, +-DBL_MAX, +-DBL_MIN, +-denorm min, 1 +- ulp) must each print as a
+ * valid JSON number (RFC 8259 §6 grammar, checked by a small recogniser below) that strtod reads
+ * back to the identical bits. Shortest: for a sample, no decimal with one digit less reads back
+ * to the same double (checked with the correctly rounded shorter candidate, away from exact
+ * powers of two where the rounding interval is lopsided). About 0.5 s in all on the build machine.
+ */
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jw.h"
+
+/* xorshift64*: reproducible bit patterns (seeded per test). */
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 2685821657736338717ULL;
+}
+
+static double from_bits(uint64_t b)
+{
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+static uint64_t to_bits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+/* RFC 8259 §6: number = [ minus ] int [ frac ] [ exp ]; int = zero / ( digit1-9 *DIGIT ). */
+static int json_number(const char *s)
+{
+    const char *p = s;
+    if (*p == '-')
+        p++;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (*p >= '0' && *p <= '9')
+            p++;
+    else
+        return 0;
+    if (*p == '.') {
+        p++;
+        if (!(*p >= '0' && *p <= '9'))
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!(*p >= '0' && *p <= '9'))
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return *p == '\0';
+}
+
+/* Formats x, checks grammar, length and exact round trip; returns the number of failures (0/1). */
+static int check_one(double x, char *out)
+{
+    memset(out, 'Z', 32);
+    size_t n = api_fmt_double(out, x);
+    if (n > 25 || strlen(out) != n || !json_number(out)) {
+        fprintf(stderr, "numfmt: %a -> \"%s\" (%zu bytes) is not a valid JSON number\n", x, out, n);
+        return 1;
+    }
+    double back = strtod(out, NULL);
+    uint64_t want = x == 0.0 ? 0 : to_bits(x); /* -0 prints as "0" */
+    if (to_bits(back) != want) {
+        fprintf(stderr, "numfmt: %a -> \"%s\" reads back as %a\n", x, out, back);
+        return 1;
+    }
+    return 0;
+}
+
+/* Significant digits of the printed number (digits before any exponent, without leading zeros). */
+static int sig_digits(const char *s)
+{
+    int n = 0, started = 0, trailing_zeros = 0;
+    for (const char *p = s; *p && *p != 'e'; p++) {
+        if (*p < '0' || *p > '9')
+            continue;
+        if (*p != '0')
+            started = 1;
+        if (!started)
+            continue;
+        n++;
+        trailing_zeros = *p == '0' ? trailing_zeros + 1 : 0;
+    }
+    return n - trailing_zeros; /* "100" has 1 significant digit */
+}
+
+START_TEST(test_known_strings)
+{
+    /* Expected texts: ECMAScript Number::toString (what node prints) for the same doubles. */
+    static const struct {
+        double x;
+        const char *s;
+    } CASES[] = {
+        {0.0, "0"},
+        {-0.0, "0"},
+        {1.0, "1"},
+        {-2.5, "-2.5"},
+        {0.1, "0.1"},
+        {0.3, "0.3"},
+        {0.1 + 0.2, "0.30000000000000004"},
+        {1e-6, "0.000001"},
+        {1e-7, "1e-7"},
+        {1.5e-7, "1.5e-7"},
+        {123456.789, "123456.789"},
+        {1e20, "100000000000000000000"},
+        {1e21, "1e+21"},
+        {1.2345678901234568e20, "123456789012345680000"},
+        {10000.0, "10000"},
+        {0.0625, "0.0625"},
+        {DBL_MAX, "1.7976931348623157e+308"},
+        {-DBL_MAX, "-1.7976931348623157e+308"},
+        {DBL_MIN, "2.2250738585072014e-308"},
+        {4.9406564584124654e-324, "5e-324"},
+        {-4.9406564584124654e-324, "-5e-324"},
+        {0.8414709848078965, "0.8414709848078965"},
+        {9.323271902181513e-4, "0.0009323271902181513"},
+        {6.103515625e-05, "0.00006103515625"},
+        {1.52587890625e-05, "0.0000152587890625"},
+        {3.068925988914511e-07, "3.068925988914511e-7"},
+    };
+    char out[32];
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        api_fmt_double(out, CASES[i].x);
+        ck_assert_msg(strcmp(out, CASES[i].s) == 0, "%a: got \"%s\", want \"%s\"", CASES[i].x,
+                      out, CASES[i].s);
+    }
+    static const struct {
+        int64_t v;
+        const char *s;
+    } INTS[] = {{0, "0"}, {7, "7"}, {-42, "-42"}, {1000000, "1000000"},
+                {INT64_MAX, "9223372036854775807"}, {INT64_MIN, "-9223372036854775808"}};
+    for (size_t i = 0; i < sizeof INTS / sizeof INTS[0]; i++) {
+        ck_assert_uint_eq(api_fmt_int(out, INTS[i].v), strlen(INTS[i].s));
+        ck_assert_str_eq(out, INTS[i].s);
+    }
+}
+END_TEST
+
+START_TEST(test_round_trip_extremes)
+{
+    char out[32];
+    int bad = 0;
+    const double ext[] = {0.0, -0.0, DBL_MAX, -DBL_MAX, DBL_MIN, -DBL_MIN,
+                          4.9406564584124654e-324, -4.9406564584124654e-324,
+                          nextafter(DBL_MIN, 0.0), nextafter(0.0, 1.0) * 3,
+                          nextafter(1.0, 2.0), nextafter(1.0, 0.0), nextafter(DBL_MAX, 0.0),
+                          9007199254740993.0, 9007199254740992.0, 1e23, 5e-324 * 123456789};
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+        bad += check_one(ext[i], out);
+    for (int e = -1074; e <= 1023; e++) {
+        bad += check_one(ldexp(1.0, e), out);
+        bad += check_one(-ldexp(1.0, e), out);
+    }
+    for (int e = -323; e <= 308; e++) {
+        char t[32];
+        snprintf(t, sizeof t, "1e%d", e);
+        bad += check_one(strtod(t, NULL), out);
+    }
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+START_TEST(test_round_trip_random)
+{
+    char out[32];
+    uint64_t s = 0x9E3779B97F4A7C15ULL;
+    int bad = 0;
+    size_t tested = 0;
+    /* 10^6 random bit patterns (NaN and infinities skipped: the writer never formats them) */
+    while (tested < 1000000) {
+        double x = from_bits(rng_next(&s));
+        if (!isfinite(x))
+            continue;
+        bad += check_one(x, out);
+        tested++;
+        if (bad > 5)
+            break;
+    }
+    /* subnormals: exponent bits 0 */
+    for (int i = 0; i < 200000 && bad <= 5; i++) {
+        uint64_t b = rng_next(&s) & 0x800FFFFFFFFFFFFFULL;
+        bad += check_one(from_bits(b), out);
+    }
+    /* short decimals k / 10^j, as users type them */
+    for (int i = 0; i < 200000 && bad <= 5; i++) {
+        uint64_t r = rng_next(&s);
+        double k = (double)(r % 1000000);
+        int j = (int)((r >> 32) % 30);
+        char t[40];
+        snprintf(t, sizeof t, "%.0fe-%d", k, j);
+        double x = strtod(t, NULL);
+        bad += check_one(x, out);
+        /* and they come back as typed (shortest): k/10^j prints with at most 6 digits */
+        if (k != 0.0 && sig_digits(out) > 6) {
+            fprintf(stderr, "numfmt: %s printed as %s\n", t, out);
+            bad++;
+        }
+    }
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+START_TEST(test_shortest)
+{
+    /* No decimal with one significant digit less reads back to x (sampled). */
+    char out[32], shorter[48];
+    uint64_t s = 12345;
+    int bad = 0;
+    for (int i = 0; i < 100000; i++) {
+        double x = from_bits(rng_next(&s) & 0x7FFFFFFFFFFFFFFFULL);
+        if (!isfinite(x) || x == 0.0 || (to_bits(x) & 0x000FFFFFFFFFFFFFULL) == 0)
+            continue; /* exact powers of two: lopsided interval, see the header */
+        api_fmt_double(out, x);
+        int k = sig_digits(out);
+        if (k <= 1)
+            continue;
+        snprintf(shorter, sizeof shorter, "%.*e", k - 2, x); /* k-1 significant digits */
+        if (strtod(shorter, NULL) == x) {
+            fprintf(stderr, "numfmt: %a printed as %s but %s is shorter\n", x, out, shorter);
+            bad++;
+        }
+    }
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+START_TEST(test_writer_fast_paths)
+{
+    /* doubles, ints and a matrix with a mask through the writer; non-finite -> null + flag. */
+    api_jw w;
+    api_jw_init(&w, 1u << 20);
+    double x[] = {0.5, -1e-7, 1e21, 3};
+    int64_t v[] = {-1, 0, 1234567890123LL};
+    double m[] = {1, 2, 3, 4};
+    unsigned char mask[] = {0, 1, 0, 0};
+    api_jw_obj_begin(&w);
+    api_jw_key(&w, "x");
+    api_jw_doubles(&w, x, 4);
+    api_jw_key(&w, "v");
+    api_jw_ints(&w, v, 3);
+    api_jw_key(&w, "m");
+    api_jw_matrix(&w, m, mask, 2, 2);
+    api_jw_key(&w, "e");
+    api_jw_doubles(&w, x, 0);
+    api_jw_obj_end(&w);
+    ck_assert(!w.nonfinite);
+    size_t len = 0;
+    char *s = api_jw_take(&w, &len);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_str_eq(s, "{\"x\":[0.5,-1e-7,1e+21,3],\"v\":[-1,0,1234567890123],"
+                        "\"m\":[[1,null],[3,4]],\"e\":[]}");
+    ck_assert_uint_eq(len, strlen(s));
+    free(s);
+
+    api_jw_init(&w, 1u << 20);
+    double bad[] = {1, NAN, INFINITY};
+    api_jw_doubles(&w, bad, 3);
+    ck_assert(w.nonfinite);
+    s = api_jw_take(&w, &len);
+    ck_assert_str_eq(s, "[1,null,null]");
+    free(s);
+
+    /* the cap is exact also on the fast path: "[0.5,0.5]" is 9 bytes */
+    api_jw_init(&w, 9);
+    api_jw_doubles(&w, x, 1);
+    ck_assert(api_jw_ok(&w));
+    api_jw_free(&w);
+    api_jw_init(&w, 8);
+    double two[] = {0.5, 0.5};
+    api_jw_doubles(&w, two, 2);
+    ck_assert(!api_jw_ok(&w));
+    api_jw_free(&w);
+    api_jw_init(&w, 9);
+    api_jw_doubles(&w, two, 2);
+    ck_assert(api_jw_ok(&w));
+    s = api_jw_take(&w, &len);
+    ck_assert_str_eq(s, "[0.5,0.5]");
+    free(s);
+}
+END_TEST
+
+Suite *numfmt_suite(void)
+{
+    Suite *s = suite_create("numfmt");
+    TCase *tc = tcase_create("numfmt");
+    tcase_set_timeout(tc, 20);
+    tcase_add_test(tc, test_known_strings);
+    tcase_add_test(tc, test_round_trip_extremes);
+    tcase_add_test(tc, test_round_trip_random);
+    tcase_add_test(tc, test_shortest);
+    tcase_add_test(tc, test_writer_fast_paths);
+    suite_add_tcase(s, tc);
+    return s;
+}

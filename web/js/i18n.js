@@ -1,0 +1,671 @@
+// Korean and English strings of the teaching demo. Keys are used by data-i18n (text) and data-i18n-html
+// (trusted static markup written here) attributes, and by t() for text built at run time.
+
+const ko = {
+    'doc.title': 'posenc — 위치 인코딩을 숫자로 직접 보기',
+    'site.title': '위치 인코딩을 숫자로 직접 보기',
+    'skip': '본문으로 건너뛰기',
+    'lang.group': '언어',
+    'nav.label': '목차',
+    'nav.why': '1. 왜 위치인가',
+    'nav.sin': '2. 사인파',
+    'nav.learned': '3. 학습형',
+    'nav.rope': '4. RoPE',
+    'nav.alibi': '5. ALiBi',
+    'nav.compare': '6. 비교와 외삽',
+    'intro': '어텐션만으로는 토큰이 어떤 순서로 들어왔는지 알 수 없습니다. 이 페이지는 순서 정보를 넣는 대표적인 방식 — ' +
+        '사인파, 학습형 표, RoPE, ALiBi — 를 작은 예제로 하나씩 보여 줍니다. 화면의 숫자와 그래프는 모두 이 서버의 API ' +
+        '(<code>posencd</code>)가 float64로 계산해 돌려준 값이고, 페이지는 그것을 그리기만 합니다. 그림마다 ' +
+        '<b>요청 보기</b>를 열면 보낸 요청을 그대로 볼 수 있습니다.',
+    'req.show': '요청 보기',
+    'ex.show': '풀이 보기',
+    'loading': '계산 중…',
+    'err.generic': '서버가 요청을 거절했습니다: {msg}',
+    'err.network': '서버에 연결할 수 없습니다: {msg}',
+
+    // 1
+    'why.title': '1. 왜 위치 정보를 따로 넣어야 하나',
+    'why.p1': '셀프 어텐션은 토큰끼리 얼마나 관련 있는지만 계산합니다. 입력 순서를 바꾸면 출력도 똑같이 자리만 바뀔 뿐, ' +
+        '각 토큰이 받는 가중치 묶음은 그대로입니다(<i>순열 등변성</i>). RNN처럼 한 토큰씩 읽지 않고 모두 한꺼번에 ' +
+        '처리하기 때문입니다. 아래에서는 같은 세 단어를 두 순서로 넣어 봅니다. 조사를 떼어 낸 ' +
+        '"개 사람 물었다"와 "사람 개 물었다"는 순서만이 누가 누구를 물었는지 알려 줍니다.',
+    'why.method': '위치 방식',
+    'why.m.none': '없음',
+    'why.m.sinusoidal': '사인파 (q, k에 더함)',
+    'why.m.rope': 'RoPE (회전)',
+    'why.m.alibi': 'ALiBi (거리 벌점, m = 1/2)',
+    'why.sentA': '문장 A',
+    'why.sentB': '문장 B',
+    'why.matrix': '어텐션 가중치 — 행: 쿼리, 열: 키',
+    'why.focus': '"{verb}"가 두 명사에 주는 가중치',
+    'why.col.sent': '문장',
+    'why.same': '두 문장에서 똑같습니다. 위치 정보가 없으면 모델은 두 문장을 구분할 수 없습니다.',
+    'why.diff': '두 문장에서 다릅니다. 이제 단어 순서가 계산 결과에 반영됩니다.',
+    'why.note': '토큰 벡터는 설명용으로 지은 4차원 값이고, 쿼리와 키로 같은 벡터를 씁니다(투영 행렬 없음). ' +
+        '계산은 <code>POST /attention</code>이 합니다.',
+    'why.two': '위치를 넣는 곳은 두 가지입니다. ① 입력에 더하기: 토큰 임베딩에 위치 벡터를 더해 첫 층에 넣습니다 ' +
+        '(사인파, 학습형). ② 어텐션 안에서: 층마다 쿼리·키를 위치에 따라 돌리거나(RoPE) 점수에 거리 편향을 더합니다 ' +
+        '(ALiBi, T5). "이 토큰은 7번째"는 <b>절대</b> 위치, "저 토큰은 3칸 앞"은 <b>상대</b> 위치이며, 언어에서는 대개 ' +
+        '상대 관계가 더 중요합니다.',
+    'tok.dog': '개',
+    'tok.man': '사람',
+    'tok.bite': '물었다',
+    'tok.the': '그',
+
+    // 2
+    'sin.title': '2. 사인파 위치 인코딩 (원조 트랜스포머)',
+    'sin.p1': '시계의 초침·분침·시침을 떠올려 보세요. 차원 짝 (2i, 2i+1)마다 제 속도로 도는 바늘이 하나씩 있고, ' +
+        '위치 p에서 짝 i의 값은 sin(p·ω<sub>i</sub>), cos(p·ω<sub>i</sub>)입니다(ω<sub>i</sub> = base<sup>−2i/d</sup>). ' +
+        '빠른 바늘은 가까운 위치를, 느린 바늘은 먼 위치를 가려 줍니다. 파장은 2π에서 base·2π 쪽으로 기하급수로 ' +
+        '길어집니다. 이 벡터를 토큰 임베딩에 더해 첫 층에 넣습니다.',
+    'sin.d': '차원 d_model',
+    'sin.base': 'base',
+    'sin.len': '위치 수',
+    'sin.heat': '위치 × 차원 표. 왼쪽(빠른 짝)은 촘촘하게, 오른쪽(느린 짝)은 천천히 변합니다.',
+    'ax.dim': '차원',
+    'ax.pos': '위치',
+    'sin.clock': '시계 바늘로 보기',
+    'sin.pos': '위치 p',
+    'sin.clockNote': '바늘은 짝의 (sin, cos) 값을 그대로 좌표로 씁니다: 위치 0에서 12시를 가리키고 시계 방향으로 ' +
+        '돕니다. 한 바퀴에 걸리는 토큰 수(파장)는 같은 주파수를 쓰는 <code>/rope</code>의 <code>bands</code>에서 가져옵니다.',
+    'sin.dial': '짝 {j} (차원 {a}, {b})',
+    'sin.dialWave': '한 바퀴 {w} 토큰',
+    'sin.why': '원 논문 저자들은 학습형 위치 임베딩과 결과가 거의 같았다고 적으면서도, 학습 때보다 긴 문장으로 ' +
+        '외삽할 수 있을지도 모른다는 이유로 사인파를 골랐습니다. 뒤의 연구(ALiBi 논문 등)는 이 외삽이 실제로는 ' +
+        '제한적임을 보였습니다 — 6절에서 확인합니다.',
+    'ex1.title': '연습 1',
+    'ex1.q': 'd = 4 사인파 인코딩에서 위치 4의 벡터를 구해 보세요. 짝 0의 주파수는 1, 짝 1은 1/100입니다.',
+    'ex1.table': 'd = 4, 위치 0–3',
+    'ex1.a': '(sin 4, cos 4, sin 0.04, cos 0.04) ≈',
+    'ex1.a2': '앞의 두 값(빠른 바늘)은 위치마다 크게 바뀌고, 뒤의 두 값(느린 바늘)은 아직 거의 움직이지 않았습니다.',
+
+    // 3
+    'learned.title': '3. 학습형 위치 임베딩',
+    'learned.p1': '위치마다 벡터 한 줄을 표에 두고 토큰 임베딩처럼 학습합니다. GPT-1과 BERT가 이 방식을 썼습니다. ' +
+        '단순하고 데이터에서 필요한 패턴을 자유롭게 배우지만, 표에 없는 위치에는 벡터가 아예 없고 "3칸 차이" 같은 ' +
+        '상대 관계도 위치 쌍마다 따로 배워야 합니다. 아래 <code>demo-512x64</code>는 서버에 내장된 512 × 64 예시 ' +
+        '표(정해진 난수 0.02·N(0,1))입니다. 학습된 값은 아니지만 모양과 한계는 같습니다.',
+    'learned.heat': '표 전체: 행 = 위치 0–511, 열 = 차원 0–63',
+    'learned.unavailable': '이 서버에는 학습형 표 기능(/learned)이 아직 없습니다. 다른 절은 그대로 동작합니다.',
+    'learned.shape': '표 {name}: {rows} × {cols}',
+    'ex4.title': '연습 4',
+    'ex4.q': '최대 512 위치로 학습한 표를 가진 모델에 600토큰을 넣으면 어떻게 될까요?',
+    'ex4.btn': '600토큰 넣어 보기',
+    'ex4.friendly': '위치 {pos}에 해당하는 행이 없습니다. 표 {table}에는 행이 {rows}개뿐이라 600토큰 입력의 ' +
+        '위치 {pos}–599는 그대로는 처리할 수 없습니다. 입력을 잘라 넣거나, 표를 늘린 뒤 추가로 학습해야 합니다.',
+    'ex4.ok': '이 서버는 600토큰을 거절하지 않았습니다 (예상과 다름).',
+    'ex4.raw': '서버가 보낸 원래 응답 (422 problem+json)',
+    'ext.title': '표 밖으로 늘리는 방법 (extend)',
+    'ext.mode': '방법',
+    'ext.error': 'error — 거절 (기본값)',
+    'ext.copy': 'copy — 처음부터 되풀이',
+    'ext.interpolate': 'interpolate — 600행으로 다시 샘플',
+    'ext.dim': '차원',
+    'ext.orig': '원래 표 (위치 0–511)',
+    'ext.new': '늘린 결과 (위치 0–599)',
+    'ext.end': '표의 끝 (512)',
+    'ext.zoom': '위치 400–600을 확대해 보여 줍니다. 아래 막대를 끌거나 차트 위에서 휠을 돌려 범위를 바꿀 수 있습니다.',
+    'ext.zoomCopy': '왼쪽은 표의 처음(위치 0–87), 오른쪽은 표 끝 너머(위치 512–599)입니다. 두 곡선이 똑같습니다.',
+    'ext.win0': '위치 0–87 (원래 표)',
+    'ext.win1': '위치 512–599 (copy)',
+    'ext.n.error': '기본값 error는 위치 512부터 거절합니다 — 위의 연습 4와 같은 422입니다.',
+    'ext.n.copy': 'copy는 위치 p에 p mod 512 행을 씁니다(Longformer가 512 위치 표로 4,096 위치를 초기화한 방식). ' +
+        '위치 512와 위치 0이 같은 벡터가 되므로 추가 학습 없이는 두 위치를 구분하지 못합니다.',
+    'ext.n.interpolate': 'interpolate는 표를 600행으로 늘려 다시 샘플합니다(행 i = 원래 좌표 i·511/599). 모든 위치의 ' +
+        '벡터가 조금씩 옮겨 가므로 역시 추가 학습이 필요합니다.',
+
+    // 4
+    'rope.title': '4. RoPE: 회전으로 위치를 넣기',
+    'rope.p1': '쿼리·키 벡터를 두 칸씩 짝지어 2차원 평면 여러 개로 봅니다. 위치 m의 쿼리는 각 평면에서 m·θ<sub>j</sub>만큼, ' +
+        '위치 n의 키는 n·θ<sub>j</sub>만큼 돌립니다. 회전은 길이를 바꾸지 않고 각도만 더하므로(R(a)<sup>T</sup>R(b) = R(b−a)), ' +
+        '돌린 두 벡터의 내적에는 차이 m − n만 남습니다. 절대 위치로 돌렸는데 점수는 상대 위치만 봅니다. 값 벡터는 ' +
+        '돌리지 않으며, 층마다 적용되므로 위치 정보가 깊은 층까지 흐려지지 않습니다(LLaMA, Llama 2).',
+    'rope.rot': '2차원 한 짝: q = (1, 2), k = (3, 1), θ = 0.5',
+    'rope.m': '쿼리 위치 m',
+    'rope.n': '키 위치 n',
+    'rope.readout': 'm − n = {d}, 점수 q·k = {s}',
+    'rope.try': '해 보기:',
+    'rope.lq0': 'q (돌리기 전)',
+    'rope.lk0': 'k (돌리기 전)',
+    'rope.lq': 'q를 m·θ 회전',
+    'rope.lk': 'k를 n·θ 회전',
+    'rope.w1': '숫자로 ①: q = k = (1, 0), θ = 0.5 — 점수는 cos((m − n)·θ)',
+    'rope.col.pos': '(m, n)',
+    'rope.col.diff': 'm − n',
+    'rope.col.score': '점수',
+    'rope.w1n': '2칸 차이면 문장 어디에 있든 같은 점수, 4칸 차이는 다른 점수입니다.',
+    'rope.w2': '숫자로 ②: q = (1, 2), k = (3, 1), θ = 0.5',
+    'rope.w2n': '(0, 0)은 돌리기 전의 내적 5입니다. 2칸 차이인 (2, 0), (5, 3), (9, 7)은 모두 같은 점수이고, 키가 쿼리보다 ' +
+        '<b>뒤</b>에 있는 (3, 5)는 차이가 −2라서 전혀 다른 점수입니다: RoPE는 앞뒤 방향도 구분합니다.',
+    'ex2.title': '연습 2',
+    'ex2.q': 'q = k = (1, 0), θ = 0.5일 때 위치 (10, 4)의 점수는?',
+    'ex2.a': '차이 6칸 → cos(3) ≈ {v}. 위치 (6, 0)도 {w}로 같습니다.',
+    'decay.title': '거리에 따른 감쇠 (RoFormer 그림 2)',
+    'decay.hd': 'head_dim',
+    'decay.base': 'base',
+    'decay.max': '최대 거리',
+    'decay.ub': '상대 상한 (RoFormer 그림 2, 거리 0에서 1)',
+    'decay.mc': 'cos(r·θⱼ)의 평균',
+    'ax.dist': '상대 거리 r',
+    'decay.note': '두 곡선은 서로 다른 양입니다. RoFormer 그림 2는 어떤 q, k에 대해서도 넘지 않는 점수의 <b>상한</b>이 ' +
+        '거리와 함께 줄어드는 모습이고, cos의 평균은 q = k = (1, 1, …, 1)일 때의 실제 점수에 비례하는 값으로 출렁이며 ' +
+        '음수로도 내려갑니다. 흔한 해설은 앞의 그림을 보여 주면서 뒤의 것을 설명하곤 합니다.',
+    'bands.title': '주파수 대역과 긴 문맥 확장 (스케일링)',
+    'bands.p': '짝 j는 θ<sub>j</sub> = base<sup>−2j/d</sup> 속도로 돌고, 한 바퀴에 2π/θ<sub>j</sub> 토큰(파장)이 걸립니다. ' +
+        '파장이 학습 길이보다 긴 짝은 학습 중에 한 바퀴도 돌지 못했으므로, 더 긴 입력에서는 본 적 없는 각도를 만납니다. ' +
+        '스케일링 기법들은 주로 이런 느린 짝을 더 늦춰서 각도를 학습 때 범위 안으로 맞춥니다.',
+    'bands.type': '스케일링',
+    'bands.factor': 'factor',
+    'bands.orig': '원래 길이',
+    'bands.cur': '현재 길이 (dynamic, longrope)',
+    'bands.hd': 'head_dim',
+    'bands.base': 'base',
+    'bands.none': '스케일링 없음',
+    'bands.scaled': '{type} 적용',
+    'bands.origLine': '원래 길이',
+    'ax.pair': '짝 j',
+    'ax.wave': '파장 (토큰, 로그)',
+    'bands.summary': 'attention_factor = {af} · 짝의 분류: {classes}',
+    'sc.default': '스케일링 없음: 기본 RoPE.',
+    'sc.linear': 'PI(위치 보간): 모든 짝을 factor배 느리게 돌립니다. 위치를 factor로 나눈 것과 같아서 빠른 짝의 ' +
+        '해상도까지 함께 줄어듭니다.',
+    'sc.ntk': 'NTK-aware: base를 base·α<sup>d/(d−2)</sup>로 키웁니다. 빠른 짝은 거의 그대로 두고 느린 짝일수록 크게 늦춥니다.',
+    'sc.dynamic': '동적 NTK: 현재 길이가 원래 길이를 넘을 때만 base를 키웁니다. 아래 "현재 길이"를 원래 길이보다 ' +
+        '크게 해 보세요.',
+    'sc.yarn': 'YaRN: 파장이 짧은 짝은 그대로(extrapolate), 긴 짝은 factor만큼 보간(interpolate), 그 사이는 섞고(blend), ' +
+        'attention_factor로 어텐션 온도를 보정합니다.',
+    'sc.longrope': 'LongRoPE: 짝마다 따로 찾은 배율 목록(short_factor, long_factor)으로 늦춥니다. 현재 길이가 원래 ' +
+        '길이를 넘으면 long 목록을 씁니다. 여기서는 1에서 factor까지 고르게 늘어나는 예시 목록을 보냅니다.',
+    'sc.llama3': 'Llama 3: 파장이 원래 길이/low_freq_factor보다 긴 짝(low)은 factor로 늦추고, 원래 길이/high_freq_factor보다 ' +
+        '짧은 짝(high)은 그대로 두며, 그 사이(medium)는 부드럽게 잇습니다.',
+    'cfg.title': '모델의 config.json 붙여넣기',
+    'cfg.p': 'Hugging Face 모델의 <code>config.json</code>을 붙여 넣으면 서버가 head_dim, base, 스케일링, 원래 길이를 ' +
+        '읽어 대역을 계산합니다. 아래 버튼은 공개 설정에서 RoPE 관련 필드만 옮긴 예시입니다.',
+    'cfg.label': 'config.json',
+    'cfg.run': '계산',
+    'cfg.field': '항목',
+    'cfg.value': '값',
+    'cfg.source': '읽은 곳',
+    'slow.title': '바로잡기: head_dim 128에서 가장 느린 짝',
+    'slow.p': '어떤 해설은 d = 128일 때 가장 느린 짝(j = 63)의 θ가 약 0.0001이고 주기가 약 62,832토큰이라고 적습니다. ' +
+        '서버가 계산한 실제 값은 θ<sub>63</sub> = 10000<sup>−126/128</sup> ≈ {theta}, 주기 ≈ {wl}토큰입니다. 62,832는 ' +
+        '2π·10000, 즉 d가 한없이 클 때의 극한입니다.',
+    'rope.caveat': 'RoPE도 학습 때 본 적 없는 큰 각도(아주 먼 거리)에서는 성능이 떨어질 수 있습니다. 위의 스케일링은 ' +
+        '모두 "각도 범위를 학습 때 범위 안으로 맞춘다"는 같은 생각의 변형입니다.',
+
+    // 5
+    'alibi.title': '5. ALiBi: 멀수록 점수를 깎기',
+    'alibi.p1': '"가까운 말이 더 중요하다"는 생각을 그대로 식에 넣습니다. 위치 벡터는 쓰지 않고, 어텐션 점수에 거리에 ' +
+        '비례하는 벌점 −m·(i − j)를 더합니다. 헤드마다 기울기 m이 다릅니다: 헤드가 n개면 2<sup>−8/n</sup>에서 시작해 ' +
+        '같은 비율로 줄어드는 등비수열입니다(8개면 1/2, 1/4, …, 1/256). 기울기가 큰 헤드는 바로 옆만, 작은 헤드는 ' +
+        '멀리까지 봅니다. 논문은 기울기를 학습시키는 것도 시도했지만 외삽이 나빠졌다고 보고했습니다.',
+    'alibi.heads': '헤드 수',
+    'alibi.rule': '규칙',
+    'alibi.slopes': '헤드별 기울기 m',
+    'ax.head': '헤드',
+    'ax.slope': '기울기 m',
+    'ex3.title': '연습 3',
+    'ex3.q': 'ALiBi로 헤드 16개를 쓰면 첫 헤드의 기울기는? 그다음은?',
+    'ex3.a': '2<sup>−8/16</sup> = 2<sup>−0.5</sup> ≈ {s0}, 그다음은 {s1}, {s2}, … 같은 비율로 줄어듭니다.',
+    'bias.title': '편향 행렬',
+    'bias.head': '헤드',
+    'bias.len': '길이',
+    'bias.mode': '모드',
+    'bias.causal': 'causal (미래 가림)',
+    'bias.symmetric': 'symmetric (양방향)',
+    'bias.cap': '헤드 {h}의 편향 (m = {m}). 빈칸은 가려진 미래 토큰입니다.',
+    'ax.key': '키 j',
+    'ax.query': '쿼리 i',
+    'bars.title': '소프트맥스 막대: 네 번째 위치의 쿼리',
+    'bars.p': '원래 점수가 앞 토큰들에 대해 (2, 1, 3, 2)이고(마지막이 자기 자신), 거리 편향은 m × (−3, −2, −1, 0)입니다.',
+    'bars.s0': '편향 없음 (m = 0)',
+    'bars.s1': 'm = 1/2',
+    'bars.s2': 'm = 1/256',
+    'bars.s3': 'm = {m} (직접)',
+    'bars.custom': '직접 고른 기울기 m',
+    'bars.key0': '키 0 (거리 3)',
+    'bars.key1': '키 1 (거리 2)',
+    'bars.key2': '키 2 (거리 1)',
+    'bars.key3': '키 3 (자신)',
+    'bars.head': '기울기',
+    'bars.kh': '키 {k}',
+    'bars.kd': '거리 {d}',
+    'bars.kself': '자신',
+    'bars.n': 'm = 1/2이면 먼 첫 토큰의 비중이 크게 줄고 가까운 쪽이 늘어납니다. m = 1/256이면 편향이 거의 없어 ' +
+        '멀리까지 고르게 봅니다.',
+    'alibi.result': '논문이 보고한 결과: 길이 1,024로 학습한 1.3B 모델이 길이 2,048 입력에서, 2,048로 학습한 사인파 ' +
+        '모델과 같은 퍼플렉서티를 냈고, 학습은 11% 빠르고 메모리는 11% 덜 썼습니다 — "짧게 학습하고 길게 시험하기".',
+
+    // 6
+    'cmp.title': '6. 비교: 학습 길이를 넘어가면',
+    'cmp.p1': '학습 길이를 L = 512로 두고 입력 길이 N을 늘려 보세요. 각 방식이 마지막 위치 N − 1에서 무엇을 하는지 ' +
+        '서버가 바로 답합니다.',
+    'cmp.n': '입력 길이 N',
+    'cmp.col.method': '방식',
+    'cmp.col.where': '위치가 들어가는 곳',
+    'cmp.col.kind': '절대 / 상대',
+    'cmp.col.live': '위치 N − 1에서',
+    'cmp.where.input': '입력에 더함',
+    'cmp.where.rotate': '매 층의 q, k 회전',
+    'cmp.where.bias': '매 층의 점수에 편향',
+    'cmp.abs': '절대',
+    'cmp.rel': '상대',
+    'cmp.m.sin': '사인파',
+    'cmp.m.learned': '학습형 (512행)',
+    'cmp.m.rope': 'RoPE (head_dim 64)',
+    'cmp.m.alibi': 'ALiBi (m = 1/2)',
+    'cmp.m.t5': 'T5 상대 버킷',
+    'cmp.sin.in': '벡터 있음, 학습 범위 안 (처음 두 값 {a}, {b})',
+    'cmp.sin.out': '벡터는 계산되지만 (처음 두 값 {a}, {b}) 모델은 학습 중 이 위치를 본 적이 없습니다',
+    'cmp.learned.in': '행 {p}가 표에 있음',
+    'cmp.learned.out': '행 없음 — 서버가 422로 거절 ({detail})',
+    'cmp.learned.detail': '위치 {pos}, 표의 행 {rows}개',
+    'cmp.learned.na': '이 서버에서는 사용할 수 없음',
+    'cmp.rope.in': '32개 짝 모두 학습 때 본 각도 범위 안',
+    'cmp.rope.out': '32개 짝 중 {k}개는 파장이 L보다 길어, 학습 때 본 적 없는 각도에 들어섭니다',
+    'cmp.alibi': '편향 = −m·거리 = {b} (거리 {d}). 규칙은 그대로, 벌점만 커집니다',
+    'cmp.t5': '버킷 {b} (최대 거리 128 너머는 모두 마지막 버킷 31)',
+    't5.title': 'T5 버킷: 먼 거리는 한 칸으로 뭉칩니다',
+    't5.series': '버킷 번호 (단방향, 32개, max_distance 128)',
+    'ax.bucket': '버킷',
+    'flow.title': '위치를 어디서 넣나',
+    'flow.tok': '토큰 임베딩',
+    'flow.add': '+ 위치 벡터 (사인파, 학습형)',
+    'flow.layer': '트랜스포머 층 × N',
+    'flow.qk': '쿼리 · 키',
+    'flow.rot': 'RoPE: 위치만큼 회전',
+    'flow.bias': 'ALiBi, T5: 점수에 거리 편향',
+    'flow.sm': '소프트맥스 · 가중합',
+    'cmp.choose': '실무 감각: 공개 LLM 가운데 RoPE를 쓰는 모델이 많습니다(LLaMA 계열이 대표적). 모델을 쓸 때는 모델 ' +
+        '카드나 config.json에서 위치 방식을 확인하면 되고, 4절의 붙여넣기 상자가 바로 그 일을 합니다. 긴 문맥 확장이 ' +
+        '왜 따로 필요한 작업인지 이해해 두면 충분합니다.',
+    'check.title': '스스로 점검',
+    'check.q1': '셀프 어텐션에 위치 정보가 없으면 정확히 무엇을 구분하지 못하나요?',
+    'check.a1': '같은 토큰들로 된, 순서만 다른 문장들입니다. 1절에서 "없음"을 고르면 두 문장의 가중치가 똑같이 나옵니다.',
+    'check.q2': 'RoPE는 절대 위치만큼 돌리는데 왜 상대 위치 방식이라고 부르나요?',
+    'check.a2': '쿼리를 mθ, 키를 nθ만큼 돌리면 내적에는 (m − n)θ만 남기 때문입니다. 4절의 (2, 0), (5, 3), (9, 7)이 같은 점수였습니다.',
+    'check.q3': 'ALiBi는 왜 헤드마다 기울기를 다르게 두나요?',
+    'check.a3': '바로 옆만 보는 헤드부터 먼 문맥까지 보는 헤드까지, 여러 "시야 범위"를 함께 두기 위해서입니다.',
+    'foot.api': 'API: <a href="/docs">/docs</a> · <a href="/openapi.yaml">openapi.yaml</a> · ' +
+        '<a href="/limits">/limits</a> · <a href="/version">/version</a>',
+    'foot.lib': '차트: Apache ECharts 6.1.0 (Apache-2.0, <code>vendor/echarts/</code>에 라이선스 동봉). ' +
+        '참고: Vaswani 외 2017 (arXiv 1706.03762), Su 외 2021 RoFormer (2104.09864), Press 외 2021 ALiBi (2108.12409).',
+    'foot.server': '서버: {v}',
+};
+
+const en = {
+    'doc.title': 'posenc — positional encodings, worked live',
+    'site.title': 'Positional encodings, worked live',
+    'skip': 'Skip to content',
+    'lang.group': 'Language',
+    'nav.label': 'Contents',
+    'nav.why': '1. Why position',
+    'nav.sin': '2. Sinusoidal',
+    'nav.learned': '3. Learned',
+    'nav.rope': '4. RoPE',
+    'nav.alibi': '5. ALiBi',
+    'nav.compare': '6. Comparison',
+    'intro': 'Attention by itself cannot tell in which order its tokens arrived. This page walks through the usual ' +
+        'ways of supplying order — sinusoidal, a learned table, RoPE and ALiBi — with small examples. Every number ' +
+        'and chart here was computed in float64 by this server\'s API (<code>posencd</code>); the page only draws ' +
+        'the answers. Open <b>Show request</b> under a figure to see exactly what was sent.',
+    'req.show': 'Show request',
+    'ex.show': 'Show answer',
+    'loading': 'Computing…',
+    'err.generic': 'The server refused the request: {msg}',
+    'err.network': 'Cannot reach the server: {msg}',
+
+    'why.title': '1. Why position has to be added',
+    'why.p1': 'Self-attention only scores how related tokens are to each other. Reorder the input and the output ' +
+        'is reordered the same way, but every token receives the same bundle of weights as before ' +
+        '(<i>permutation equivariance</i>): unlike an RNN, a Transformer reads all tokens at once. Below, the same ' +
+        'words go in two orders, "the dog bites the man" and "the man bites the dog": only the order says who bit whom.',
+    'why.method': 'Position method',
+    'why.m.none': 'none',
+    'why.m.sinusoidal': 'sinusoidal (added to q, k)',
+    'why.m.rope': 'RoPE (rotation)',
+    'why.m.alibi': 'ALiBi (distance penalty, m = 1/2)',
+    'why.sentA': 'Sentence A',
+    'why.sentB': 'Sentence B',
+    'why.matrix': 'Attention weights — rows: query, columns: key',
+    'why.focus': 'What "{verb}" gives the two nouns',
+    'why.col.sent': 'sentence',
+    'why.same': 'Identical in both sentences: without position the model cannot tell them apart.',
+    'why.diff': 'Different between the sentences: word order now reaches the result.',
+    'why.note': 'The token vectors are made-up 4-D values, and each token\'s vector serves as both its query and its ' +
+        'key (no projections). <code>POST /attention</code> does the computing.',
+    'why.two': 'Position can enter in two places. (1) Added to the input: a position vector is added to the token ' +
+        'embedding before the first layer (sinusoidal, learned). (2) Inside attention, in every layer: queries and ' +
+        'keys are rotated by position (RoPE), or a distance bias is added to the scores (ALiBi, T5). "This token is ' +
+        '7th" is an <b>absolute</b> position, "that token is 3 back" a <b>relative</b> one; language mostly cares ' +
+        'about the relative kind.',
+    'tok.dog': 'dog',
+    'tok.man': 'man',
+    'tok.bite': 'bites',
+    'tok.the': 'the',
+
+    'sin.title': '2. Sinusoidal encoding (the original Transformer)',
+    'sin.p1': 'Think of a clock\'s second, minute and hour hands. Each dimension pair (2i, 2i+1) is a hand turning at ' +
+        'its own speed: at position p pair i holds sin(p·ω<sub>i</sub>) and cos(p·ω<sub>i</sub>), with ' +
+        'ω<sub>i</sub> = base<sup>−2i/d</sup>. Fast hands separate nearby positions, slow hands distant ones; the ' +
+        'wavelengths grow geometrically from 2π towards base·2π. The vector is added to the token embedding before ' +
+        'the first layer.',
+    'sin.d': 'Dimension d_model',
+    'sin.base': 'base',
+    'sin.len': 'Positions',
+    'sin.heat': 'Position × dimension. The left (fast pairs) changes quickly, the right (slow pairs) slowly.',
+    'ax.dim': 'dimension',
+    'ax.pos': 'position',
+    'sin.clock': 'The clock-hands view',
+    'sin.pos': 'Position p',
+    'sin.clockNote': 'Each hand uses its pair\'s (sin, cos) values as coordinates: at position 0 it points to 12 ' +
+        'o\'clock and it turns clockwise. The tokens per full turn (wavelength) come from <code>/rope</code>\'s ' +
+        '<code>bands</code>, which use the same frequencies.',
+    'sin.dial': 'pair {j} (dims {a}, {b})',
+    'sin.dialWave': 'one turn = {w} tokens',
+    'sin.why': 'The paper\'s authors found learned position embeddings worked about as well, and chose sinusoids ' +
+        'because they might extrapolate to sequences longer than those seen in training. Later work (the ALiBi ' +
+        'paper among others) showed that this extrapolation is limited in practice — see section 6.',
+    'ex1.title': 'Exercise 1',
+    'ex1.q': 'Find the d = 4 sinusoidal vector of position 4. Pair 0 has frequency 1, pair 1 has 1/100.',
+    'ex1.table': 'd = 4, positions 0–3',
+    'ex1.a': '(sin 4, cos 4, sin 0.04, cos 0.04) ≈',
+    'ex1.a2': 'The first two values (the fast hand) swing widely from position to position; the last two (the slow ' +
+        'hand) have hardly moved yet.',
+
+    'learned.title': '3. Learned position embeddings',
+    'learned.p1': 'A table holds one vector per position and is trained like the token embeddings; GPT-1 and BERT ' +
+        'did this. It is simple and learns whatever pattern the data needs, but a position past the end of the ' +
+        'table has no vector at all, and relations such as "3 apart" must be learned separately for every pair of ' +
+        'positions. <code>demo-512x64</code> below is a 512 × 64 example table built into the server (fixed ' +
+        'pseudo-random 0.02·N(0,1)): not trained values, but the same shape and the same limit.',
+    'learned.heat': 'The whole table: rows = positions 0–511, columns = dimensions 0–63',
+    'learned.unavailable': 'This server has no learned-table support (/learned) yet. The other sections work as usual.',
+    'learned.shape': 'table {name}: {rows} × {cols}',
+    'ex4.title': 'Exercise 4',
+    'ex4.q': 'A model has a learned position table for at most 512 positions. What happens when it gets 600 tokens?',
+    'ex4.btn': 'Feed 600 tokens',
+    'ex4.friendly': 'There is no row for position {pos}. Table {table} has only {rows} rows, so positions {pos}–599 ' +
+        'of a 600-token input cannot be encoded as they are. Truncate the input, or extend the table and train further.',
+    'ex4.ok': 'This server did not refuse 600 tokens (unexpected).',
+    'ex4.raw': 'The server\'s own answer (422 problem+json)',
+    'ext.title': 'Going past the table (extend)',
+    'ext.mode': 'Method',
+    'ext.error': 'error — refuse (default)',
+    'ext.copy': 'copy — repeat from the start',
+    'ext.interpolate': 'interpolate — resample to 600 rows',
+    'ext.dim': 'Dimension',
+    'ext.orig': 'original table (positions 0–511)',
+    'ext.new': 'extended (positions 0–599)',
+    'ext.end': 'end of table (512)',
+    'ext.zoom': 'Zoomed on positions 400–600; drag the bar below or scroll over the chart to change the range.',
+    'ext.zoomCopy': 'Left: the start of the table (positions 0–87). Right: past its end (positions 512–599). The two curves are the same.',
+    'ext.win0': 'positions 0–87 (table)',
+    'ext.win1': 'positions 512–599 (copy)',
+    'ext.n.error': 'The default, error, refuses from position 512 on — the same 422 as in exercise 4.',
+    'ext.n.copy': 'copy gives position p the row p mod 512 (how Longformer initialised 4,096 positions from a 512 ' +
+        'table). Position 512 gets the vector of position 0, so without further training the two are ' +
+        'indistinguishable.',
+    'ext.n.interpolate': 'interpolate resamples the table to 600 rows (row i taken at source coordinate i·511/599). ' +
+        'Every position\'s vector shifts a little, so this too needs further training.',
+
+    'rope.title': '4. RoPE: position as rotation',
+    'rope.p1': 'Split the query and key into pairs of dimensions, each a 2-D plane. In every plane the query at ' +
+        'position m is rotated by m·θ<sub>j</sub> and the key at position n by n·θ<sub>j</sub>. Rotations keep ' +
+        'lengths and add angles (R(a)<sup>T</sup>R(b) = R(b−a)), so the dot product of the rotated vectors depends ' +
+        'on m − n only: rotated by absolute position, scored by relative position. Values are not rotated, and ' +
+        'since it is applied in every layer the position signal does not fade in deep layers (LLaMA, Llama 2).',
+    'rope.rot': 'One 2-D pair: q = (1, 2), k = (3, 1), θ = 0.5',
+    'rope.m': 'Query position m',
+    'rope.n': 'Key position n',
+    'rope.readout': 'm − n = {d}, score q·k = {s}',
+    'rope.try': 'Try:',
+    'rope.lq0': 'q (unrotated)',
+    'rope.lk0': 'k (unrotated)',
+    'rope.lq': 'q rotated by m·θ',
+    'rope.lk': 'k rotated by n·θ',
+    'rope.w1': 'Worked example 1: q = k = (1, 0), θ = 0.5 — the score is cos((m − n)·θ)',
+    'rope.col.pos': '(m, n)',
+    'rope.col.diff': 'm − n',
+    'rope.col.score': 'score',
+    'rope.w1n': 'Two apart gives the same score wherever the pair sits in the sentence; four apart gives another.',
+    'rope.w2': 'Worked example 2: q = (1, 2), k = (3, 1), θ = 0.5',
+    'rope.w2n': '(0, 0) is the unrotated dot product, 5. (2, 0), (5, 3) and (9, 7) are all two apart and score the ' +
+        'same; in (3, 5) the key comes <b>after</b> the query, m − n = −2, and the score is entirely different: ' +
+        'RoPE also tells before from after.',
+    'ex2.title': 'Exercise 2',
+    'ex2.q': 'With q = k = (1, 0) and θ = 0.5, what is the score at positions (10, 4)?',
+    'ex2.a': 'Six apart → cos(3) ≈ {v}. Positions (6, 0) give the same, {w}.',
+    'decay.title': 'Long-term decay (RoFormer Figure 2)',
+    'decay.hd': 'head_dim',
+    'decay.base': 'base',
+    'decay.max': 'Max distance',
+    'decay.ub': 'relative upper bound (RoFormer Fig. 2; 1 at distance 0)',
+    'decay.mc': 'mean of cos(r·θⱼ)',
+    'ax.dist': 'relative distance r',
+    'decay.note': 'These are two different quantities. RoFormer\'s Figure 2 is an <b>upper bound</b> on the score ' +
+        'over all q and k, shrinking with distance; the mean of cos is proportional to the actual score for ' +
+        'q = k = (1, 1, …, 1), and it oscillates and goes negative. Write-ups often show the first picture while ' +
+        'describing the second.',
+    'bands.title': 'Frequency bands and context-extension scalings',
+    'bands.p': 'Pair j turns at θ<sub>j</sub> = base<sup>−2j/d</sup> and needs 2π/θ<sub>j</sub> tokens (its ' +
+        'wavelength) for one full turn. A pair whose wavelength exceeds the training length never completed a turn ' +
+        'in training, so longer inputs show it angles it has never seen. The scalings mostly slow such pairs down ' +
+        'further, keeping the angles within the trained range.',
+    'bands.type': 'Scaling',
+    'bands.factor': 'factor',
+    'bands.orig': 'Original length',
+    'bands.cur': 'Current length (dynamic, longrope)',
+    'bands.hd': 'head_dim',
+    'bands.base': 'base',
+    'bands.none': 'no scaling',
+    'bands.scaled': 'with {type}',
+    'bands.origLine': 'original length',
+    'ax.pair': 'pair j',
+    'ax.wave': 'wavelength (tokens, log)',
+    'bands.summary': 'attention_factor = {af} · pair classes: {classes}',
+    'sc.default': 'No scaling: plain RoPE.',
+    'sc.linear': 'PI (position interpolation): every pair turns factor times slower. It is the same as dividing ' +
+        'positions by factor, so the fast pairs lose resolution too.',
+    'sc.ntk': 'NTK-aware: base becomes base·α<sup>d/(d−2)</sup>. Fast pairs stay nearly as they were; the slower a ' +
+        'pair, the more it is slowed.',
+    'sc.dynamic': 'Dynamic NTK: enlarges base only once the current length exceeds the original. Set "Current ' +
+        'length" above the original length to see it act.',
+    'sc.yarn': 'YaRN: short-wavelength pairs are kept (extrapolate), long ones are interpolated by factor, those in ' +
+        'between are blended, and attention_factor corrects the attention temperature.',
+    'sc.longrope': 'LongRoPE: slows each pair by its own searched factor (short_factor and long_factor lists), ' +
+        'using the long list once the current length exceeds the original. This demo sends an example list that ' +
+        'rises evenly from 1 to factor.',
+    'sc.llama3': 'Llama 3: pairs with wavelength above original/low_freq_factor (low) are slowed by factor, those ' +
+        'below original/high_freq_factor (high) are kept, and the ones in between (medium) are joined smoothly.',
+    'cfg.title': 'Paste a model\'s config.json',
+    'cfg.p': 'Paste a Hugging Face model\'s <code>config.json</code>: the server reads head_dim, base, scaling and ' +
+        'the original length from it and computes the bands. The buttons fill in the RoPE-related fields of public ' +
+        'configurations.',
+    'cfg.label': 'config.json',
+    'cfg.run': 'Compute',
+    'cfg.field': 'field',
+    'cfg.value': 'value',
+    'cfg.source': 'read from',
+    'slow.title': 'A correction: the slowest pair at head_dim 128',
+    'slow.p': 'Some write-ups state that for d = 128 the slowest pair (j = 63) has θ ≈ 0.0001 and a period of about ' +
+        '62,832 tokens. The server computes θ<sub>63</sub> = 10000<sup>−126/128</sup> ≈ {theta} and a period of ' +
+        '≈ {wl} tokens. 62,832 is 2π·10000, the limit as d grows without bound.',
+    'rope.caveat': 'RoPE too can degrade at large angles it never saw in training (very long distances). All the ' +
+        'scalings above are variations of one idea: keep the angles inside the range seen in training.',
+
+    'alibi.title': '5. ALiBi: a penalty that grows with distance',
+    'alibi.p1': 'ALiBi writes "nearby words matter more" straight into the formula. There are no position vectors: ' +
+        'a penalty −m·(i − j), proportional to distance, is added to the attention scores. Each head has its own ' +
+        'slope m: with n heads the slopes form a geometric sequence starting at 2<sup>−8/n</sup> with that same ' +
+        'ratio (8 heads: 1/2, 1/4, …, 1/256). Steep heads look at their neighbours only, gentle ones far away. The ' +
+        'paper also tried learned slopes and found they extrapolated worse.',
+    'alibi.heads': 'Heads',
+    'alibi.rule': 'Rule',
+    'alibi.slopes': 'Slope m per head',
+    'ax.head': 'head',
+    'ax.slope': 'slope m',
+    'ex3.title': 'Exercise 3',
+    'ex3.q': 'With 16 ALiBi heads, what is the first head\'s slope? And the next ones?',
+    'ex3.a': '2<sup>−8/16</sup> = 2<sup>−0.5</sup> ≈ {s0}, then {s1}, {s2}, … shrinking by the same ratio.',
+    'bias.title': 'The bias matrix',
+    'bias.head': 'Head',
+    'bias.len': 'Length',
+    'bias.mode': 'Mode',
+    'bias.causal': 'causal (future masked)',
+    'bias.symmetric': 'symmetric (both ways)',
+    'bias.cap': 'Bias of head {h} (m = {m}). Empty cells are masked future tokens.',
+    'ax.key': 'key j',
+    'ax.query': 'query i',
+    'bars.title': 'Softmax bars: the query at the fourth position',
+    'bars.p': 'Its raw scores against the tokens so far are (2, 1, 3, 2), the last one being itself; the distance ' +
+        'bias is m × (−3, −2, −1, 0).',
+    'bars.s0': 'no bias (m = 0)',
+    'bars.s1': 'm = 1/2',
+    'bars.s2': 'm = 1/256',
+    'bars.s3': 'm = {m} (yours)',
+    'bars.custom': 'Your slope m',
+    'bars.key0': 'key 0 (distance 3)',
+    'bars.key1': 'key 1 (distance 2)',
+    'bars.key2': 'key 2 (distance 1)',
+    'bars.key3': 'key 3 (itself)',
+    'bars.head': 'slope',
+    'bars.kh': 'key {k}',
+    'bars.kd': 'd = {d}',
+    'bars.kself': 'itself',
+    'bars.n': 'With m = 1/2 the distant first token loses most of its weight and the near ones gain. With ' +
+        'm = 1/256 the bias hardly matters and the head looks evenly far back.',
+    'alibi.result': 'Reported in the paper: a 1.3B model trained at length 1,024 reached, on inputs of length 2,048, ' +
+        'the perplexity of a sinusoidal model trained at 2,048, while training 11% faster with 11% less memory — ' +
+        '"train short, test long".',
+
+    'cmp.title': '6. Comparison: past the trained length',
+    'cmp.p1': 'Take a training length of L = 512 and grow the input length N. The server answers at once what each ' +
+        'method does at the last position, N − 1.',
+    'cmp.n': 'Input length N',
+    'cmp.col.method': 'method',
+    'cmp.col.where': 'where position enters',
+    'cmp.col.kind': 'absolute / relative',
+    'cmp.col.live': 'at position N − 1',
+    'cmp.where.input': 'added to the input',
+    'cmp.where.rotate': 'q, k rotated in every layer',
+    'cmp.where.bias': 'bias on the scores in every layer',
+    'cmp.abs': 'absolute',
+    'cmp.rel': 'relative',
+    'cmp.m.sin': 'sinusoidal',
+    'cmp.m.learned': 'learned (512 rows)',
+    'cmp.m.rope': 'RoPE (head_dim 64)',
+    'cmp.m.alibi': 'ALiBi (m = 1/2)',
+    'cmp.m.t5': 'T5 relative buckets',
+    'cmp.sin.in': 'a vector, within the trained range (first two values {a}, {b})',
+    'cmp.sin.out': 'a vector is computed (first two values {a}, {b}), but the model never saw this position in training',
+    'cmp.learned.in': 'row {p} exists in the table',
+    'cmp.learned.out': 'no row — the server refuses with 422 ({detail})',
+    'cmp.learned.detail': 'position {pos}, table of {rows} rows',
+    'cmp.learned.na': 'not available on this server',
+    'cmp.rope.in': 'all 32 pairs stay within the angles seen in training',
+    'cmp.rope.out': '{k} of 32 pairs have wavelengths longer than L and enter angles never seen in training',
+    'cmp.alibi': 'bias = −m·distance = {b} (distance {d}): same rule, just a larger penalty',
+    'cmp.t5': 'bucket {b} (every distance past max_distance 128 shares the last bucket, 31)',
+    't5.title': 'T5 buckets: far distances collapse into one',
+    't5.series': 'bucket (unidirectional, 32 buckets, max_distance 128)',
+    'ax.bucket': 'bucket',
+    'flow.title': 'Where position enters',
+    'flow.tok': 'token embeddings',
+    'flow.add': '+ position vectors (sinusoidal, learned)',
+    'flow.layer': 'Transformer layer × N',
+    'flow.qk': 'queries · keys',
+    'flow.rot': 'RoPE: rotate by position',
+    'flow.bias': 'ALiBi, T5: distance bias on scores',
+    'flow.sm': 'softmax · weighted sum',
+    'cmp.choose': 'In practice: many open LLMs use RoPE (the LLaMA family above all). To find out what a model uses, ' +
+        'look at its model card or config.json — the paste box in section 4 does exactly that. Knowing why ' +
+        'long-context extension is separate work is usually enough.',
+    'check.title': 'Check yourself',
+    'check.q1': 'Without position information, what exactly can self-attention not tell apart?',
+    'check.a1': 'Sentences made of the same tokens in different orders. Pick "none" in section 1: both sentences get ' +
+        'the same weights.',
+    'check.q2': 'RoPE rotates by absolute position. Why is it called a relative method?',
+    'check.a2': 'Rotating the query by mθ and the key by nθ leaves only (m − n)θ in their dot product. In section 4, ' +
+        '(2, 0), (5, 3) and (9, 7) scored the same.',
+    'check.q3': 'Why does ALiBi give every head a different slope?',
+    'check.a3': 'To have several fields of view at once: heads that look only at the next word and heads that take in ' +
+        'distant context.',
+    'foot.api': 'API: <a href="/docs">/docs</a> · <a href="/openapi.yaml">openapi.yaml</a> · ' +
+        '<a href="/limits">/limits</a> · <a href="/version">/version</a>',
+    'foot.lib': 'Charts: Apache ECharts 6.1.0 (Apache-2.0, licence kept in <code>vendor/echarts/</code>). ' +
+        'References: Vaswani et al. 2017 (arXiv 1706.03762), Su et al. 2021 RoFormer (2104.09864), Press et al. ' +
+        '2021 ALiBi (2108.12409).',
+    'foot.server': 'Server: {v}',
+};
+
+export const STRINGS = { ko, en };
+
+let lang = 'en';
+const listeners = [];
+
+/** The current language ('ko' or 'en'). */
+export function getLang() {
+    return lang;
+}
+
+/** The string for `key` in the current language with {name} placeholders filled from `params`. */
+export function t(key, params = {}) {
+    const s = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
+    return s.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+}
+
+/**
+ * Picks the starting language: ?lang= in the URL, then a choice saved earlier, then Korean when the
+ * browser's preferred languages put Korean before English, else English.
+ */
+export function initialLang() {
+    const q = new URLSearchParams(location.search).get('lang');
+    if (q === 'ko' || q === 'en')
+        return q;
+    try {
+        const saved = localStorage.getItem('posenc.lang');
+        if (saved === 'ko' || saved === 'en')
+            return saved;
+    } catch (e) { /* storage may be disabled */ }
+    for (const l of navigator.languages || [navigator.language || 'en']) {
+        const p = String(l).toLowerCase();
+        if (p.startsWith('ko'))
+            return 'ko';
+        if (p.startsWith('en'))
+            return 'en';
+    }
+    return 'en';
+}
+
+/** Fills every data-i18n / data-i18n-html / data-i18n-aria element of the page. */
+export function applyI18n(root = document) {
+    document.documentElement.lang = lang;
+    document.title = t('doc.title');
+    for (const el of root.querySelectorAll('[data-i18n]'))
+        el.textContent = t(el.dataset.i18n);
+    for (const el of root.querySelectorAll('[data-i18n-html]'))
+        el.innerHTML = t(el.dataset.i18nHtml);
+    for (const el of root.querySelectorAll('[data-i18n-aria]'))
+        el.setAttribute('aria-label', t(el.dataset.i18nAria));
+}
+
+/** Switches language, refills the page and tells every listener (charts redraw their labels). */
+export function setLang(l, save = true) {
+    lang = l === 'ko' ? 'ko' : 'en';
+    if (save) {
+        try {
+            localStorage.setItem('posenc.lang', lang);
+        } catch (e) { /* ignore */ }
+    }
+    applyI18n();
+    for (const b of document.querySelectorAll('[data-lang]'))
+        b.setAttribute('aria-pressed', String(b.dataset.lang === lang));
+    for (const fn of listeners)
+        fn(lang);
+}
+
+/** Registers `fn(lang)` to run after every language switch. */
+export function onLang(fn) {
+    listeners.push(fn);
+}

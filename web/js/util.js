@@ -1,0 +1,232 @@
+// Shared helpers of the teaching demo: API calls, busy tracking, number formatting, charts, SVG.
+// Nothing here computes an encoding: every number drawn comes from the posencd API.
+
+/** Error thrown for a non-2xx answer; `problem` holds the problem+json body when there is one. */
+export class ApiError extends Error {
+    constructor(status, problem) {
+        super((problem && (problem.detail || problem.title)) || `HTTP ${status}`);
+        this.status = status;
+        this.problem = problem;
+    }
+}
+
+// Work in flight (requests and debounced updates). <html data-busy="N"> lets the browser test wait.
+let busy = 0;
+function setBusy(delta) {
+    busy += delta;
+    document.documentElement.dataset.busy = String(busy);
+}
+setBusy(0);
+
+/** Runs `fn` (async) while counting it as busy work. */
+export async function track(fn) {
+    setBusy(1);
+    try {
+        return await fn();
+    } finally {
+        setBusy(-1);
+    }
+}
+
+/**
+ * POSTs `body` to `path` (or GETs when body is null). Returns the parsed JSON; throws ApiError.
+ * When `show` is an element (a <pre>), the request is written into it so readers can replay it.
+ */
+export async function api(path, body, show) {
+    if (show) {
+        show.textContent = body == null ? `GET ${path}`
+            : `POST ${path}\nContent-Type: application/json\n\n${JSON.stringify(body)}`;
+    }
+    return track(async () => {
+        const init = body == null ? { method: 'GET' }
+            : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+        const r = await fetch(path, init);
+        const ct = r.headers.get('content-type') || '';
+        const data = ct.includes('json') ? await r.json() : await r.text();
+        if (!r.ok)
+            throw new ApiError(r.status, typeof data === 'object' ? data : null);
+        return data;
+    });
+}
+
+/** Returns a function that runs `fn(...args)` `ms` after the last call; pending calls count as busy. */
+export function debounce(fn, ms = 150) {
+    let timer = null;
+    return (...args) => {
+        if (timer === null)
+            setBusy(1);
+        else
+            clearTimeout(timer);
+        timer = setTimeout(async () => {
+            timer = null;
+            try {
+                await fn(...args);
+            } finally {
+                setBusy(-1);
+            }
+        }, ms);
+    };
+}
+
+/** Latest-wins guard: `const tok = g.next(); ...await...; if (!g.ok(tok)) return;` */
+export function latest() {
+    let n = 0;
+    return { next: () => ++n, ok: (t) => t === n };
+}
+
+/** Formats a number with `digits` decimals and a true minus sign (U+2212). */
+export function fmt(x, digits = 3) {
+    if (x === null || x === undefined || Number.isNaN(x))
+        return '–';
+    let s = Number(x).toFixed(digits);
+    if (/^-0\.?0*$/.test(s))
+        s = s.slice(1);
+    return s.replace('-', '\u2212');
+}
+
+/** Formats an integer-ish quantity with thousands separators for the current language. */
+export function fmtInt(x, lang) {
+    return Math.round(x).toLocaleString(lang === 'ko' ? 'ko-KR' : 'en-US');
+}
+
+/** Formats a number with `sig` significant digits (for very small/large values). */
+export function fmtSig(x, sig = 4) {
+    if (x === 0)
+        return '0';
+    const a = Math.abs(x);
+    if (a >= 1e-3 && a < 1e6)
+        return Number(x.toPrecision(sig)).toString().replace('-', '\u2212');
+    const [m, e] = x.toExponential(sig - 1).split('e');
+    const sup = { '-': '\u207b', '+': '', 0: '\u2070', 1: '\u00b9', 2: '\u00b2', 3: '\u00b3', 4: '\u2074',
+        5: '\u2075', 6: '\u2076', 7: '\u2077', 8: '\u2078', 9: '\u2079' };
+    return `${m.replace('-', '\u2212')}\u00d710${[...e].map((c) => sup[c]).join('')}`;
+}
+
+/** Puts a number into an element: rounded text plus the API's exact value in data-value. */
+export function putNum(el, x, digits = 3) {
+    el.textContent = fmt(x, digits);
+    el.dataset.value = String(x);
+}
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+export const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+
+/** Creates an element with attributes and children (strings become text nodes). */
+export function h(tag, attrs = {}, ...kids) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+        if (v === null || v === undefined || v === false)
+            continue;
+        if (k === 'class')
+            el.className = v;
+        else if (k === 'text')
+            el.textContent = v;
+        else if (k.startsWith('data-') || k.startsWith('aria-') || k === 'role' || k === 'scope' || k === 'for')
+            el.setAttribute(k, v);
+        else
+            el[k] = v;
+    }
+    for (const kid of kids.flat()) {
+        if (kid === null || kid === undefined)
+            continue;
+        el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+    }
+    return el;
+}
+
+// ---- charts (Apache ECharts, vendored) ----
+
+export const FONT = 'system-ui, -apple-system, "Segoe UI", "Noto Sans CJK KR", "Noto Sans KR", ' +
+    '"Apple SD Gothic Neo", "Malgun Gothic", sans-serif';
+export const COLORS = ['#1f5fa8', '#c2410c', '#15803d', '#7e22ce', '#b91c1c', '#0e7490'];
+export const DIVERGING = ['#1e4f91', '#5b8fd0', '#c9dcf2', '#f7f7f7', '#f6cfb5', '#d9663a', '#8f2a0c'];
+
+const charts = new Set();
+
+/** Creates (or reuses) an ECharts instance on `el`; resizes with its box. */
+export function chart(el) {
+    let c = window.echarts.getInstanceByDom(el);
+    if (c)
+        return c;
+    c = window.echarts.init(el, null, { renderer: 'canvas' });
+    charts.add(c);
+    new ResizeObserver(() => c.resize()).observe(el);
+    return c;
+}
+
+/** Base options shared by every chart: no animation (stable screenshots), readable fonts. */
+export function baseOption(extra) {
+    return Object.assign({
+        animation: false,
+        textStyle: { fontFamily: FONT, fontSize: 13, color: '#1b1b1b' },
+        color: COLORS,
+        aria: { enabled: true },
+    }, extra);
+}
+
+/** Axis styling shared by the charts. */
+export function axis(extra) {
+    return Object.assign({
+        nameTextStyle: { color: '#333', fontSize: 12 },
+        axisLabel: { color: '#333', fontSize: 12, hideOverlap: true },
+        axisLine: { lineStyle: { color: '#666' } },
+        splitLine: { lineStyle: { color: '#e3e3e3' } },
+    }, extra);
+}
+
+/** Min and max of a matrix, ignoring nulls (for a colour scale's range). */
+export function extent(matrix) {
+    let lo = Infinity, hi = -Infinity;
+    for (const row of matrix) {
+        for (const v of row) {
+            if (v === null)
+                continue;
+            if (v < lo)
+                lo = v;
+            if (v > hi)
+                hi = v;
+        }
+    }
+    return [lo, hi];
+}
+
+/** Heatmap data [[x, y, v], ...] from a matrix (rows = y). Nulls become '-' (empty cell). */
+export function heatData(matrix) {
+    const out = [];
+    for (let y = 0; y < matrix.length; y++) {
+        const row = matrix[y];
+        for (let x = 0; x < row.length; x++)
+            out.push([x, y, row[x] === null ? '-' : row[x]]);
+    }
+    return out;
+}
+
+// ---- SVG ----
+
+const SVGNS = 'http://www.w3.org/2000/svg';
+
+/** Creates an SVG element with attributes. */
+export function s(tag, attrs = {}, ...kids) {
+    const el = document.createElementNS(SVGNS, tag);
+    for (const [k, v] of Object.entries(attrs))
+        el.setAttribute(k, String(v));
+    for (const kid of kids.flat()) {
+        if (kid !== null && kid !== undefined)
+            el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+    }
+    return el;
+}
+
+/** An arrow from (x1,y1) to (x2,y2) in SVG user units, using marker `marker`. */
+export function arrow(x1, y1, x2, y2, color, width, marker, dash) {
+    return s('line', {
+        x1, y1, x2, y2, stroke: color, 'stroke-width': width, 'marker-end': `url(#${marker})`,
+        'stroke-linecap': 'round', ...(dash ? { 'stroke-dasharray': dash } : {}),
+    });
+}
+
+/** An arrowhead marker definition coloured `color`, id `id`. */
+export function arrowMarker(id, color) {
+    return s('marker', { id, viewBox: '0 0 10 10', refX: 8, refY: 5, markerWidth: 5, markerHeight: 5,
+        orient: 'auto-start-reverse' }, s('path', { d: 'M0,0 L10,5 L0,10 z', fill: color }));
+}
