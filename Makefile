@@ -108,6 +108,7 @@ check: deps
 	$(MAKE) lint
 	POSENC_BIN=$(BUILD)/posencd $(BUILD)/check_all
 	tests/oracle_local.sh $(BUILD)/posencd
+	$(MAKE) contract
 	$(MAKE) browser
 
 asan:

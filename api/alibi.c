@@ -296,6 +296,12 @@ int api_alibi(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *p
             api_problem_field(pb, API_PB_LIMIT_EXCEEDED, size_ptr, "the response size overflows");
         return fail(&b);
     }
+    /* compute budget: q·kᵀ once, then per head bias, exp and weights·v */
+    size_t work = 0;
+    if ((b.q && api_check_work(pb, lim, &work, n, d, 1, size_ptr, "q·kᵀ") < 0) ||
+        api_check_work(pb, lim, &work, hn, (b.v ? dv : 0) + API_WORK_TRIG, 1, size_ptr,
+                       "this request (bias, softmax, output)") < 0)
+        return fail(&b);
 
     if (!has_pos) {
         b.qp = api_alloc(pb, tq, sizeof *b.qp);

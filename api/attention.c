@@ -331,6 +331,14 @@ int api_attention(const api_ctx *ctx, const json_t *req, api_jw *out, api_proble
         release_all(&b);
         return -1;
     }
+    /* compute budget per head: logits, a position term as large again (Shaw, Transformer-XL),
+     * the softmax's exp and weights·v */
+    size_t work = 0;
+    if (api_check_work(pb, lim, &work, hn, 2 * d + in.dv + API_WORK_TRIG, 1, "/q",
+                       "this attention") < 0) {
+        release_all(&b);
+        return -1;
+    }
     b.qw = api_alloc(pb, t * d, sizeof *b.qw);
     b.kw = api_alloc(pb, t * d, sizeof *b.kw);
     b.logits = api_alloc(pb, n, sizeof *b.logits);

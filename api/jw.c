@@ -51,6 +51,60 @@ size_t api_fmt_int(char *out, int64_t v)
     return n;
 }
 
+/* Writes exactly 8 digits of v (v < 10^8) into p: one 64-bit product gives v / 10^6 as a 48-bit
+ * fixed-point number, and each further product by 100 shifts the next two digits into the integer
+ * part (the "jeaiii" scheme; checked for every v < 10^8 when this was written). */
+static void write8(char *p, uint32_t v)
+{
+    uint64_t y = (uint64_t)v * 281474977u; /* ceil(2^48 / 10^6) */
+    memcpy(p, DIGITS2 + 2 * (y >> 48), 2);
+    y = (y & 0xFFFFFFFFFFFFu) * 100u;
+    memcpy(p + 2, DIGITS2 + 2 * (y >> 48), 2);
+    y = (y & 0xFFFFFFFFFFFFu) * 100u;
+    memcpy(p + 4, DIGITS2 + 2 * (y >> 48), 2);
+    y = (y & 0xFFFFFFFFFFFFu) * 100u;
+    memcpy(p + 6, DIGITS2 + 2 * (y >> 48), 2);
+}
+
+/* Writes the 17 digits of v (v < 10^17), with leading zeros, into p[0..17). */
+static void write17(char *p, uint64_t v)
+{
+    uint64_t hi = v / 100000000u; /* < 10^9 */
+    uint32_t lo = (uint32_t)(v - hi * 100000000u);
+    uint32_t top = (uint32_t)(hi / 100000000u);
+    uint32_t mid = (uint32_t)(hi - (uint64_t)top * 100000000u);
+    p[0] = (char)('0' + top);
+    write8(p + 1, mid);
+    write8(p + 9, lo);
+}
+
+/* Number of decimal digits of v (v >= 1). */
+static int digit_count(uint64_t v)
+{
+    static const uint64_t P10[20] = {1u,
+                                     10u,
+                                     100u,
+                                     1000u,
+                                     10000u,
+                                     100000u,
+                                     1000000u,
+                                     10000000u,
+                                     100000000u,
+                                     1000000000u,
+                                     10000000000u,
+                                     100000000000u,
+                                     1000000000000u,
+                                     10000000000000u,
+                                     100000000000000u,
+                                     1000000000000000u,
+                                     10000000000000000u,
+                                     100000000000000000u,
+                                     1000000000000000000u,
+                                     10000000000000000000u};
+    int t = ((64 - __builtin_clzll(v)) * 1233) >> 12; /* log10 v, or one more (Bit Twiddling Hacks) */
+    return t - (v < P10[t]) + 1;
+}
+
 /* api_fmt_double without the NUL; x finite. ECMAScript Number::toString, steps 5-10: with the k
  * digits s and n such that x = s * 10^(n-k). The digits are made in a scratch buffer followed by
  * '0's and moved with fixed-size copies (inlined), so out[0..32) may be written beyond the
@@ -68,8 +122,9 @@ static size_t fmt_double_raw(char *out, double x)
         *p++ = '-';
     char tmp[48];
     memset(tmp + 24, '0', 24);
-    char *d = u64_digits_before(tmp + 24, sig); /* at most 17 digits: d >= tmp + 7 */
-    int k = (int)(tmp + 24 - d);
+    write17(tmp + 7, sig); /* Dragonbox gives at most 17 digits */
+    int k = digit_count(sig);
+    const char *d = tmp + 24 - k;
     int n = k + e;
     if (k <= n && n <= 21) { /* integer: digits, then n-k zeros (from tmp) */
         memcpy(p, d, 24);

@@ -15,6 +15,7 @@ void api_limits_default(api_limits *lim)
     lim->max_heads = 1024;
     lim->max_positions = 1000000;
     lim->max_position = 2147483647;
+    lim->max_work = (size_t)1 << 30;
 }
 
 void api_ptr(char *out, size_t n, const char *base, const char *key)
@@ -524,5 +525,21 @@ int api_check_output(api_problem *pb, const api_limits *lim, size_t n_elements, 
                           n_elements, lim->max_output_elements);
         return -1;
     }
+    return 0;
+}
+
+int api_check_work(api_problem *pb, const api_limits *lim, size_t *acc, size_t a, size_t b,
+                   size_t c, const char *ptr, const char *what)
+{
+    size_t ab, abc;
+    if (!pe_mul_ok(a, b, &ab) || !pe_mul_ok(ab, c, &abc) || abc > lim->max_work ||
+        *acc > lim->max_work - abc) {
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
+                          "%s would take too long to compute: over max_work (%zu work units, about "
+                          "a second); use fewer positions or smaller dimensions",
+                          what, lim->max_work);
+        return -1;
+    }
+    *acc += abc;
     return 0;
 }

@@ -27,7 +27,12 @@ typedef struct {
     size_t max_heads;           /* num_heads (1,024) */
     size_t max_positions;       /* positions in one request (1,000,000) */
     int64_t max_position;       /* largest position + 1 (2,147,483,647) */
+    size_t max_work;            /* work units in one request (2^30): a multiply-add is 1, a
+                                 * sin/cos/exp is API_WORK_TRIG; bounds compute time (~1 s) */
 } api_limits;
+
+/* Work units of one transcendental evaluation (sin, cos, exp) relative to a multiply-add. */
+#define API_WORK_TRIG 32
 
 /* The defaults of api.md. */
 void api_limits_default(api_limits *lim);
@@ -109,6 +114,11 @@ int api_get_positions(api_problem *pb, const json_t *obj, const char *base, cons
  * 422 limit-exceeded with ptr and what. Returns 0 or -1. */
 int api_check_output(api_problem *pb, const api_limits *lim, size_t n_elements, const char *ptr,
                      const char *what);
+
+/* Adds a*b*c work units to *acc and checks the total against lim->max_work; over it (or on
+ * overflow) records a 422 limit-exceeded at ptr naming what and the limit. Returns 0 or -1. */
+int api_check_work(api_problem *pb, const api_limits *lim, size_t *acc, size_t a, size_t b,
+                   size_t c, const char *ptr, const char *what);
 
 /* calloc with an overflow-checked count; NULL (and a 503 problem "unavailable") on failure. */
 void *api_alloc(api_problem *pb, size_t count, size_t size);

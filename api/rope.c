@@ -17,9 +17,9 @@
  * upper bound, so that both curves start at 1 and can share one axis (the issue asks for decay at
  * distance 0 to be 1 for both curves); mean_cos = (1/n)·Σ_j cos(r θ_j) is 1 at r = 0.
  *
- * Work bound: decay costs n per distance and float32_error n per position; both are limited to
- * 8 × max_output_elements evaluations (422 limit-exceeded beyond), like outputs are limited to
- * max_output_elements numbers.
+ * Work bound: the rotations, scores, cos/sin, decay (n per distance) and float32_error (n per
+ * position) together must stay within max_work (api_check_work; 422 limit-exceeded beyond), as
+ * outputs stay within max_output_elements numbers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -46,7 +46,6 @@ static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_err
 enum { INC_COS_SIN = 1, INC_BANDS = 2, INC_DECAY = 4, INC_F32 = 8 };
 
 /* Evaluations (n per distance / position) allowed per max_output_elements number. */
-#define WORK_PER_OUTPUT 8
 
 /* One side's positions: an explicit list, or 0 .. range-1 (materialised on demand). */
 typedef struct {
@@ -706,30 +705,28 @@ static int check_sizes(api_problem *pb, const rope_req *r)
         if (!mul3(n, 6, 1, &t) || account(pb, lim, &total, t, ip, "bands") < 0)
             goto over;
     }
-    size_t work_cap = lim->max_output_elements;
-    work_cap = work_cap > (size_t)-1 / WORK_PER_OUTPUT ? (size_t)-1 : work_cap * WORK_PER_OUTPUT;
+    /* compute budget: rotations and scores (multiply-adds), cos/sin, decay and float32_error
+     * (transcendentals) */
+    size_t work = 0;
+    if (api_check_work(pb, lim, &work, pq + pk, hd, 1, "/q", "the rotations") < 0 ||
+        (r->q && r->k && api_check_work(pb, lim, &work, pq, pk, hd, "/k", "the scores") < 0) ||
+        api_check_work(pb, lim, &work, r->tpos.n, n, 2 * API_WORK_TRIG, "/positions",
+                       "cos and sin") < 0)
+        return -1;
     if (r->include & INC_DECAY) {
         if (!mul3(r->n_dist, 4, 1, &t) || account(pb, lim, &total, t, "/distances", "decay") < 0)
             goto over;
-        if (!mul3(r->n_dist, n, 1, &t) || t > work_cap) {
-            api_problem_field(pb, API_PB_LIMIT_EXCEEDED, "/distances",
-                              "decay would evaluate %zu distances x %zu pairs; the work limit is "
-                              "%d x max_output_elements (%zu)",
-                              r->n_dist, n, WORK_PER_OUTPUT, lim->max_output_elements);
+        if (api_check_work(pb, lim, &work, r->n_dist, n, 2 * API_WORK_TRIG, "/distances",
+                           "decay") < 0)
             return -1;
-        }
     }
     if (r->include & INC_F32) {
         include_ptr(ip, sizeof ip, r, 3);
         if (account(pb, lim, &total, 3 + r->tpos.n, ip, "float32_error") < 0)
             goto over;
-        if (!mul3(r->tpos.n, n, 1, &t) || t > work_cap) {
-            api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ip,
-                              "float32_error would evaluate %zu positions x %zu pairs; the work "
-                              "limit is %d x max_output_elements (%zu)",
-                              r->tpos.n, n, WORK_PER_OUTPUT, lim->max_output_elements);
+        if (api_check_work(pb, lim, &work, r->tpos.n, n, 4 * API_WORK_TRIG, ip,
+                           "float32_error") < 0)
             return -1;
-        }
     }
     return 0;
 over:

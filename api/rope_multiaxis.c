@@ -844,6 +844,14 @@ static int check_sizes(api_problem *pb, const axes_req *r)
         return -1;
     if (r->cos_sin && account(pb, lim, &total, r->tpos.n, 2 * n + A, 0, ip, "cos and sin") < 0)
         return -1;
+    /* compute budget: angles (A multiply-adds and a sin and cos per pair) for every position of
+     * q, k and the table, rotations, and the scores */
+    size_t work = 0;
+    if (api_check_work(pb, lim, &work, pq + pk + r->tpos.n, n, A + 2 * API_WORK_TRIG,
+                       "/positions", "the angles") < 0 ||
+        api_check_work(pb, lim, &work, pq + pk, hd, 1, "/q", "the rotations") < 0 ||
+        (r->q && r->k && api_check_work(pb, lim, &work, pq, pk, hd, "/k", "the scores") < 0))
+        return -1;
     return 0;
 }
 

@@ -78,6 +78,12 @@ int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_probl
         free(pos);
         return -1;
     }
+    size_t work = 0; /* one sin or cos per number */
+    if (api_check_work(pb, lim, &work, n_pos, p.d_model, API_WORK_TRIG,
+                       n_pos ? "/d_model" : "/seq_len", "this table") < 0) {
+        free(pos);
+        return -1;
+    }
     double *omega = api_alloc(pb, p.d_model, sizeof *omega);
     sin_rows *src = api_alloc(pb, 1, sizeof *src);
     if (omega == NULL || src == NULL || pe_sinusoidal_freqs(&p, omega) != PE_OK) {

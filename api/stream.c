@@ -34,6 +34,7 @@ struct api_stream {
     int f32, i64;
     size_t next;     /* next element (values) or row (row source) to encode */
     uint64_t total;
+    int failed;      /* out of memory while producing: the body ended early */
 };
 
 static int stage_reserve(api_stream *s, size_t n)
@@ -207,14 +208,18 @@ size_t api_stream_read(api_stream *s, char *buf, size_t max)
                 out += k;
                 continue;
             }
-            if (!npy_chunk(s))
+            if (!npy_chunk(s)) {
+                s->failed = s->arr.has_src ? s->next < s->arr.src.rows : s->next < s->arr.n;
                 break;
+            }
             continue;
         }
         if (s->in_rows) {
             if (s->row < s->segs[s->seg].src.rows) {
-                if (!json_row(s))
-                    break; /* out of memory: the body ends early (the client sees bad JSON) */
+                if (!json_row(s)) {
+                    s->failed = 1; /* out of memory: the body ends early */
+                    break;
+                }
             } else {
                 seg_done(s);
             }
@@ -235,14 +240,21 @@ size_t api_stream_read(api_stream *s, char *buf, size_t max)
         s->row = 0;
         s->in_rows = 1;
         if (s->segs[s->seg].src.rows == 0) {
-            if (!stage_reserve(s, 2))
+            if (!stage_reserve(s, 2)) {
+                s->failed = 1;
                 break;
+            }
             memcpy(s->stage, "[]", 2);
             s->stage_len = 2;
             s->stage_pos = 0;
         }
     }
     return out;
+}
+
+int api_stream_failed(const api_stream *s)
+{
+    return s->failed;
 }
 
 uint64_t api_stream_size(const api_stream *s)
@@ -298,8 +310,9 @@ char *api_stream_drain(api_stream *s, size_t max, size_t *len)
             break;
         n += k;
     }
+    int failed = s->failed;
     api_stream_free(s);
-    if (b == NULL || n > max) {
+    if (b == NULL || n > max || failed) {
         free(b);
         return NULL;
     }

@@ -48,6 +48,10 @@ api_stream *api_stream_npy(api_jw *w, int f32, api_problem *pb);
 /* Writes the next bytes of the body into buf (at most max); returns how many, 0 at the end. */
 size_t api_stream_read(api_stream *s, char *buf, size_t max);
 
+/* 1 when api_stream_read stopped early because memory ran out (the body is incomplete: the
+ * server should abort the connection rather than end the body cleanly). */
+int api_stream_failed(const api_stream *s);
+
 /* The body's total size in bytes when known in advance (.npy), else API_STREAM_SIZE_UNKNOWN. */
 uint64_t api_stream_size(const api_stream *s);
 

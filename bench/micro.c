@@ -10,7 +10,8 @@
  * formatting): ratio = jansson time / posenc time.
  *
  * Output: one line per figure, "name<TAB>value<TAB>unit<TAB>note", read by bench/run.sh.
- * usage: bench_micro [quick|rope]   (quick: smaller sizes, for a smoke run; rope: RoPE only)
+ * usage: bench_micro [quick|rope|json]   (quick: smaller sizes, for a smoke run; rope, json: one
+ * group only, full size)
  */
 #include <jansson.h>
 #include <math.h>
@@ -287,7 +288,7 @@ static void bench_json(size_t n)
     for (size_t i = 0; i < n; i++)
         json_array_append_new(arr, json_real(x[i]));
     t_build = now_s() - tb;
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < REPS; r++) {
         double t0 = now_s();
         char *text = json_dumps(arr, JSON_COMPACT);
         double dt = now_s() - t0;
@@ -318,6 +319,10 @@ int main(int argc, char **argv)
     int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
     if (argc > 1 && strcmp(argv[1], "rope") == 0) { /* only the RoPE figures, full size */
         bench_rope(4096, 32, 128);
+        return sink == 12345.678 ? 1 : 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "json") == 0) { /* only the number writer, full size */
+        bench_json(1000000);
         return sink == 12345.678 ? 1 : 0;
     }
     size_t k = quick ? 4 : 1;

@@ -10,7 +10,8 @@
 #      MB/s and the daemon's peak RSS (VmHWM from /proc/<pid>/status);
 #   3. the same small requests against bench/peer.py (FastAPI + numpy under uvicorn), same run.
 # With 2+ CPUs the server (posencd with its 2 epoll workers, or uvicorn) is pinned to CPU 0 and wrk
-# and bench_micro to CPU 1 (taskset), so load generator and server do not share a core.
+# and bench_micro to CPU 1 (taskset), so load generator and server do not share a core
+# (BENCH_PIN=0: no pinning). BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_OUT as below.
 # Prints one table (bench/report.py); the raw figures stay in $BENCH_OUT (default build/bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,10 @@ mkdir -p "$OUT"
 res=$OUT/results.tsv
 : >"$res"
 if [ "$(nproc)" -ge 2 ]; then SRV_CPU=0 LOAD_CPU=1; else SRV_CPU=0 LOAD_CPU=0; fi
+if [ "${BENCH_PIN:-1}" = 0 ]; then # BENCH_PIN=0: no pinning, server and wrk share every CPU
+  ALL=$(seq -s, 0 $(($(nproc) - 1)))
+  SRV_CPU=$ALL LOAD_CPU=$ALL
+fi
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done

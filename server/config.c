@@ -27,6 +27,8 @@ static const opt_row OPTS[] = {
     {"bind", OPT_STR, STR(bind), "0.0.0.0", 0, 0, "IPv4 address to listen on"},
     {"threads", OPT_UINT, OFF(threads), 0, "0", 0, 256,
      "worker threads in the epoll pool (0 = number of CPUs, at least 2)"},
+    {"compute-threads", OPT_UINT, OFF(compute_threads), 0, "0", 0, 256,
+     "threads that run computations, so HTTP threads stay free (0 = number of CPUs)"},
     {"web-dir", OPT_STR, STR(web_dir), "web", 0, 0, "directory of the demo served at / (\"\" = none)"},
     {"data-dir", OPT_STR, STR(data_dir), "data", 0, 0, "directory for stored learned tables"},
     {"spec", OPT_STR, STR(spec_path), "openapi.yaml", 0, 0, "OpenAPI file served at /openapi.yaml"},
@@ -58,6 +60,8 @@ static const opt_row OPTS[] = {
      "positions in one request"},
     {"max-position", OPT_I64, OFF(lim.max_position), 0, "2147483647", 1, 1LL << 53,
      "positions must be below this"},
+    {"max-work", OPT_SIZE, OFF(lim.max_work), 0, "1073741824", 1024, 1LL << 50,
+     "compute budget of one request in work units (multiply-add 1, sin/cos/exp 32; 422 above)"},
     {"healthcheck", OPT_FLAG, OFF(healthcheck), 0, "0", 0, 1,
      "GET /healthz on 127.0.0.1:PORT, exit 0 when healthy (for container health checks)"},
 };

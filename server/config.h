@@ -16,6 +16,7 @@ typedef struct {
     unsigned port;                 /* TCP port (8080) */
     char bind[64];                 /* listen address (0.0.0.0) */
     unsigned threads;              /* worker threads of the epoll pool (>= 2) */
+    unsigned compute_threads;      /* threads that run computations (0 = number of CPUs) */
     char web_dir[512];             /* static demo files ("" = none) */
     char data_dir[512];            /* learned tables ("" = none) */
     char spec_path[512];           /* openapi.yaml served at /openapi.yaml */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "pool.h"
 #include "tensor_io.h"
 
 enum { PUT_JSON = 0, PUT_NPY = 1, PUT_ST = 2 };
@@ -39,6 +40,11 @@ typedef struct {
     char table[API_TABLE_NAME_MAX + 1];
     api_st_stream *st;       /* PUT_ST: the incremental .safetensors parser (no body buffer) */
     int queued;              /* a response was queued */
+    int submitted;           /* the computation was handed to the pool (connection suspended) */
+    struct MHD_Connection *conn; /* for the pool job: the suspended connection */
+    srv_ctx *ctx;            /* for the pool job */
+    api_opts opts;           /* response options (npy, streaming) */
+    api_response ar;         /* the pool job's result, sent when the connection resumes */
     int status;              /* status of the queued response */
     size_t resp_bytes;
     struct timespec t0;
@@ -117,8 +123,9 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
     (void)pos;
     srv_stream *ss = cls;
     size_t n = api_stream_read(ss->s, buf, max);
-    if (n == 0)
-        return MHD_CONTENT_READER_END_OF_STREAM;
+    if (n == 0) /* an incomplete body must not look complete: abort the connection then */
+        return api_stream_failed(ss->s) ? MHD_CONTENT_READER_END_WITH_ERROR
+                                        : MHD_CONTENT_READER_END_OF_STREAM;
     *ss->bytes += n;
     return (ssize_t)n;
 }
@@ -215,9 +222,10 @@ static enum MHD_Result get_limits(srv_ctx *ctx, struct MHD_Connection *c, srv_re
     char tmp[640];
     snprintf(tmp, sizeof tmp,
              "{\"max_body_bytes\":%zu,\"max_table_bytes\":%zu,\"max_output_elements\":%zu,"
-             "\"max_dim\":%zu,\"max_heads\":%zu,\"max_positions\":%zu,\"max_position\":%lld}",
+             "\"max_dim\":%zu,\"max_heads\":%zu,\"max_positions\":%zu,\"max_position\":%lld,"
+             "\"max_work\":%zu}",
              l->max_body_bytes, l->max_table_bytes, l->max_output_elements, l->max_dim,
-             l->max_heads, l->max_positions, (long long)l->max_position);
+             l->max_heads, l->max_positions, (long long)l->max_position, l->max_work);
     return send_text(ctx, c, rq, 200, "application/json", tmp);
 }
 
@@ -837,6 +845,18 @@ static enum MHD_Result append_body(srv_ctx *ctx, srv_req *rq, const char *upload
     return MHD_YES;
 }
 
+/* Runs a compute request (on a pool thread, or inline) and resumes its connection; MHD then calls
+ * the access handler again, which sends rq->ar. */
+static void compute_job(void *arg)
+{
+    srv_req *rq = arg;
+    api_handle_route(&rq->ctx->api, rq->route, rq->buf, rq->len, rq->request_id, &rq->opts,
+                     &rq->ar);
+    free(rq->buf);
+    rq->buf = NULL;
+    MHD_resume_connection(rq->conn);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
@@ -894,12 +914,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         snprintf(d, sizeof d, "the body exceeds max_body_bytes (%zu)", ctx->cfg->lim.max_body_bytes);
         return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
     }
-    api_response ar;
-    api_opts opts = {api_accept_npy(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")), 1};
-    api_handle_route(&ctx->api, rq->route, rq->buf, rq->len, rq->request_id, &opts, &ar);
-    free(rq->buf);
-    rq->buf = NULL;
-    return send_api(ctx, c, rq, &ar);
+    if (rq->submitted) /* resumed: the pool job computed the response */
+        return send_api(ctx, c, rq, &rq->ar);
+    rq->opts = (api_opts){api_accept_npy(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")),
+                          1};
+    rq->conn = c;
+    rq->ctx = ctx;
+    rq->submitted = 1;
+    /* Compute on a pool thread with the connection suspended, so that this HTTP thread keeps
+     * serving its other connections; without a pool (or if it refuses) compute right here. */
+    MHD_suspend_connection(c);
+    if (ctx->pool == NULL || srv_pool_submit(ctx->pool, compute_job, rq) != 0)
+        compute_job(rq);
+    return MHD_YES;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -934,6 +961,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
         api_st_free(rq->st);
         free(rq->st);
     }
+    api_response_free(&rq->ar); /* a pool result that was never sent (client gone) */
     free(rq);
 }
 
@@ -988,8 +1016,16 @@ struct MHD_Daemon *srv_http_start(srv_ctx *ctx, unsigned *port_out)
     }
     if (threads < 2)
         threads = 2; /* a single epoll thread stalls under bursts in MHD 0.9.75 */
+    unsigned compute = cfg->compute_threads;
+    if (compute == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        compute = n > 0 ? (unsigned)n : 2;
+    }
+    ctx->pool = srv_pool_create(compute);
+    if (ctx->pool == NULL)
+        fprintf(stderr, "posencd: warning: no compute threads; computing on the HTTP threads\n");
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, NULL, NULL, &on_request,
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0, NULL, NULL, &on_request,
         ctx, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned int)threads, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->connection_timeout,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->connection_limit,
@@ -1026,7 +1062,13 @@ void srv_http_drain_and_stop(srv_ctx *ctx, struct MHD_Daemon *d)
         struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
+    /* finish the computations in flight (their connections resume) before MHD stops; requests
+     * arriving from now on compute on the HTTP threads */
+    if (ctx->pool)
+        srv_pool_stop(ctx->pool);
     MHD_stop_daemon(d);
+    srv_pool_destroy(ctx->pool);
+    ctx->pool = NULL;
     if (ls != MHD_INVALID_SOCKET)
         close(ls);
 }

@@ -18,6 +18,7 @@ typedef struct {
     api_ctx api;
     srv_metrics *metrics;
     srv_store *store;           /* learned tables (/tables, /learned); api.tables is its source */
+    struct srv_pool *pool;      /* compute threads (NULL: compute on the HTTP threads) */
     atomic_int draining;        /* 1 after SIGTERM: /readyz 503, Connection: close, new work 503 */
     atomic_uint_fast64_t next_id; /* request id counter */
     unsigned long long id_salt;   /* random per process, so ids differ across replicas */
