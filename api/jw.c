@@ -9,7 +9,7 @@
 #include "jw_priv.h"
 #include "numfmt.h"
 
-/* ---- numbers ----------------------------------------------------------------------------------- */
+/* ---- numbers --------------------------------------------------------------------------------- */
 
 static const char DIGITS2[] = "00010203040506070809101112131415161718192021222324252627282930313233"
                               "34353637383940414243444546474849505152535455565758596061626364656667"
@@ -101,12 +101,14 @@ static int digit_count(uint64_t v)
                                      100000000000000000u,
                                      1000000000000000000u,
                                      10000000000000000000u};
-    int t = ((64 - __builtin_clzll(v)) * 1233) >> 12; /* log10 v, or one more (Bit Twiddling Hacks) */
+    /* log10 v, or one more (Bit Twiddling Hacks) */
+    int t = ((64 - __builtin_clzll(v)) * 1233) >> 12;
     return t - (v < P10[t]) + 1;
 }
 
-/* api_fmt_double without the NUL; x finite. ECMAScript Number::toString, steps 5-10: with the k
- * digits s and n such that x = s * 10^(n-k). The digits are made in a scratch buffer followed by
+/* api_fmt_double without the NUL; x finite. ECMAScript Number::toString, steps 5-10, with the k
+ * digits s and n such that x = s * 10^(n-k), except that integers take the plain form only below
+ * 10^17 (ECMAScript: 10^21), so that no number looks like an integer beyond int64. The digits are made in a scratch buffer followed by
  * '0's and moved with fixed-size copies (inlined), so out[0..32) may be written beyond the
  * returned length (callers leave API_JW_NUM_SLACK bytes of room). */
 static size_t fmt_double_raw(char *out, double x)
@@ -126,10 +128,10 @@ static size_t fmt_double_raw(char *out, double x)
     int k = digit_count(sig);
     const char *d = tmp + 24 - k;
     int n = k + e;
-    if (k <= n && n <= 21) { /* integer: digits, then n-k zeros (from tmp) */
+    if (k <= n && n <= 17) { /* integer below 10^17: digits, then n-k zeros (from tmp) */
         memcpy(p, d, 24);
         p += n;
-    } else if (0 < n && n <= 21) { /* ddd.ddd */
+    } else if (0 < n && n < k) { /* ddd.ddd */
         memcpy(p, d, 20);
         p[n] = '.';
         for (int i = n; i < k; i++)
@@ -173,7 +175,7 @@ size_t api_fmt_double(char *out, double x)
 /* fmt_double_raw's result is at most 25 bytes: API_JW_NUM_MAX (26) covers one number and its
  * comma; it may scribble up to 32 bytes past where a number starts (API_JW_NUM_SLACK). */
 
-/* ---- buffer ------------------------------------------------------------------------------------ */
+/* ---- buffer ---------------------------------------------------------------------------------- */
 
 void api_jw_init(api_jw *w, size_t max_bytes)
 {
@@ -308,7 +310,7 @@ static void jw_sep(api_jw *w)
         jw_raw(w, ",", 1);
 }
 
-/* ---- .npy capture (API_JW_NPY) ----------------------------------------------------------------- */
+/* ---- .npy capture (API_JW_NPY) --------------------------------------------------------------- */
 
 static int npy_rank(const api_npy_key *keys, const char *key)
 {
@@ -423,7 +425,7 @@ static void cap_source(api_jw *w, int rank, const api_rows *src)
     b->src = *src;
 }
 
-/* ---- structure --------------------------------------------------------------------------------- */
+/* ---- structure ------------------------------------------------------------------------------- */
 
 static void jw_open(api_jw *w, char c)
 {
@@ -779,7 +781,7 @@ void api_jw_ints(api_jw *w, const int64_t *v, size_t n)
     api_jw_arr_end(w);
 }
 
-/* ---- matrices and row sources ----------------------------------------------------------------- */
+/* ---- matrices and row sources ---------------------------------------------------------------- */
 
 /* Row source over an owned row-major buffer. */
 typedef struct {

@@ -4,7 +4,7 @@
  *
  * The writer appends to a growable buffer with a hard cap set at init (style R9). Commas are inserted
  * automatically. Numbers are written as the shortest decimal string that parses back to the exact
- * double (Dragonbox through api/numfmt.h, printed in ECMAScript Number::toString form, see
+ * double (Dragonbox through api/numfmt.h, printed much as ECMAScript Number::toString does, see
  * api_fmt_double); non-finite numbers are never written: they set the writer's `nonfinite` flag and
  * write null, and the API turns that into an error. Any failure (cap reached, out of memory,
  * nesting too deep) is sticky: later calls do nothing and api_jw_ok() is 0.
@@ -124,10 +124,11 @@ void api_jw_json(api_jw *w, const json_t *v);
 /*
  * Formats a finite x into out (>= 32 bytes; NUL-terminated) as the shortest decimal that reads
  * back to exactly x (Dragonbox), laid out as ECMAScript's Number::toString does (what a browser
- * prints): digits without exponent when the decimal point falls within 21 digits (1e20 →
- * "100000000000000000000", 0.5 → "0.5", 1e-6 → "0.000001"), else d.ddde±X ("1e+21", "1.5e-7").
- * -0 gives "0". Always a valid JSON number (no "+" sign in front, no ".5", no "inf"). Returns the
- * length (at most 25).
+ * prints: 0.5 → "0.5", 1e-6 → "0.000001", 1e-7 → "1e-7", 3 → "3"), with one difference: an
+ * integral value takes the plain form only below 10^17 (1e16 → "10000000000000000", 1e17 →
+ * "1e+17"; ECMAScript goes to 10^21), so no number looks like an integer beyond int64 to readers
+ * such as jansson that parse integer literals as int64 ("too big integer"). -0 gives "0". Always a
+ * valid JSON number (no "+" sign in front, no ".5", no "inf"). Returns the length (at most 25).
  */
 size_t api_fmt_double(char *out, double x);
 

@@ -15,12 +15,12 @@ typedef struct {
 
 /* The array captured for .npy. */
 typedef struct {
-    int rank;            /* index of its key in the preference list; -1 = nothing captured */
-    const char *key;     /* that key (static string of the list) */
-    double masked;       /* value of masked cells */
+    int rank;        /* index of its key in the preference list; -1 = nothing captured */
+    const char *key; /* that key (static string of the list) */
+    double masked;   /* value of masked cells */
     int ndim;
     size_t shape[API_JW_MAX_DEPTH];
-    int all_int;         /* every value came through api_jw_int: '<i8' */
+    int all_int; /* every value came through api_jw_int: '<i8' */
     /* either the values (row-major), or one row source holding the whole array */
     double *v;
     size_t n, cap;
@@ -34,16 +34,16 @@ struct api_jw_ext {
     size_t n_segs, cap_segs;
     /* API_JW_NPY */
     const api_npy_key *keys;
-    int pending;         /* rank of the top-level key just written, -1 when not wanted */
-    int active;          /* capturing the value of that key */
-    int base;            /* writer depth outside the captured array */
-    int leaf;            /* level of the numbers (0: none yet) */
-    int bad;             /* not a rectangular array of numbers */
+    int pending; /* rank of the top-level key just written, -1 when not wanted */
+    int active;  /* capturing the value of that key */
+    int base;    /* writer depth outside the captured array */
+    int leaf;    /* level of the numbers (0: none yet) */
+    int bad;     /* not a rectangular array of numbers */
     size_t cnt[API_JW_MAX_DEPTH];
     size_t dim[API_JW_MAX_DEPTH]; /* SIZE_MAX: not known yet */
     int maxlvl;
-    api_jw_npy cur;      /* being captured */
-    api_jw_npy best;     /* the best finished capture */
+    api_jw_npy cur;  /* being captured */
+    api_jw_npy best; /* the best finished capture */
 };
 
 /* Writes "[x0,x1,...]" into out (>= API_JW_NUM_MAX n + 2 + API_JW_NUM_SLACK bytes: bytes past

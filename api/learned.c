@@ -140,9 +140,9 @@ int api_learned(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem 
         api_learned_range_error(pb, ptr, &cfg, &p, pos[i]);
         break;
     }
-    size_t n_out = 0; /* the matrix plus the echoed positions */
+    size_t n_out = 0; /* the matrix (the echoed positions are not counted, as in /sinusoidal) */
     const char *size_ptr = listed ? "/positions" : "/seq_len";
-    if (!api_problem_failed(pb) && !pe_mul_ok(n_pos, p.cols + 1, &n_out))
+    if (!api_problem_failed(pb) && !pe_mul_ok(n_pos, p.cols, &n_out))
         api_problem_field(pb, API_PB_LIMIT_EXCEEDED, size_ptr, "the response size overflows");
     if (!api_problem_failed(pb))
         api_check_output(pb, lim, n_out, size_ptr, "these rows");

@@ -70,8 +70,9 @@ int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_probl
         free(pos);
         return -1;
     }
-    size_t n_out; /* the matrix plus the echoed positions */
-    if (!pe_mul_ok(n_pos, p.d_model + 1, &n_out) ||
+    size_t n_out; /* the matrix: a 4096 x 1024 table is exactly the default limit, so the echoed
+                   * positions (n_pos more) are not counted */
+    if (!pe_mul_ok(n_pos, p.d_model, &n_out) ||
         api_check_output(pb, lim, n_out, n_pos ? "/d_model" : "/seq_len", "this table") < 0) {
         if (!api_problem_failed(pb))
             api_problem_field(pb, API_PB_LIMIT_EXCEEDED, "/d_model", "table size overflows");

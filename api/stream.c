@@ -30,11 +30,11 @@ struct api_stream {
     api_jw_npy arr;
     char hdr[API_NPY_HEADER_MAX];
     size_t hdr_len, hdr_pos;
-    size_t elsize;   /* 8 or 4 */
+    size_t elsize; /* 8 or 4 */
     int f32, i64;
-    size_t next;     /* next element (values) or row (row source) to encode */
+    size_t next; /* next element (values) or row (row source) to encode */
     uint64_t total;
-    int failed;      /* out of memory while producing: the body ended early */
+    int failed; /* out of memory while producing: the body ended early */
 };
 
 static int stage_reserve(api_stream *s, size_t n)
@@ -321,12 +321,14 @@ char *api_stream_drain(api_stream *s, size_t max, size_t *len)
     return b;
 }
 
-/* ---- .npy ------------------------------------------------------------------------------------- */
+/* ---- .npy -------------------------------------------------------------------------------------
+ */
 
 size_t api_npy_header(char *out, size_t n, const char *descr, const size_t *shape, int ndim)
 {
     char dict[API_NPY_HEADER_MAX];
-    int k = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    int k =
+        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
     for (int i = 0; i < ndim && k > 0 && (size_t)k < sizeof dict; i++)
         k += snprintf(dict + k, sizeof dict - (size_t)k, "%s%zu", i ? ", " : "", shape[i]);
     if (k > 0 && (size_t)k < sizeof dict)
@@ -399,7 +401,10 @@ api_stream *api_stream_npy(api_jw *w, int f32, api_problem *pb)
                           "a value is beyond the float32 range (3.4028235e38); use \"float64\"");
         return NULL;
     }
-    s->hdr_len = api_npy_header(s->hdr, sizeof s->hdr, s->i64 ? "<i8" : s->f32 ? "<f4" : "<f8",
+    s->hdr_len = api_npy_header(s->hdr, sizeof s->hdr,
+                                s->i64   ? "<i8"
+                                : s->f32 ? "<f4"
+                                         : "<f8",
                                 a->shape, a->ndim);
     if (s->hdr_len == 0) {
         api_stream_free(s);
@@ -413,7 +418,8 @@ api_stream *api_stream_npy(api_jw *w, int f32, api_problem *pb)
     return s;
 }
 
-/* ---- Accept ----------------------------------------------------------------------------------- */
+/* ---- Accept -----------------------------------------------------------------------------------
+ */
 
 /* q of one media range's parameters (";q=0.5"); 1 when absent, 0 when malformed. */
 static double accept_q(const char *p, const char *end)

@@ -12,7 +12,13 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
+
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#define PE_ROPE_NT 1 /* non-temporal stores for large outputs (see rotate_rows) */
+#endif
 
 void pe_rope_params_init(pe_rope_params *p)
 {
@@ -321,12 +327,13 @@ void pe_rope_cos_sin_range(const double *restrict inv_freq, size_t n, int64_t fi
 
 /*
  * The row kernels below work on contiguous restrict-qualified arrays in loops that GCC vectorises
- * (2-wide SSE2 at -O2; `make bench` prints -fopt-info-vec for this file). Measured on
- * [4096][32][128] float64 (bench/micro.c), the half layout is written in two passes, each reading
- * x1 and x2 and writing one output block in order: one pass writing o1[j] and o2[j] together ran
- * at ~0.5x memcpy, the two passes plus a sequential prefetch of the row PF_AHEAD rows ahead at
- * ~0.9x (on a noisy shared machine). The arithmetic per element is unchanged (the same
- * expression, no contraction), so results are bit-identical to the one-pass loop.
+ * (2-wide SSE2 at -O2; `make bench` counts -fopt-info-vec for this file). Measured on
+ * [4096][32][128] float64 (bench/micro.c): the half layout is written in two passes, each reading
+ * x1 and x2 and writing one output block in order (one pass writing o1[j] and o2[j] together ran
+ * at ~0.5x memcpy), with a sequential prefetch of the vector PF_AHEAD vectors ahead; large outputs
+ * use non-temporal stores (rotate_row_*_nt). The arithmetic per element is the same expression
+ * in every variant (no contraction), so results are bit-identical whichever path runs
+ * (tests/check_rope_heads.c).
  */
 
 /* Rows (vectors of head_dim) read ahead of the one being rotated. */
@@ -379,6 +386,104 @@ static void rotate_row_interleaved(const double *restrict x, const double *restr
     }
 }
 
+#ifdef PE_ROPE_NT
+/*
+ * The same rotations with SSE2 non-temporal stores (out 16-byte aligned, n even for half): the
+ * output bypasses the caches, so writing it costs no read-for-ownership. For a tensor larger than
+ * the caches that is a third of the memory traffic (x in, out in for ownership, out back): the
+ * kernel then moves the bytes memcpy moves (glibc's large memcpy streams too). Each lane does the
+ * scalar kernel's operations in the same order (xe*c + xo*(-s) equals xe*c - xo*s exactly), so
+ * results are bit-identical.
+ */
+static void rotate_row_half_nt(const double *restrict x, const double *restrict c,
+                               const double *restrict s, size_t n, double a, double *restrict out)
+{
+    __m128d av = _mm_set1_pd(a);
+    for (size_t j = 0; j < n; j += 2) {
+        __m128d cv = _mm_loadu_pd(c + j), sv = _mm_loadu_pd(s + j);
+        __m128d x1 = _mm_loadu_pd(x + j), x2 = _mm_loadu_pd(x + n + j);
+        _mm_stream_pd(out + j, _mm_mul_pd(av, _mm_sub_pd(_mm_mul_pd(x1, cv), _mm_mul_pd(x2, sv))));
+    }
+    for (size_t j = 0; j < n; j += 2) {
+        __m128d cv = _mm_loadu_pd(c + j), sv = _mm_loadu_pd(s + j);
+        __m128d x1 = _mm_loadu_pd(x + j), x2 = _mm_loadu_pd(x + n + j);
+        _mm_stream_pd(out + n + j,
+                      _mm_mul_pd(av, _mm_add_pd(_mm_mul_pd(x2, cv), _mm_mul_pd(x1, sv))));
+    }
+}
+
+static void rotate_row_interleaved_nt(const double *restrict x, const double *restrict c,
+                                      const double *restrict s, size_t n, double a,
+                                      double *restrict out)
+{
+    __m128d av = _mm_set1_pd(a);
+    for (size_t j = 0; j < n; j++) {
+        __m128d xv = _mm_loadu_pd(x + 2 * j);         /* (xe, xo) */
+        __m128d sw = _mm_shuffle_pd(xv, xv, 1);       /* (xo, xe) */
+        __m128d cv = _mm_set1_pd(c[j]);
+        __m128d sv = _mm_set_pd(s[j], -s[j]);         /* (-s, s) in memory order */
+        __m128d r = _mm_add_pd(_mm_mul_pd(xv, cv), _mm_mul_pd(sw, sv));
+        _mm_stream_pd(out + 2 * j, _mm_mul_pd(av, r));
+    }
+}
+#endif
+
+/* Output size from which the non-temporal kernels are used (one [T][D] head of 4096 x 128 is
+ * 4 MiB): small outputs, e.g. an API response formatted right after, stay in the caches. Reading
+ * a large one back from memory costs far less than formatting it. */
+#define NT_MIN_BYTES ((size_t)4 << 20)
+
+/* 1 when rows of this shape may use the non-temporal kernels (out_bytes in total). */
+static int use_nt(const double *out, size_t head_dim, size_t rotary_dim, pe_rope_layout layout,
+                  size_t out_bytes)
+{
+#ifdef PE_ROPE_NT
+    size_t n = rotary_dim / 2;
+    return out_bytes >= NT_MIN_BYTES && (uintptr_t)out % 16 == 0 && head_dim % 2 == 0 &&
+           (layout == PE_ROPE_INTERLEAVED || n % 2 == 0) && __builtin_cpu_supports("sse2");
+#else
+    (void)out, (void)head_dim, (void)rotary_dim, (void)layout, (void)out_bytes;
+    return 0;
+#endif
+}
+
+/* One vector: rotated part, then the pass-through dims. */
+static void rotate_vec(const double *restrict x, const double *restrict c,
+                       const double *restrict s, size_t head_dim, size_t rotary_dim,
+                       pe_rope_layout layout, double a, int nt, double *restrict out)
+{
+    size_t n = rotary_dim / 2;
+#ifdef PE_ROPE_NT
+    if (nt) {
+        if (layout == PE_ROPE_INTERLEAVED)
+            rotate_row_interleaved_nt(x, c, s, n, a, out);
+        else
+            rotate_row_half_nt(x, c, s, n, a, out);
+    } else
+#else
+    (void)nt;
+#endif
+    {
+        if (layout == PE_ROPE_INTERLEAVED)
+            rotate_row_interleaved(x, c, s, n, a, out);
+        else
+            rotate_row_half(x, c, s, n, a, out);
+    }
+    if (head_dim > rotary_dim)
+        memcpy(out + rotary_dim, x + rotary_dim, (head_dim - rotary_dim) * sizeof *out);
+}
+
+/* Makes the non-temporal stores visible before the caller reads out. */
+static void nt_done(int nt)
+{
+#ifdef PE_ROPE_NT
+    if (nt)
+        _mm_sfence();
+#else
+    (void)nt;
+#endif
+}
+
 void pe_rope_rotate(const double *restrict x, size_t x_stride, const double *restrict cs_cos,
                     const double *restrict cs_sin, size_t n_pos, size_t head_dim,
                     size_t rotary_dim, pe_rope_layout layout, double attention_factor,
@@ -386,21 +491,15 @@ void pe_rope_rotate(const double *restrict x, size_t x_stride, const double *res
 {
     assert(rotary_dim % 2 == 0 && rotary_dim >= 2 && rotary_dim <= head_dim);
     size_t n = rotary_dim / 2;
-    size_t pass = head_dim - rotary_dim;
+    int nt = use_nt(out, head_dim, rotary_dim, layout, n_pos * head_dim * sizeof *out);
     for (size_t i = 0; i < n_pos; i++) {
         const double *xr = x + i * x_stride;
         if (x_stride > 0 && i + PF_AHEAD < n_pos)
             prefetch_row(xr + PF_AHEAD * x_stride, head_dim);
-        const double *c = cs_cos + i * n;
-        const double *s = cs_sin + i * n;
-        double *o = out + i * head_dim;
-        if (layout == PE_ROPE_INTERLEAVED)
-            rotate_row_interleaved(xr, c, s, n, attention_factor, o);
-        else
-            rotate_row_half(xr, c, s, n, attention_factor, o);
-        if (pass > 0)
-            memcpy(o + rotary_dim, xr + rotary_dim, pass * sizeof *o);
+        rotate_vec(xr, cs_cos + i * n, cs_sin + i * n, head_dim, rotary_dim, layout,
+                   attention_factor, nt, out + i * head_dim);
     }
+    nt_done(nt);
 }
 
 void pe_rope_rotate_heads(const double *restrict x, const double *restrict cs_cos,
@@ -410,20 +509,18 @@ void pe_rope_rotate_heads(const double *restrict x, const double *restrict cs_co
 {
     assert(rotary_dim % 2 == 0 && rotary_dim >= 2 && rotary_dim <= head_dim);
     size_t n = rotary_dim / 2;
-    size_t pass = head_dim - rotary_dim;
+    size_t vecs = n_pos * n_heads;
+    int nt = use_nt(out, head_dim, rotary_dim, layout, vecs * head_dim * sizeof *out);
     for (size_t i = 0; i < n_pos; i++) {
         const double *c = cs_cos + i * n;
         const double *s = cs_sin + i * n;
         for (size_t h = 0; h < n_heads; h++) {
-            size_t off = (i * n_heads + h) * head_dim;
-            if (i * n_heads + h + PF_AHEAD < n_pos * n_heads) /* that vector exists */
+            size_t v = i * n_heads + h, off = v * head_dim;
+            if (v + PF_AHEAD < vecs) /* that vector exists */
                 prefetch_row(x + off + PF_AHEAD * head_dim, head_dim);
-            if (layout == PE_ROPE_INTERLEAVED)
-                rotate_row_interleaved(x + off, c, s, n, attention_factor, out + off);
-            else
-                rotate_row_half(x + off, c, s, n, attention_factor, out + off);
-            if (pass > 0)
-                memcpy(out + off + rotary_dim, x + off + rotary_dim, pass * sizeof *out);
+            rotate_vec(x + off, c, s, head_dim, rotary_dim, layout, attention_factor, nt,
+                       out + off);
         }
     }
+    nt_done(nt);
 }

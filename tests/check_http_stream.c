@@ -211,10 +211,11 @@ START_TEST(test_npy_headers)
 {
     const char *json = "{\"d_model\": 64, \"seq_len\": 1000}";
     char req[512];
-    int n = snprintf(req, sizeof req,
-                     "POST /sinusoidal HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     "Accept: application/x-npy\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
-                     strlen(json), json);
+    int n =
+        snprintf(req, sizeof req,
+                 "POST /sinusoidal HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 "Accept: application/x-npy\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                 strlen(json), json);
     int fd = connect_to(srv.port, 0);
     send_all(fd, req, (size_t)n);
     size_t len;

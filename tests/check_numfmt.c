@@ -2,6 +2,8 @@
  * tests/check_numfmt.c -- the number writer (api_fmt_double: Dragonbox through api/numfmt.cc, laid
  * out as ECMAScript Number::toString) and the writer's fast paths.
  *
+ * Layout: ECMAScript Number::toString (what node prints), except integers of 18+ digits, which
+ * take an exponent so that int64-only readers (jansson) accept every number: checked below.
  * Round trip: 10^6 random doubles (uniform over bit patterns, so every binade incl. subnormals),
  * 2x10^5 random subnormals, 2x10^5 short decimals (k / 10^j), every power of two and of ten in
  * range, and the extremes (+-0, +-DBL_MAX, +-DBL_MIN, +-denorm min, 1 +- ulp) must each print as a
@@ -17,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "jw.h"
 
@@ -112,7 +116,8 @@ static int sig_digits(const char *s)
 
 START_TEST(test_known_strings)
 {
-    /* Expected texts: ECMAScript Number::toString (what node prints) for the same doubles. */
+    /* Expected texts: ECMAScript Number::toString (what node prints) for the same doubles, except
+     * integral values from 10^17 up (exponent form, see jw.h). */
     static const struct {
         double x;
         const char *s;
@@ -128,9 +133,13 @@ START_TEST(test_known_strings)
         {1e-7, "1e-7"},
         {1.5e-7, "1.5e-7"},
         {123456.789, "123456.789"},
-        {1e20, "100000000000000000000"},
+        {1e16, "10000000000000000"},
+        {99999999999999984.0, "99999999999999980"}, /* largest double below 1e17 */
+        {1e17, "1e+17"},                            /* ECMAScript: "100000000000000000" */
+        {1e20, "1e+20"},
         {1e21, "1e+21"},
-        {1.2345678901234568e20, "123456789012345680000"},
+        {1.2345678901234568e20, "1.2345678901234568e+20"},
+        {-9.2233720368547758e18, "-9.223372036854776e+18"}, /* INT64_MIN: not plain */
         {10000.0, "10000"},
         {0.0625, "0.0625"},
         {DBL_MAX, "1.7976931348623157e+308"},
@@ -147,14 +156,18 @@ START_TEST(test_known_strings)
     char out[32];
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         api_fmt_double(out, CASES[i].x);
-        ck_assert_msg(strcmp(out, CASES[i].s) == 0, "%a: got \"%s\", want \"%s\"", CASES[i].x,
-                      out, CASES[i].s);
+        ck_assert_msg(strcmp(out, CASES[i].s) == 0, "%a: got \"%s\", want \"%s\"", CASES[i].x, out,
+                      CASES[i].s);
     }
     static const struct {
         int64_t v;
         const char *s;
-    } INTS[] = {{0, "0"}, {7, "7"}, {-42, "-42"}, {1000000, "1000000"},
-                {INT64_MAX, "9223372036854775807"}, {INT64_MIN, "-9223372036854775808"}};
+    } INTS[] = {{0, "0"},
+                {7, "7"},
+                {-42, "-42"},
+                {1000000, "1000000"},
+                {INT64_MAX, "9223372036854775807"},
+                {INT64_MIN, "-9223372036854775808"}};
     for (size_t i = 0; i < sizeof INTS / sizeof INTS[0]; i++) {
         ck_assert_uint_eq(api_fmt_int(out, INTS[i].v), strlen(INTS[i].s));
         ck_assert_str_eq(out, INTS[i].s);
@@ -166,11 +179,23 @@ START_TEST(test_round_trip_extremes)
 {
     char out[32];
     int bad = 0;
-    const double ext[] = {0.0, -0.0, DBL_MAX, -DBL_MAX, DBL_MIN, -DBL_MIN,
-                          4.9406564584124654e-324, -4.9406564584124654e-324,
-                          nextafter(DBL_MIN, 0.0), nextafter(0.0, 1.0) * 3,
-                          nextafter(1.0, 2.0), nextafter(1.0, 0.0), nextafter(DBL_MAX, 0.0),
-                          9007199254740993.0, 9007199254740992.0, 1e23, 5e-324 * 123456789};
+    const double ext[] = {0.0,
+                          -0.0,
+                          DBL_MAX,
+                          -DBL_MAX,
+                          DBL_MIN,
+                          -DBL_MIN,
+                          4.9406564584124654e-324,
+                          -4.9406564584124654e-324,
+                          nextafter(DBL_MIN, 0.0),
+                          nextafter(0.0, 1.0) * 3,
+                          nextafter(1.0, 2.0),
+                          nextafter(1.0, 0.0),
+                          nextafter(DBL_MAX, 0.0),
+                          9007199254740993.0,
+                          9007199254740992.0,
+                          1e23,
+                          5e-324 * 123456789};
     for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
         bad += check_one(ext[i], out);
     for (int e = -1074; e <= 1023; e++) {
@@ -250,6 +275,39 @@ START_TEST(test_shortest)
 }
 END_TEST
 
+START_TEST(test_jansson_reads_everything)
+{
+    /* jansson parses integer literals as int64 ("too big integer" beyond): every number we print
+     * must come back through it, as the same double (JSON_DECODE_ANY: a bare number). */
+    char out[32];
+    uint64_t s = 777;
+    int bad = 0;
+    double fixed[] = {1e16, 1e17, 1e18, 9.2233720368547758e18, 1e19, 1e20, 1e21, 1e22, 1e300,
+                      DBL_MAX, -DBL_MAX, 123456789012345678.0, 4.9406564584124654e-324};
+    for (int i = 0; i < 200000 + (int)(sizeof fixed / sizeof fixed[0]) && bad <= 5; i++) {
+        double x;
+        if (i < (int)(sizeof fixed / sizeof fixed[0]))
+            x = fixed[i];
+        else if (i % 2)
+            x = from_bits(rng_next(&s));
+        else /* integral values of every size up to 2^64 */
+            x = (double)(rng_next(&s) >> (rng_next(&s) % 64));
+        if (!isfinite(x))
+            continue;
+        api_fmt_double(out, x);
+        json_error_t err;
+        json_t *j = json_loads(out, JSON_DECODE_ANY, &err);
+        if (j == NULL || json_number_value(j) != x) {
+            fprintf(stderr, "numfmt: jansson reads \"%s\" as %s\n", out,
+                    j ? "another number" : err.text);
+            bad++;
+        }
+        json_decref(j);
+    }
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 START_TEST(test_writer_fast_paths)
 {
     /* doubles, ints and a matrix with a mask through the writer; non-finite -> null + flag. */
@@ -314,6 +372,7 @@ Suite *numfmt_suite(void)
     tcase_add_test(tc, test_round_trip_extremes);
     tcase_add_test(tc, test_round_trip_random);
     tcase_add_test(tc, test_shortest);
+    tcase_add_test(tc, test_jansson_reads_everything);
     tcase_add_test(tc, test_writer_fast_paths);
     suite_add_tcase(s, tc);
     return s;

@@ -232,8 +232,8 @@ START_TEST(test_replay_regress_dir)
         }
         closedir(dp);
     }
-    /* 3 findings were kept when this test was written (npy, table_json, safetensors) */
-    ck_assert_msg(replayed >= 3, "only %zu inputs under %s (run from the repo root)", replayed,
+    /* 4 findings were kept when this test was written (npy, table_json, safetensors, attention) */
+    ck_assert_msg(replayed >= 4, "only %zu inputs under %s (run from the repo root)", replayed,
                   root);
 }
 END_TEST
@@ -363,6 +363,33 @@ START_TEST(test_safetensors_span_mismatch_names_dtype)
 }
 END_TEST
 
+/*
+ * Finding 3 (fuzz_attention): /attention with method rope and a q (or k) value of 1e20 answered
+ * 503 "out of memory". api/attention_rope.c runs api_rope, then re-parses its JSON text with
+ * json_loadb; api/jw.c writes the integral double 1e20 as "100000000000000000000" (ECMAScript
+ * style, valid JSON), which jansson refuses ("too big integer"), and every parse failure was
+ * reported as out of memory. At position 0 the rotation is the identity, so the result is finite:
+ * the answer must be 200 with the score 1e20 * 1 * scale = 5e19 (one head: scores is [t][t]; scale =
+ * 1/sqrt(head_dim 4) = 0.5, as {"q":[[2,0,0,0]],"k":[[1,0,0,0]],"method":"rope"} gives 1).
+ */
+START_TEST(test_attention_rope_huge_integral_value)
+{
+    static const char body[] = "{\"q\":[[1e20,0,0,0]],\"k\":[[1,0,0,0]],\"method\":\"rope\"}";
+    api_response r;
+    memset(&r, 0, sizeof r);
+    api_handle(&ctx, api_attention, body, sizeof body - 1, "regress", &r);
+    ck_assert_msg(r.status == 200, "status %d: %s", r.status, r.body);
+    json_error_t err;
+    json_t *j = json_loadb(r.body, r.len, JSON_DECODE_INT_AS_REAL, &err);
+    ck_assert_ptr_nonnull(j);
+    const json_t *s00 = json_array_get(json_array_get(json_object_get(j, "scores"), 0), 0);
+    ck_assert_msg(fabs(json_number_value(s00) - 5e19) <= 5e19 * 1e-15, "score %.17g",
+                  json_number_value(s00)); /* tolerance: 1e-15 relative */
+    json_decref(j);
+    api_response_free(&r);
+}
+END_TEST
+
 Suite *regress_fuzz_suite(void)
 {
     Suite *s = suite_create("regress_fuzz");
@@ -376,6 +403,7 @@ Suite *regress_fuzz_suite(void)
     tcase_add_test(tc, test_unknown_field_cut_inside_a_character);
     tcase_add_test(tc, test_jw_str_replaces_ill_formed_utf8);
     tcase_add_test(tc, test_safetensors_span_mismatch_names_dtype);
+    tcase_add_test(tc, test_attention_rope_huge_integral_value);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -126,11 +126,13 @@ START_TEST(test_stream_equals_buffer)
 {
     /* 300 x 100 = 30000 numbers: above API_JW_DEFER_MIN (16384), so deferred */
     same_streamed("/sinusoidal", "{\"d_model\": 100, \"seq_len\": 300, \"offset\": 7}");
-    same_streamed("/sinusoidal", "{\"d_model\": 33, \"seq_len\": 1000, \"convention\": \"fairseq\"}");
+    same_streamed("/sinusoidal",
+                  "{\"d_model\": 33, \"seq_len\": 1000, \"convention\": \"fairseq\"}");
     same_streamed("/learned", "{\"table\": \"t\", \"seq_len\": 300}");
     /* /rope: q_rotated [300][64] and cos/sin [300][32] go through api_jw_matrix (copied) */
     char *body = malloc(400000);
-    int n = sprintf(body, "{\"head_dim\": 64, \"seq_len\": 300, \"include\": [\"cos_sin\"], \"q\": [");
+    int n =
+        sprintf(body, "{\"head_dim\": 64, \"seq_len\": 300, \"include\": [\"cos_sin\"], \"q\": [");
     for (int i = 0; i < 300; i++) {
         n += sprintf(body + n, "%s[", i ? "," : "");
         for (int c = 0; c < 64; c++)
@@ -270,13 +272,14 @@ START_TEST(test_npy_picks_and_masks)
     size_t h = expect_header(&r, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3, 3), }");
     ck_assert_uint_eq(r.len, h + 18 * 8);
     ck_assert_double_eq(f64_at(&r, h, 0), 0.0);
-    ck_assert(isinf(f64_at(&r, h, 1)) && f64_at(&r, h, 1) < 0);  /* [0][0][1]: future key */
-    ck_assert_double_eq(f64_at(&r, h, 3), -0.0625);               /* [0][1][0]: distance 1 */
-    ck_assert_double_eq(f64_at(&r, h, 9 + 6), -2 * 0.00390625);   /* [1][2][0]: distance 2 */
+    ck_assert(isinf(f64_at(&r, h, 1)) && f64_at(&r, h, 1) < 0); /* [0][0][1]: future key */
+    ck_assert_double_eq(f64_at(&r, h, 3), -0.0625);             /* [0][1][0]: distance 1 */
+    ck_assert_double_eq(f64_at(&r, h, 9 + 6), -2 * 0.00390625); /* [1][2][0]: distance 2 */
     free(r.body);
 
     /* /attention: weights (no v); causal masked weights are 0, row 0 attends only to itself */
-    r = run("/attention", "{\"q\": [[1,0],[0,1]], \"k\": [[1,0],[0,1]], \"causal\": true}", 1, 0, 0);
+    r = run("/attention", "{\"q\": [[1,0],[0,1]], \"k\": [[1,0],[0,1]], \"causal\": true}", 1, 0,
+            0);
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(r.array, "weights");
     h = expect_header(&r, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }");
@@ -293,8 +296,10 @@ START_TEST(test_npy_picks_and_masks)
     free(r.body);
 
     /* /rope: scores win over q_rotated; without k: q_rotated; without q and k: inv_freq */
-    r = run("/rope", "{\"head_dim\": 2, \"inv_freq\": [0.5], \"q\": [1, 2], \"k\": [3, 1], "
-                     "\"q_positions\": [2, 5], \"k_positions\": [0, 3, 7]}", 1, 0, 0);
+    r = run("/rope",
+            "{\"head_dim\": 2, \"inv_freq\": [0.5], \"q\": [1, 2], \"k\": [3, 1], "
+            "\"q_positions\": [2, 5], \"k_positions\": [0, 3, 7]}",
+            1, 0, 0);
     ck_assert_str_eq(r.array, "scores");
     h = expect_header(&r, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }");
     /* q(2).k(0): distance 2 * 0.5 = 1 rad: 5 cos 1 - 5 sin 1 (tests/check_http.c lesson) */
@@ -314,8 +319,10 @@ START_TEST(test_npy_picks_and_masks)
     free(r.body);
 
     /* /t5/buckets: int64; bidirectional, 32 buckets: key after query by d -> 16 + d (small d) */
-    r = run("/t5/buckets", "{\"query_positions\": [0, 1, 2], \"key_positions\": [0, 1, 2, 3], "
-                           "\"dtype\": \"float32\"}", 1, 0, 0);
+    r = run("/t5/buckets",
+            "{\"query_positions\": [0, 1, 2], \"key_positions\": [0, 1, 2, 3], "
+            "\"dtype\": \"float32\"}",
+            1, 0, 0);
     ck_assert_int_eq(r.status, 200);
     h = expect_header(&r, "{'descr': '<i8', 'fortran_order': False, 'shape': (3, 4), }");
     static const int64_t want[] = {0, 17, 18, 19, 1, 0, 17, 18, 2, 1, 0, 17};
@@ -330,7 +337,8 @@ END_TEST
 
 START_TEST(test_dtype_rules)
 {
-    result r = run("/sinusoidal", "{\"d_model\": 4, \"seq_len\": 3, \"dtype\": \"float32\"}", 0, 0, 0);
+    result r =
+        run("/sinusoidal", "{\"d_model\": 4, \"seq_len\": 3, \"dtype\": \"float32\"}", 0, 0, 0);
     ck_assert_int_eq(r.status, 422); /* JSON numbers are float64 */
     ck_assert_ptr_nonnull(strstr(r.body, "\"/dtype\""));
     free(r.body);
@@ -348,8 +356,10 @@ START_TEST(test_dtype_rules)
     r = run("/rope", "{\"head_dim\": 2, \"positions\": [0], \"q\": [1e300, 0]}", 1, 0, 0);
     ck_assert_int_eq(r.status, 200);
     free(r.body);
-    r = run("/rope", "{\"head_dim\": 2, \"positions\": [0], \"q\": [1e300, 0], "
-                     "\"dtype\": \"float32\"}", 1, 0, 0);
+    r = run("/rope",
+            "{\"head_dim\": 2, \"positions\": [0], \"q\": [1e300, 0], "
+            "\"dtype\": \"float32\"}",
+            1, 0, 0);
     ck_assert_int_eq(r.status, 422);
     ck_assert_ptr_nonnull(strstr(r.body, "\"/dtype\""));
     free(r.body);
@@ -379,8 +389,8 @@ START_TEST(test_npy_header_writer)
     size_t shape[3] = {2, 3, 4};
     size_t n = api_npy_header(h, sizeof h, "<f8", shape, 3);
     ck_assert_uint_eq(n, 128);
-    ck_assert(memcmp(h + 10, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3, 4), }",
-                     62) == 0);
+    ck_assert(
+        memcmp(h + 10, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3, 4), }", 62) == 0);
     ck_assert_int_eq(h[8], 118);
     ck_assert_int_eq(h[9], 0);
     n = api_npy_header(h, 64, "<f8", shape, 3); /* does not fit */
