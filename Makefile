@@ -170,3 +170,84 @@ contract: $(BUILD)/posencd
 browser: deps
 	$(MAKE) all
 	sh tests/browser/run.sh $(BUILD)/posencd
+
+# ---- Hardening (issue 9): fuzzing, ThreadSanitizer, valgrind, hostile clients, soak, durability ----
+#   make fuzz [FUZZ_SECONDS=N]   libFuzzer harnesses fuzz/fuzz_*.c (clang, ASan+UBSan), 2 at a time
+#                                (FUZZ_JOBS); N s per harness, unset = a ~60 s smoke in all (fuzz/run.sh)
+#   make fuzz-seeds              rewrite fuzz/corpus/ and the dictionaries (fuzz/make_seeds.py)
+#   make tsan                    cache suite (8 threads) + a daemon under concurrent load, TSan
+#   make valgrind                every unit suite and a daemon under load in memcheck
+#   make hostile                 hostile clients against live daemons (tests/hostile/hostile.py)
+#   make durability              SIGKILL during 100 table uploads (tests/hostile/durability.py)
+#   make soak [SOAK_SECONDS=600] mixed load on one daemon: RSS, 5xx, p99 (tests/soak/soak.py)
+.PHONY: fuzz fuzz-build fuzz-seeds tsan valgrind hostile durability soak clean-hardening
+FUZZ_BUILD   := build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS   = $(filter-out -Werror,$(CFLAGS_STRICT)) -O1 $(FUZZ_SAN) $(DEFS) -Icore -Iapi -Ifuzz \
+                $(shell pkg-config --cflags jansson 2>/dev/null)
+FUZZ_CXX     ?= clang++
+FUZZ_CXXFLAGS = -std=c++17 -g -O1 $(FUZZ_SAN) -fno-exceptions -fno-rtti -Wall -Wextra \
+                -I$(DRAGONBOX_INC) -Iapi
+FUZZ_LIBS     = $(shell pkg-config --libs jansson 2>/dev/null) -lm -Wl,--as-needed -lstdc++ \
+                -Wl,--no-as-needed
+FUZZ_NAMES   := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_LIBOBJ  := $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o) $(API_SRC:%.c=$(FUZZ_BUILD)/%.o) \
+                $(API_CXX:%.cc=$(FUZZ_BUILD)/%.o)
+FUZZ_SECONDS ?=
+FUZZ_JOBS    ?= 2
+SOAK_SECONDS ?= 600
+DURABILITY_UPLOADS ?= 100
+TSAN_SECONDS ?= 30
+VALGRIND     := valgrind -q --error-exitcode=1 --leak-check=full \
+                --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
+VALGRIND_SKIP ?=
+
+# Library code is built without -Werror here (clang warns differently from gcc); harnesses with it.
+$(FUZZ_BUILD)/core/%.o: core/%.c $(wildcard core/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_BUILD)/api/%.o: api/%.c $(wildcard core/*.h api/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_BUILD)/api/%.o: api/%.cc $(wildcard api/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h core/*.h api/*.h) $(FUZZ_LIBOBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer $< $(FUZZ_LIBOBJ) -o $@ $(FUZZ_LIBS)
+.SECONDARY: $(FUZZ_LIBOBJ)
+
+fuzz-build: $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) fuzz/run.sh
+fuzz-seeds:
+	python3 fuzz/make_seeds.py
+
+tsan:
+	$(MAKE) BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread -fno-omit-frame-pointer" \
+	  build-tsan/posencd build-tsan/check_all
+	CK_RUN_SUITE=cache TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/check_all
+	python3 tests/hostile/concurrent.py --bin build-tsan/posencd --seconds $(TSAN_SECONDS) \
+	  --sanitizer-log build-tsan/reports
+
+# Unit suites one at a time in-process (CK_FORK=no) so that memcheck sees every test; then the
+# daemon itself under memcheck with concurrent load.
+valgrind: $(BUILD)/posencd $(BUILD)/check_all
+	@set -e; for s in $$(sed -n 's/PE_SUITE(\(.*\))/\1/p' $(BUILD)/tests/suites.inc); do \
+	  case " $(VALGRIND_SKIP) " in *" $$s "*) echo "valgrind: skip $$s"; continue;; esac; \
+	  log=$(BUILD)/valgrind-$$s.log; \
+	  if CK_FORK=no CK_RUN_SUITE=$$s POSENC_BIN=$(BUILD)/posencd $(VALGRIND) $(BUILD)/check_all \
+	      >$$log 2>&1; then echo "valgrind $$s: $$(tail -n 1 $$log)"; \
+	  else cat $$log; echo "valgrind: $$s FAILED"; exit 1; fi; done
+	python3 tests/hostile/concurrent.py --bin $(BUILD)/posencd --valgrind --seconds 15 --threads 8
+
+hostile: $(BUILD)/posencd
+	python3 tests/hostile/hostile.py --bin $(BUILD)/posencd
+durability: $(BUILD)/posencd
+	python3 tests/hostile/durability.py --bin $(BUILD)/posencd --uploads $(DURABILITY_UPLOADS)
+soak: $(BUILD)/posencd
+	python3 tests/soak/soak.py --bin $(BUILD)/posencd --seconds $(SOAK_SECONDS) \
+	  --json $(BUILD)/soak.json
+
+clean-hardening:
+	rm -rf build-fuzz build-tsan

@@ -535,8 +535,8 @@ int api_check_work(api_problem *pb, const api_limits *lim, size_t *acc, size_t a
     if (!pe_mul_ok(a, b, &ab) || !pe_mul_ok(ab, c, &abc) || abc > lim->max_work ||
         *acc > lim->max_work - abc) {
         api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
-                          "%s would take too long to compute: over max_work (%zu work units, about "
-                          "a second); use fewer positions or smaller dimensions",
+                          "%s would take too long to compute: over max_work (%zu work units); use "
+                          "fewer positions or smaller dimensions",
                           what, lim->max_work);
         return -1;
     }

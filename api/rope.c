@@ -710,8 +710,8 @@ static int check_sizes(api_problem *pb, const rope_req *r)
     size_t work = 0;
     if (api_check_work(pb, lim, &work, pq + pk, hd, 1, "/q", "the rotations") < 0 ||
         (r->q && r->k && api_check_work(pb, lim, &work, pq, pk, hd, "/k", "the scores") < 0) ||
-        api_check_work(pb, lim, &work, r->tpos.n, n, 2 * API_WORK_TRIG, "/positions",
-                       "cos and sin") < 0)
+        api_check_work(pb, lim, &work, r->tpos.n, n, 2 * API_WORK_TRIG,
+                       r->tpos.ptr[0] ? r->tpos.ptr : "/seq_len", "cos and sin") < 0)
         return -1;
     if (r->include & INC_DECAY) {
         if (!mul3(r->n_dist, 4, 1, &t) || account(pb, lim, &total, t, "/distances", "decay") < 0)

@@ -120,19 +120,13 @@ static FZ_UNUSED size_t fz_count_numbers(const json_t *v)
 }
 
 /*
- * Parses a response body strictly (duplicate keys refused). Integral numbers beyond int64 are
- * valid JSON that jansson refuses ("too big integer"): api/jw.c writes integral doubles below
- * 1e21 without an exponent, as ECMAScript does (1e20 -> "100000000000000000000"). They are
- * accepted here (parsed as reals) because that is a documented choice of the writer, not a
- * malformed body -- but see FINDINGS in fuzz/README.md: jansson-based readers, posenc's own
- * tests and api/attention_rope.c's re-parse included, cannot read such a body.
+ * Parses a response body strictly (duplicate keys refused) with posenc's own JSON library. An
+ * integral number beyond int64 is refused too ("too big integer"): valid JSON, but unreadable for
+ * jansson-based clients (api/jw.c writes integers only below 1e17 and uses an exponent above).
  */
 static FZ_UNUSED json_t *fz_parse(const char *b, size_t len, json_error_t *err)
 {
-    json_t *j = json_loadb(b, len, JSON_REJECT_DUPLICATES, err);
-    if (j == NULL && strstr(err->text, "too big") != NULL) /* "too big (negative) integer" */
-        j = json_loadb(b, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, err);
-    return j;
+    return json_loadb(b, len, JSON_REJECT_DUPLICATES, err);
 }
 
 /* Checks r against the rules above. Returns 0, or -1 with the reason in why[n]. */

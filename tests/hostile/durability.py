@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """tests/hostile/durability.py -- SIGKILL posencd at random points during table uploads (issue 9).
 
-usage: python3 tests/hostile/durability.py [--bin build/posencd] [--uploads 100] [--seed N]
-For each of --uploads uploads (PUT /tables/{name}; .npy, JSON and streamed .safetensors bodies in
-turn, 4 KB ... 1 MB of float64; every 5th upload replaces an earlier table with new contents),
+usage: python3 tests/hostile/durability.py [--bin build/posencd] [--uploads 100]
+                                           [--replacements 20] [--seed N]
+For each of --uploads uploads of new tables plus --replacements uploads that replace one of them
+with new contents (PUT /tables/{name}; .npy, JSON and streamed .safetensors bodies in turn,
+4 KB ... 1 MB of float64; the replacements are spread among the others),
 the daemon is SIGKILLed at a random moment between the first byte of the request and 1.5 x the
 median time to the response of a 1 MB upload of that format (calibrated first), so kills land while
 the body arrives, while it is parsed, while the file is written and fsynced, and after the
@@ -140,7 +142,9 @@ class Run:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=common.default_bin())
-    ap.add_argument("--uploads", type=int, default=100)
+    ap.add_argument("--uploads", type=int, default=100, help="new tables")
+    ap.add_argument("--replacements", type=int, default=20,
+                    help="further uploads replacing an earlier table")
     ap.add_argument("--seed", type=int, default=int(time.time()))
     ap.add_argument("--keep", action="store_true", help="keep the data directory")
     a = ap.parse_args()
@@ -169,11 +173,14 @@ def main():
           "1 MB): %s" % (a.seed, data_dir, ", ".join("%s 0..%.1f ms" % (f, window[f] * 1e3)
                                                     for f in fmts)), flush=True)
     names = []
-    for i in range(a.uploads):
-        if i >= 5 and i % 5 == 0:
+    total = a.uploads + a.replacements
+    replace_at = set(rnd.sample(range(5, total), a.replacements)) if a.replacements else set()
+    upload_ok = 0
+    for i in range(total):
+        if i in replace_at:
             name = rnd.choice(names)  # replace an earlier table
         else:
-            name = "dur%03d" % i
+            name = "dur%03d" % len(names)
             names.append(name)
         rows, cols = rnd.choice([(8, 64), (64, 64), (128, 256), (256, 512), (512, 256)])
         vals = values(rows, cols, a.seed * 1000 + i)
@@ -203,6 +210,9 @@ def main():
             skipped_logs.append(log)
         # restart and check everything uploaded so far
         d = run.start()
+        st, got, _, _ = fetch(d.port, name)
+        if (st == 404 and name not in acked) or (st == 200 and got in versions[name]):
+            upload_ok += 1
         for n in names:
             st, got, _, _ = fetch(d.port, n)
             if st == 404:
@@ -222,7 +232,7 @@ def main():
             skipped_logs.append(startup)
         run.kill()
         t_total = time.monotonic() - t0
-        if (i + 1) % 10 == 0:
+        if (i + 1) % 20 == 0:
             print("  %3d uploads, kill at %.1f ms, %.2f s per round, problems so far %d"
                   % (i + 1, delay * 1e3, t_total, len(problems)), flush=True)
     # final pass, two readers
@@ -250,10 +260,14 @@ def main():
     run.kill()
     if tmp_after:
         problems.append("temp files left after a restart: %s" % tmp_after)
-    print("durability: %d uploads (%d tables, %d replacements), kills: %d before the request, "
-          "%d during, %d after the answer; %d acknowledged"
-          % (a.uploads, len(names), a.uploads - len(names), phases["before"], phases["during"],
+    print("durability: %d uploads (%d new tables, %d replacements), one SIGKILL each: %d before "
+          "the request was sent, %d during it, %d after the answer; %d tables acknowledged"
+          % (total, len(names), total - len(names), phases["before"], phases["during"],
              phases["after"], len(acked)))
+    print("durability: %d/%d uploads left their table complete (a version that was uploaded) or "
+          "absent (never acknowledged) after the kill" % (upload_ok, total))
+    if upload_ok != total:
+        problems.append("%d uploads left their table in a bad state" % (total - upload_ok))
     print("durability: %d/%d tables complete or absent (%d complete, %d absent, %d corrupt); "
           "temp files before restart %d, after %d; start-up log lines about tables: %d"
           % (complete + absent, len(names), complete, absent, bad, len(tmp_left),

@@ -14,6 +14,8 @@ Tests (each starts its own daemon on 127.0.0.1:<ephemeral> and has its own deadl
   nested        100,000 nested brackets -> 400 malformed-json within 1 s
   big_body      a 64 MB body with Content-Length -> 413 before the body is read, VmHWM small;
                 a 64 MB chunked body -> 413, VmHWM growth bounded by max_body_bytes
+Opt-in (by name): body_budget  32 connections holding nearly max_body_bytes bodies; VmRSS must
+                grow < 256 MiB (fails today: no global in-flight budget)
 Prints one PASS/FAIL line per test with its figures; exit status 1 if any failed.
 Standard library only; all traffic to 127.0.0.1.
 """
@@ -426,10 +428,46 @@ def t_big_body(binary):
         d.cleanup()
 
 
+# ---- aggregate body memory (opt-in: not in the default list) -----------------------------------
+
+def t_body_budget(binary):
+    """32 connections each send a max_body_bytes - 1 body but its last byte and hold it: what the
+    daemon buffers for them all. Passes when VmRSS grows by less than 256 MiB (no global budget
+    exists yet: with the defaults the growth is 32 x 16 MiB)."""
+    d = Daemon(binary, [])
+    try:
+        cap = json.loads(request(d.port, "GET", "/limits")[2])["max_body_bytes"]
+        base = d.status("VmRSS")
+        socks = []
+        n = cap - 1
+        fill = b" " * min(n - 1, 1 << 20)
+        for _ in range(32):
+            s = connect(d.port, timeout=30)
+            s.sendall(("POST /rope HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json"
+                       "\r\nContent-Length: %d\r\n\r\n" % n).encode())
+            left = n - 1
+            while left > 0:
+                k = min(left, len(fill))
+                s.sendall(fill[:k])
+                left -= k
+            socks.append(s)
+        time.sleep(1.0)
+        grow = d.status("VmRSS") - base
+        for s in socks:
+            s.close()
+        msg = ("32 connections holding %d-byte bodies (all but the last byte): VmRSS +%d MiB"
+               % (n, grow // 1024))
+        check(grow < 256 * 1024, msg + " (no global in-flight budget)")
+        return msg
+    finally:
+        d.cleanup()
+
+
 TESTS = {"slowloris": t_slowloris, "flood": t_flood, "header431": t_header431,
          "cl413": t_cl413, "short_body": t_short_body, "nested": t_nested,
          "big_body": t_big_body}
-DEADLINE = {"slowloris": 60, "flood": 60, "header431": 30, "cl413": 30, "short_body": 40,
+EXTRA = {"body_budget": t_body_budget}  # run by name only (a known gap, see the report)
+DEADLINE = {"body_budget": 60, "slowloris": 60, "flood": 60, "header431": 30, "cl413": 30, "short_body": 40,
             "nested": 30, "big_body": 90}
 
 
@@ -439,7 +477,7 @@ def run(name, binary):
 
     def body():
         try:
-            box["msg"] = TESTS[name](binary)
+            box["msg"] = {**TESTS, **EXTRA}[name](binary)
         except Exception as e:  # noqa: BLE001
             box["err"] = "%s: %s" % (type(e).__name__, e)
     th = threading.Thread(target=body, daemon=True)
@@ -457,7 +495,8 @@ def run(name, binary):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=common.default_bin())
-    ap.add_argument("tests", nargs="*", default=list(TESTS))
+    ap.add_argument("tests", nargs="*", default=list(TESTS),
+                    help="default: %s; also: %s" % (" ".join(TESTS), " ".join(EXTRA)))
     a = ap.parse_args()
     failed = 0
     for name in a.tests:
