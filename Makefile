@@ -233,6 +233,7 @@ tsan:
 # Unit suites one at a time in-process (CK_FORK=no) so that memcheck sees every test; then the
 # daemon itself under memcheck with concurrent load.
 valgrind: $(BUILD)/posencd $(BUILD)/check_all
+	@command -v valgrind >/dev/null || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; } || { echo "valgrind: run: sudo apt-get install -y valgrind"; exit 1; }
 	@set -e; for s in $$(sed -n 's/PE_SUITE(\(.*\))/\1/p' $(BUILD)/tests/suites.inc); do \
 	  case " $(VALGRIND_SKIP) " in *" $$s "*) echo "valgrind: skip $$s"; continue;; esac; \
 	  log=$(BUILD)/valgrind-$$s.log; \
