@@ -165,9 +165,16 @@ static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem
     size_t len = 0;
     char *text = api_jw_take(&w, &len);
     json_t *resp = text ? json_loadb(text, len, 0, NULL) : NULL;
+    int had_text = text != NULL;
     free(text);
     if (resp == NULL) {
-        api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory");
+        /* no text: out of memory; text that does not parse back: values beyond what the rotation
+         * can carry (the writer's output is otherwise always valid JSON) */
+        if (!had_text)
+            api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory");
+        else
+            api_problem_field(pb, API_PB_INVALID_FIELD, "/q",
+                              "the rotated q and k cannot be represented; use smaller values");
         return -1;
     }
     /* the rotation needs the whole head: a pasted config must resolve to head_dim = d */

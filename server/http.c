@@ -998,6 +998,30 @@ static size_t unescape_keep_nul(void *cls, struct MHD_Connection *c, char *s)
     return (size_t)(w - s);
 }
 
+/* Counts open connections, for the accept policy below. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    (void)c;
+    (void)socket_ctx;
+    srv_ctx *ctx = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED)
+        atomic_fetch_add(&ctx->open_conns, 1);
+    else if (code == MHD_CONNECTION_NOTIFY_CLOSED)
+        atomic_fetch_sub(&ctx->open_conns, 1);
+}
+
+/* Refuses (accepts and closes at once) a connection past --connection-limit. MHD 0.9.75's own
+ * limit instead stops accepting, which leaves new clients hanging in the listen backlog while
+ * slow clients hold the slots; so MHD's limit is set to twice ours and this decides. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    (void)addr;
+    (void)len;
+    srv_ctx *ctx = cls;
+    return atomic_load(&ctx->open_conns) >= ctx->cfg->connection_limit ? MHD_NO : MHD_YES;
+}
+
 struct MHD_Daemon *srv_http_start(srv_ctx *ctx, unsigned *port_out)
 {
     const srv_config *cfg = ctx->cfg;
@@ -1025,14 +1049,16 @@ struct MHD_Daemon *srv_http_start(srv_ctx *ctx, unsigned *port_out)
     if (ctx->pool == NULL)
         fprintf(stderr, "posencd: warning: no compute threads; computing on the HTTP threads\n");
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0, NULL, NULL, &on_request,
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0,
+        &accept_policy, ctx, &on_request,
         ctx, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned int)threads, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->connection_timeout,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->connection_limit,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->connection_limit * 2u,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)cfg->connection_memory,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024, MHD_OPTION_LISTENING_ADDRESS_REUSE,
         (unsigned int)1, MHD_OPTION_NOTIFY_COMPLETED, &on_completed, ctx,
-        MHD_OPTION_UNESCAPE_CALLBACK, &unescape_keep_nul, NULL, MHD_OPTION_END);
+        MHD_OPTION_UNESCAPE_CALLBACK, &unescape_keep_nul, NULL, MHD_OPTION_NOTIFY_CONNECTION,
+        &on_connection, ctx, MHD_OPTION_END);
     if (d == NULL) {
         fprintf(stderr, "posencd: cannot listen on %s:%u: %s\n", cfg->bind, cfg->port,
                 strerror(errno));

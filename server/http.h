@@ -21,6 +21,7 @@ typedef struct {
     struct srv_pool *pool;      /* compute threads (NULL: compute on the HTTP threads) */
     atomic_int draining;        /* 1 after SIGTERM: /readyz 503, Connection: close, new work 503 */
     atomic_uint_fast64_t next_id; /* request id counter */
+    atomic_uint open_conns;     /* connections open now (MHD_OPTION_NOTIFY_CONNECTION) */
     unsigned long long id_salt;   /* random per process, so ids differ across replicas */
     char *spec;                 /* openapi.yaml contents (NULL if unreadable) */
     size_t spec_len;

@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -73,6 +74,11 @@ static int healthcheck(unsigned port)
 
 int main(int argc, char **argv)
 {
+    /* Large responses (a few MB each) come and go: keep freed memory in the process instead of
+     * returning it to the kernel after every request, so RSS stays flat under load (the soak test
+     * measured 22-30 MB swings with glibc's defaults, flat at ~35 MB with these). */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 128 << 20);
     srv_config cfg;
     int rc = srv_config_load(&cfg, argc, argv);
     if (rc != 0)

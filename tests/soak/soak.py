@@ -10,7 +10,7 @@ deep nesting, a declared body over the cap -> 413). Every answer is checked agai
 its kind must get.
 Pass: 0 responses with status >= 500, 0 unexpected statuses, 0 transport errors, and the
 daemon's RSS (/proc, sampled every 10 s) stays within 10 % after warm-up (max/min of the samples
-taken after --warmup seconds, default min(60, seconds/5)). Prints the figures (requests, rate,
+taken after --warmup seconds, default min(120, seconds/5)). Prints the figures (requests, rate,
 p50/p90/p99/max latency overall and per kind, RSS samples) and exits 1 on failure.
 Standard library only; all traffic to 127.0.0.1.
 """
@@ -145,7 +145,7 @@ def main():
     ap.add_argument("--warmup", type=float, default=None)
     ap.add_argument("--json", default=None, help="write the figures here as JSON")
     a = ap.parse_args()
-    warm = a.warmup if a.warmup is not None else min(60.0, a.seconds / 5)
+    warm = a.warmup if a.warmup is not None else min(120.0, a.seconds / 5)
     d = Daemon(a.bin, [])
     stats = Stats()
     stop = threading.Event()
