@@ -169,7 +169,7 @@ static void handle(const api_ctx *ctx, api_handler h, const api_npy_key *keys, c
             if (opts->stream && api_stream_size(s) > STREAM_MIN_BYTES)
                 out->stream = s;
             else
-                out->body = api_stream_drain(s, (size_t)-1, &out->len);
+                out->body = api_stream_drain(s, api_max_response_bytes(ctx->lim), &out->len);
         }
         if (out->body != NULL || out->stream != NULL) {
             out->status = 200;
@@ -183,8 +183,9 @@ static void handle(const api_ctx *ctx, api_handler h, const api_npy_key *keys, c
             api_problem_field(&pb, API_PB_INVALID_FIELD, "",
                               "the inputs produce a non-finite result (overflow); use smaller values");
         else
-            api_problem_set(&pb, API_PB_LIMIT_EXCEEDED,
-                            "the response would exceed its size limit (max_output_elements)");
+            api_problem_field(&pb, API_PB_LIMIT_EXCEEDED, "",
+                              "the response would exceed its size limit (max_output_elements %zu)",
+                              ctx->lim->max_output_elements);
     }
     api_jw_free(&w);
     api_problem_response(&pb, request_id, out);

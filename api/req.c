@@ -265,7 +265,7 @@ void *api_alloc(api_problem *pb, size_t count, size_t size)
 {
     size_t bytes;
     if (!pe_mul_ok(count, size, &bytes)) {
-        api_problem_set(pb, API_PB_LIMIT_EXCEEDED, "requested size overflows");
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, "", "the requested size overflows");
         return NULL;
     }
     void *p = calloc(count ? count : 1, size ? size : 1);
