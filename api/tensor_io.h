@@ -22,8 +22,9 @@
  *   C order. Accepted dtypes F16, BF16, F32, F64. The wanted tensor is named by the caller
  *   (?tensor=) or is the file's only 2-D tensor. Parsed incrementally (api_st_*): only the wanted
  *   tensor's bytes are kept (converted to float64 as they arrive), so a whole model file streams
- *   through in memory bounded by the header cap plus the table. Header cap: API_ST_MAX_HEADER
- *   (16 MiB; the format itself allows 100 MB, real model headers are well under 1 MiB).
+ *   through in memory bounded by the header cap plus the table. Header cap: the caller's
+ *   (the daemon passes max_body_bytes), else API_ST_MAX_HEADER (16 MiB; the format itself allows
+ *   100 MB, real model headers are well under 1 MiB).
  */
 #ifndef API_TENSOR_IO_H
 #define API_TENSOR_IO_H

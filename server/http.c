@@ -674,7 +674,10 @@ static enum MHD_Result table_put_headers(srv_ctx *ctx, struct MHD_Connection *c,
     if (rq->put_format == PUT_ST) {
         rq->st = malloc(sizeof *rq->st);
         const char *want = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tensor");
-        if (rq->st == NULL || api_st_init(rq->st, want, 0, ctx->cfg->lim.max_table_bytes) < 0)
+        /* the JSON header is capped by max_body_bytes (it is body text held in memory), the
+         * kept tensor by max_table_bytes */
+        if (rq->st == NULL || api_st_init(rq->st, want, ctx->cfg->lim.max_body_bytes,
+                                          ctx->cfg->lim.max_table_bytes) < 0)
             return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
         return MHD_YES;
     }
