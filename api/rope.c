@@ -41,7 +41,6 @@ static const char *const FIELDS[] = {
     "seq_len",     "positions",     "q_positions",           "query_positions",
     "k_positions", "key_positions", "q",                     "k",        "include",
     "distances",   "axes",          NULL};
-static const char *const LAYOUTS[] = {"half", "interleaved", NULL};
 static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_error", NULL};
 enum { INC_COS_SIN = 1, INC_BANDS = 2, INC_DECAY = 4, INC_F32 = 8 };
 
@@ -260,16 +259,7 @@ static void parse_base_layout(api_problem *pb, const json_t *req, rope_req *r)
         r->base = r->cfg.base;
         r->base_o = r->cfg.base_o;
     }
-    int li = 0;
-    r->layout = PE_ROPE_HALF;
-    api_rc_origin_set(&r->layout_o, "", "default");
-    if (api_get_enum(pb, req, "", "layout", LAYOUTS, &li) > 0) {
-        r->layout = li == 1 ? PE_ROPE_INTERLEAVED : PE_ROPE_HALF;
-        api_rc_origin_set(&r->layout_o, "/layout", "request");
-    } else if (r->has_config) {
-        r->layout = r->cfg.layout;
-        r->layout_o = r->cfg.layout_o;
-    }
+    api_rope_layout_resolve(pb, req, r->has_config ? &r->cfg : NULL, &r->layout, &r->layout_o);
 }
 
 static void parse_scaling(api_problem *pb, const json_t *req, rope_req *r)

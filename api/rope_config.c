@@ -596,3 +596,19 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
     }
     return n_errs(pb) != errs_before ? -1 : 0;
 }
+
+void api_rope_layout_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
+                             pe_rope_layout *layout, api_rc_origin *o)
+{
+    static const char *const LAYOUTS[] = {"half", "interleaved", NULL};
+    int li = 0;
+    *layout = PE_ROPE_HALF;
+    api_rc_origin_set(o, "", "default");
+    if (api_get_enum(pb, req, "", "layout", LAYOUTS, &li) > 0) {
+        *layout = li == 1 ? PE_ROPE_INTERLEAVED : PE_ROPE_HALF;
+        api_rc_origin_set(o, "/layout", "request");
+    } else if (cfg != NULL) {
+        *layout = cfg->layout;
+        *o = cfg->layout_o;
+    }
+}

@@ -171,4 +171,12 @@ typedef struct {
 int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *ptr, unsigned skip,
                             api_rope_config *out, api_rc_warnings *w);
 
+/*
+ * The layout of a /rope request: its own `layout` ("half" | "interleaved", a 422 at /layout
+ * otherwise), else the pasted config's (cfg may be NULL), else half. *o says where it came from.
+ * Shared by the 1-D and the multi-axis handlers.
+ */
+void api_rope_layout_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
+                             pe_rope_layout *layout, api_rc_origin *o);
+
 #endif

@@ -23,7 +23,6 @@ static const char *const FIELDS[] = {
     "distances",   "axes",          NULL};
 static const char *const AXES_FIELDS[] = {"type", "sections", "freqs", NULL};
 static const char *const TYPES[] = {"axial", "mrope", "pixtral", "mixed", NULL};
-static const char *const LAYOUTS[] = {"half", "interleaved", NULL};
 static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_error", NULL};
 
 /* One side's coordinates: n tuples of A integers, row-major. */
@@ -299,16 +298,7 @@ static void parse_base_layout(api_problem *pb, const json_t *req, axes_req *r)
             r->base_o = r->cfg.base_o;
         }
     }
-    int li = 0;
-    r->layout = PE_ROPE_HALF;
-    api_rc_origin_set(&r->layout_o, "", "default");
-    if (api_get_enum(pb, req, "", "layout", LAYOUTS, &li) > 0) {
-        r->layout = li == 1 ? PE_ROPE_INTERLEAVED : PE_ROPE_HALF;
-        api_rc_origin_set(&r->layout_o, "/layout", "request");
-    } else if (r->has_config) {
-        r->layout = r->cfg.layout;
-        r->layout_o = r->cfg.layout_o;
-    }
+    api_rope_layout_resolve(pb, req, r->has_config ? &r->cfg : NULL, &r->layout, &r->layout_o);
 }
 
 /* Fields of 1-D /rope that have no multi-axis meaning: scaling, inv_freq, include other than
