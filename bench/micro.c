@@ -13,6 +13,8 @@
  * Output: one line per figure, "name<TAB>value<TAB>unit<TAB>note", read by bench/run.sh.
  * usage: bench_micro [quick|rope|json]   (quick: smaller sizes, for a smoke run; rope, json: one
  * group only, full size)
+ *        bench_micro request BODY.json   the small /rope request's CPU cost in this process, split
+ *                                        into jansson's parse and the rest (see bench_request)
  */
 #include <jansson.h>
 #include <math.h>
@@ -23,7 +25,9 @@
 #include <time.h>
 
 #include "alibi.h"
+#include "api.h"
 #include "attention.h"
+#include "cache.h"
 #include "jw.h"
 #include "rope.h"
 #include "sinusoidal.h"
@@ -323,8 +327,74 @@ static void bench_json(size_t n)
     free(x);
 }
 
+/* ---- one small /rope request, in process ----------------------------------------------------
+ * What a request costs before HTTP: `request_parse_us` is jansson's json_loadb of the body alone
+ * (the daemon parses every body with it, api/api.c), `request_total_us` the whole of
+ * api_handle_route (parse, validation, compute, every number formatted into one buffer), so
+ * total - parse is posenc's own part. Mean over ITER requests, best of REPS; the cache is warm,
+ * as in the daemon under wrk. */
+static void bench_request(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "bench_micro: cannot open %s\n", path);
+        exit(1);
+    }
+    static char body[1 << 16];
+    size_t len = fread(body, 1, sizeof body, f);
+    fclose(f);
+    api_limits lim;
+    api_limits_default(&lim);
+    api_ctx ctx = {&lim, pe_cache_create((size_t)64 << 20, 1u << 20), NULL};
+    const api_route *route = api_route_find("/rope");
+    api_opts opts = {0, 1};
+    enum { ITER = 4000 };
+    double t_total = 1e30, t_parse = 1e30;
+    size_t out_len = 0;
+    int status = 0;
+    for (int r = 0; r < REPS; r++) {
+        double t0 = now_s();
+        for (int i = 0; i < ITER; i++) {
+            api_response out;
+            api_handle_route(&ctx, route, body, len, "bench", &opts, &out);
+            status = out.status;
+            out_len = out.len;
+            api_response_free(&out);
+        }
+        double dt = (now_s() - t0) / ITER;
+        if (dt < t_total)
+            t_total = dt;
+        t0 = now_s();
+        for (int i = 0; i < ITER; i++) {
+            json_error_t err;
+            json_t *j = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
+            sink += j != NULL;
+            json_decref(j);
+        }
+        dt = (now_s() - t0) / ITER;
+        if (dt < t_parse)
+            t_parse = dt;
+    }
+    pe_cache_destroy(ctx.cache);
+    if (status != 200) {
+        fprintf(stderr, "bench_micro: /rope answered %d to %s\n", status, path);
+        exit(1);
+    }
+    char note[200];
+    snprintf(note, sizeof note, "jansson json_loadb of the %zu-byte body", len);
+    line("request_parse_us", t_parse * 1e6, "us", note);
+    snprintf(note, sizeof note,
+             "api_handle_route: parse, validate, compute, format (%zu bytes of JSON back)",
+             out_len);
+    line("request_total_us", t_total * 1e6, "us", note);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "request") == 0) {
+        bench_request(argv[2]);
+        return sink == 12345.678 ? 1 : 0;
+    }
     int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
     if (argc > 1 && strcmp(argv[1], "rope") == 0) { /* only the RoPE figures, full size */
         bench_rope(4096, 32, 128);

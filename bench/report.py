@@ -46,6 +46,17 @@ out.append(f"| posencd small POST /rope (head_dim 128, 8 positions, q and k) | {
 out.append(f"| small /rope vs the same daemon's /healthz | {r / h:.2f}x | >= 0.5x | {ok(r / h >= 0.5)} |")
 out.append(f"| small /rope vs FastAPI + numpy peer ({pr:,.0f} req/s) | {r / pr:.0f}x | >= 50x | {ok(r / pr >= 50)} |")
 out.append(f"| small /rope p99 at 64 connections | {v('posenc_rope_p99'):.2f} ms | < 5 ms | {ok(v('posenc_rope_p99') < 5)} |")
+tp, tt = v("request_parse_us"), v("request_total_us")
+if tp == tp and tt == tt:  # present (not NaN)
+    out.append(f"| one small /rope in process: whole handler (parse, validate, compute, format) | {tt:.0f} us | | |")
+    out.append(f"| of which jansson's json_loadb of the body | {tp:.0f} us ({100 * tp / tt:.0f} %); alone it caps one CPU at {1e6 / tp:,.0f} req/s | | |")
+    out.append(f"| posenc's own part (validate, compute, format 2,240 numbers) | {tt - tp:.0f} us | | |")
+uh, ur, upr = v("posenc_u_healthz_rps"), v("posenc_u_rope_rps"), v("peer_u_rope_rps")
+if uh == uh and ur == ur and upr == upr:
+    out.append(f"| unpinned: posencd /healthz, small /rope (p99) | {uh:,.0f} req/s; {ur:,.0f} req/s (p99 {v('posenc_u_rope_p99'):.2f} ms) | | |")
+    out.append(f"| unpinned: small /rope vs /healthz | {ur / uh:.2f}x | >= 0.5x | {ok(ur / uh >= 0.5)} |")
+    out.append(f"| unpinned: small /rope vs the peer with one uvicorn worker per CPU ({upr:,.0f} req/s) | {ur / upr:.0f}x | >= 50x | {ok(ur / upr >= 50)} |")
+    out.append(f"| unpinned: small /rope p99 at 64 connections | {v('posenc_u_rope_p99'):.2f} ms | < 5 ms | {ok(v('posenc_u_rope_p99') < 5)} |")
 out.append(f"| posencd POST /alibi (demo heatmap: 8 heads, 16 positions) | {a:,.0f} req/s, p99 {v('posenc_alibi_p99'):.2f} ms; {a / pa:.0f}x the peer ({pa:,.0f} req/s) | | |")
 out.append(f"| FastAPI + numpy peer GET /healthz | {ph:,.0f} req/s, p99 {v('peer_healthz_p99'):.2f} ms | | |")
 out.append(f"| posencd 4096x1024 /sinusoidal (82 MB JSON each), 4 connections | {v('posenc_sinusoidal_mbps'):,.0f} MB/s | | |")
@@ -54,6 +65,7 @@ out.append(f"| vectorised loops/blocks in core/rope.c (-O2) | {v('rope_vectorize
 print("\n".join(out))
 print()
 for key in ("rope_tHD_half", "rope_table_ms", "sinusoidal", "alibi_bias", "softmax_masked",
-            "json_1e6_doubles", "json_1e6_streamed", "posenc_sinusoidal_hwm"):
+            "json_1e6_doubles", "json_1e6_streamed", "request_parse_us", "request_total_us",
+            "posenc_sinusoidal_hwm"):
     if note(key):
         print(f"- {key}: {note(key)}")

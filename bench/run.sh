@@ -8,7 +8,10 @@
 #      $BENCH_CONNECTIONS (64) connections for $BENCH_SECONDS (5) s, requests/s and p99; then a
 #      4096 x 1024 /sinusoidal (82 MB of JSON per response) with 4 connections on a fresh daemon:
 #      MB/s and the daemon's peak RSS (VmHWM from /proc/<pid>/status);
-#   3. the same small requests against bench/peer.py (FastAPI + numpy under uvicorn), same run.
+#   3. the same small requests against bench/peer.py (FastAPI + numpy under uvicorn), same run;
+#   4. /healthz and the small /rope again with nothing pinned, against posencd and against the peer
+#      with one uvicorn worker per CPU (skipped with BENCH_PIN=0, where everything is unpinned).
+# bench_micro also costs one small /rope request in process (jansson's parse vs the whole handler).
 # With 2+ CPUs the server (posencd with its 2 epoll workers, or uvicorn) is pinned to CPU 0 and wrk
 # and bench_micro to CPU 1 (taskset), so load generator and server do not share a core
 # (BENCH_PIN=0: no pinning). BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_OUT as below.
@@ -34,12 +37,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "bench: kernels and number writer (single thread on CPU $LOAD_CPU; ~1 min)"
-taskset -c "$LOAD_CPU" "$B/bench_micro" | tee -a "$res" | cut -f1,2,3 | sed 's/^/  /'
-nvec=$(${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -fopt-info-vec-optimized \
-  -Icore -c core/rope.c -o /dev/null 2>&1 | grep -c 'vectorized' || true)
-printf 'rope_vectorized\t%s\tloops/blocks\t-fopt-info-vec-optimized on core/rope.c at -O2\n' "$nvec" >>"$res"
-
 # request bodies
 "$PY" - "$OUT" <<'EOF'
 import json, math, sys
@@ -51,6 +48,13 @@ json.dump({"head_dim": 128, "positions": list(range(8)), "q": q, "k": k}, open(f
 json.dump({"num_heads": 8, "seq_len": 16, "mode": "causal"}, open(f"{out}/alibi.json", "w"))
 json.dump({"d_model": 1024, "seq_len": 4096}, open(f"{out}/sinusoidal.json", "w"))
 EOF
+
+echo "bench: kernels and number writer (single thread on CPU $LOAD_CPU; ~1 min)"
+taskset -c "$LOAD_CPU" "$B/bench_micro" | tee -a "$res" | cut -f1,2,3 | sed 's/^/  /'
+taskset -c "$LOAD_CPU" "$B/bench_micro" request "$OUT/rope.json" | tee -a "$res" | cut -f1,2,3 | sed 's/^/  /'
+nvec=$(${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -fopt-info-vec-optimized \
+  -Icore -c core/rope.c -o /dev/null 2>&1 | grep -c 'vectorized' || true)
+printf 'rope_vectorized\t%s\tloops/blocks\t-fopt-info-vec-optimized on core/rope.c at -O2\n' "$nvec" >>"$res"
 
 # wrk NAME URL [BODY [CONNECTIONS]]: one run, appends req/s, p99 (ms) and MB/s to the results
 run_wrk() {
@@ -123,21 +127,41 @@ printf 'posenc_sinusoidal_hwm\t%.1f\tMiB\tVmHWM after the run (%.1f MiB right af
 echo "  peak RSS (VmHWM): $((hwm / 1024)) MiB (at start: $((base_rss / 1024)) MiB)"
 stop_pid "$PID"
 
+# start_peer WORKERS: bench/peer.py under uvicorn on an ephemeral port, on the server CPU; sets PPORT, PPID_
+start_peer() {
+  PPORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  taskset -c "$SRV_CPU" "$PY" -m uvicorn --app-dir bench peer:app --host 127.0.0.1 --port "$PPORT" \
+    --workers "$1" --no-access-log --log-level warning >"$OUT/peer.log" 2>&1 &
+  PPID_=$!
+  pids+=("$PPID_")
+  for _ in $(seq 100); do
+    curl -sf "http://127.0.0.1:$PPORT/healthz" >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  curl -sf "http://127.0.0.1:$PPORT/healthz" >/dev/null || { echo "bench: peer did not start"; cat "$OUT/peer.log"; exit 1; }
+}
+
 echo "bench: FastAPI + numpy peer (bench/peer.py, uvicorn, 1 worker, CPU $SRV_CPU, no access log)"
-PPORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-taskset -c "$SRV_CPU" "$PY" -m uvicorn --app-dir bench peer:app --host 127.0.0.1 --port "$PPORT" \
-  --workers 1 --no-access-log --log-level warning >"$OUT/peer.log" 2>&1 &
-PPID_=$!
-pids+=("$PPID_")
-for _ in $(seq 100); do
-  curl -sf "http://127.0.0.1:$PPORT/healthz" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-curl -sf "http://127.0.0.1:$PPORT/healthz" >/dev/null || { echo "bench: peer did not start"; cat "$OUT/peer.log"; exit 1; }
+start_peer 1
 run_wrk peer_healthz "http://127.0.0.1:$PPORT/healthz"
 run_wrk peer_rope "http://127.0.0.1:$PPORT/rope" "$OUT/rope.json"
 run_wrk peer_alibi "http://127.0.0.1:$PPORT/alibi" "$OUT/alibi.json"
 stop_pid "$PPID_"
+
+# The same small requests with nothing pinned, as a user would run both on this machine: posencd
+# (2 HTTP workers + compute pool) and uvicorn with one worker per CPU share every CPU with wrk.
+if [ "${BENCH_PIN:-1}" != 0 ] && [ "$(nproc)" -ge 2 ]; then
+  SRV_CPU=$(seq -s, 0 $(($(nproc) - 1)))
+  LOAD_CPU=$SRV_CPU
+  echo "bench: unpinned (server and wrk share CPUs $SRV_CPU; the peer with $(nproc) uvicorn workers)"
+  start_posencd unpinned
+  run_wrk posenc_u_healthz "http://127.0.0.1:$PORT/healthz"
+  run_wrk posenc_u_rope "http://127.0.0.1:$PORT/rope" "$OUT/rope.json"
+  stop_pid "$PID"
+  start_peer "$(nproc)"
+  run_wrk peer_u_rope "http://127.0.0.1:$PPORT/rope" "$OUT/rope.json"
+  stop_pid "$PPID_"
+fi
 
 echo
 "$PY" bench/report.py "$res" | tee "$OUT/table.md"
