@@ -16,7 +16,7 @@
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__SSE2__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #define PE_ROPE_NT 1 /* non-temporal stores for large outputs (see rotate_rows) */
 #endif
 
@@ -426,6 +426,98 @@ static void rotate_row_interleaved_nt(const double *restrict x, const double *re
         _mm_stream_pd(out + 2 * j, _mm_mul_pd(av, r));
     }
 }
+
+/*
+ * AVX2 forms of the two kernels above (4 doubles per instruction), chosen at run time when the
+ * processor has AVX2 (use_nt). Same preconditions (out 16-byte aligned, n even for half): 32-byte
+ * streaming stores need 32-byte alignment, so a block that starts 16 bytes off does its first
+ * pair, and any last pair, with the 2-wide instructions. Every lane computes exactly what the
+ * 2-wide kernel computes (same operations, same order; no FMA), so results stay bit-identical.
+ */
+
+/* out[j] = a * (p[j] * c[j] - q[j] * s[j]) (sign < 0) or a * (p[j] * c[j] + q[j] * s[j])
+ * (sign > 0) for j < n (n even), streamed. */
+__attribute__((target("avx2"))) static void half_block_nt_avx2(const double *restrict p,
+                                                              const double *restrict q,
+                                                              const double *restrict c,
+                                                              const double *restrict s, size_t n,
+                                                              double a, int sign,
+                                                              double *restrict out)
+{
+    __m128d av2 = _mm_set1_pd(a);
+    __m256d av4 = _mm256_set1_pd(a);
+    size_t j = 0;
+    for (; j < n && (uintptr_t)(out + j) % 32 != 0; j += 2) {
+        __m128d pc = _mm_mul_pd(_mm_loadu_pd(p + j), _mm_loadu_pd(c + j));
+        __m128d qs = _mm_mul_pd(_mm_loadu_pd(q + j), _mm_loadu_pd(s + j));
+        _mm_stream_pd(out + j, _mm_mul_pd(av2, sign < 0 ? _mm_sub_pd(pc, qs) : _mm_add_pd(pc, qs)));
+    }
+    if (sign < 0) {
+        for (; j + 4 <= n; j += 4) {
+            __m256d pc = _mm256_mul_pd(_mm256_loadu_pd(p + j), _mm256_loadu_pd(c + j));
+            __m256d qs = _mm256_mul_pd(_mm256_loadu_pd(q + j), _mm256_loadu_pd(s + j));
+            _mm256_stream_pd(out + j, _mm256_mul_pd(av4, _mm256_sub_pd(pc, qs)));
+        }
+    } else {
+        for (; j + 4 <= n; j += 4) {
+            __m256d pc = _mm256_mul_pd(_mm256_loadu_pd(p + j), _mm256_loadu_pd(c + j));
+            __m256d qs = _mm256_mul_pd(_mm256_loadu_pd(q + j), _mm256_loadu_pd(s + j));
+            _mm256_stream_pd(out + j, _mm256_mul_pd(av4, _mm256_add_pd(pc, qs)));
+        }
+    }
+    for (; j < n; j += 2) {
+        __m128d pc = _mm_mul_pd(_mm_loadu_pd(p + j), _mm_loadu_pd(c + j));
+        __m128d qs = _mm_mul_pd(_mm_loadu_pd(q + j), _mm_loadu_pd(s + j));
+        _mm_stream_pd(out + j, _mm_mul_pd(av2, sign < 0 ? _mm_sub_pd(pc, qs) : _mm_add_pd(pc, qs)));
+    }
+}
+
+__attribute__((target("avx2"))) static void rotate_row_half_nt_avx2(const double *restrict x,
+                                                                   const double *restrict c,
+                                                                   const double *restrict s,
+                                                                   size_t n, double a,
+                                                                   double *restrict out)
+{
+    half_block_nt_avx2(x, x + n, c, s, n, a, -1, out);    /* x1 c - x2 s */
+    half_block_nt_avx2(x + n, x, c, s, n, a, 1, out + n); /* x2 c + x1 s */
+}
+
+/* One interleaved pair j, 2-wide (as rotate_row_interleaved_nt). */
+__attribute__((target("avx2"))) static void interleaved_pair_nt(const double *restrict x,
+                                                               double c, double s, double a,
+                                                               double *restrict out)
+{
+    __m128d xv = _mm_loadu_pd(x);
+    __m128d r = _mm_add_pd(_mm_mul_pd(xv, _mm_set1_pd(c)),
+                           _mm_mul_pd(_mm_shuffle_pd(xv, xv, 1), _mm_set_pd(s, -s)));
+    _mm_stream_pd(out, _mm_mul_pd(_mm_set1_pd(a), r));
+}
+
+__attribute__((target("avx2"))) static void rotate_row_interleaved_nt_avx2(
+    const double *restrict x, const double *restrict c, const double *restrict s, size_t n,
+    double a, double *restrict out)
+{
+    __m256d av4 = _mm256_set1_pd(a);
+    /* (s0, s0, s1, s1) with lanes 0 and 2 negated: (-s0, s0, -s1, s1), as in memory order */
+    const __m256d neg02 = _mm256_set_pd(0.0, -0.0, 0.0, -0.0);
+    size_t j = 0;
+    if (n > 0 && (uintptr_t)out % 32 != 0) { /* one pair 2-wide, to reach 32-byte alignment */
+        interleaved_pair_nt(x, c[0], s[0], a, out);
+        j = 1;
+    }
+    for (; j + 2 <= n; j += 2) {
+        __m256d xv = _mm256_loadu_pd(x + 2 * j); /* (xe0, xo0, xe1, xo1) */
+        __m256d sw = _mm256_permute_pd(xv, 0x5); /* (xo0, xe0, xo1, xe1) */
+        __m256d c2 = _mm256_castpd128_pd256(_mm_loadu_pd(c + j));
+        __m256d s2 = _mm256_castpd128_pd256(_mm_loadu_pd(s + j));
+        __m256d cv = _mm256_permute4x64_pd(c2, 0x50); /* (c0, c0, c1, c1) */
+        __m256d sv = _mm256_xor_pd(_mm256_permute4x64_pd(s2, 0x50), neg02);
+        __m256d r = _mm256_add_pd(_mm256_mul_pd(xv, cv), _mm256_mul_pd(sw, sv));
+        _mm256_stream_pd(out + 2 * j, _mm256_mul_pd(av4, r));
+    }
+    for (; j < n; j++)
+        interleaved_pair_nt(x + 2 * j, c[j], s[j], a, out + 2 * j);
+}
 #endif
 
 /* Output size from which the non-temporal kernels are used (one [T][D] head of 4096 x 128 is
@@ -433,14 +525,17 @@ static void rotate_row_interleaved_nt(const double *restrict x, const double *re
  * a large one back from memory costs far less than formatting it. */
 #define NT_MIN_BYTES ((size_t)4 << 20)
 
-/* 1 when rows of this shape may use the non-temporal kernels (out_bytes in total). */
+/* Which kernels rows of this shape use (out_bytes in total): 0 the plain C ones, 1 the SSE2
+ * non-temporal ones, 2 their AVX2 forms (when the processor has AVX2). */
 static int use_nt(const double *out, size_t head_dim, size_t rotary_dim, pe_rope_layout layout,
                   size_t out_bytes)
 {
 #ifdef PE_ROPE_NT
     size_t n = rotary_dim / 2;
-    return out_bytes >= NT_MIN_BYTES && (uintptr_t)out % 16 == 0 && head_dim % 2 == 0 &&
-           (layout == PE_ROPE_INTERLEAVED || n % 2 == 0) && __builtin_cpu_supports("sse2");
+    if (!(out_bytes >= NT_MIN_BYTES && (uintptr_t)out % 16 == 0 && head_dim % 2 == 0 &&
+          (layout == PE_ROPE_INTERLEAVED || n % 2 == 0) && __builtin_cpu_supports("sse2")))
+        return 0;
+    return __builtin_cpu_supports("avx2") ? 2 : 1;
 #else
     (void)out, (void)head_dim, (void)rotary_dim, (void)layout, (void)out_bytes;
     return 0;
@@ -454,7 +549,12 @@ static void rotate_vec(const double *restrict x, const double *restrict c,
 {
     size_t n = rotary_dim / 2;
 #ifdef PE_ROPE_NT
-    if (nt) {
+    if (nt == 2) {
+        if (layout == PE_ROPE_INTERLEAVED)
+            rotate_row_interleaved_nt_avx2(x, c, s, n, a, out);
+        else
+            rotate_row_half_nt_avx2(x, c, s, n, a, out);
+    } else if (nt) {
         if (layout == PE_ROPE_INTERLEAVED)
             rotate_row_interleaved_nt(x, c, s, n, a, out);
         else

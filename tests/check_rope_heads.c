@@ -3,7 +3,8 @@
  * position) and the large-output path of the rotation kernels (non-temporal stores on x86-64,
  * from 4 MiB of output): every vector must be bit-identical to pe_rope_rotate on that vector
  * alone (a small call, so the plain cached path), for both layouts, full and partial rotary,
- * aligned and misaligned output. Plus one hand-derived value: theta_0 = 1 (j = 0), so pair 0 of
+ * output 32-byte aligned, 16 bytes off (the AVX2 kernels then do a first pair 2-wide) and 8 bytes
+ * off (plain path), and pair counts that leave a 2-wide tail. Plus one hand-derived value: theta_0 = 1 (j = 0), so pair 0 of
  * position p is (x1 cos p - x2 sin p, x2 cos p + x1 sin p).
  * Tolerance: none (ck_assert on the bits); the hand value to 1 ulp-scale 1e-15.
  */
@@ -30,8 +31,11 @@ static void check_heads(size_t T, size_t H, size_t D, size_t rot, pe_rope_layout
 {
     size_t n = rot / 2, total = T * H * D;
     double *x = malloc(total * sizeof *x);
-    double *buf = malloc((total + 1) * sizeof *buf);
-    double *out = buf + misalign; /* misalign 1: 8 bytes off 16, the plain path is taken */
+    /* misalign (doubles past a 64-byte boundary): 0 aligned, 2 = 16 bytes off 32, 1 = 8 bytes off
+     * 16 (the plain path is taken) */
+    size_t buf_bytes = ((total + 8) * sizeof(double) + 63) / 64 * 64;
+    double *buf = aligned_alloc(64, buf_bytes);
+    double *out = buf + misalign;
     double *inv = malloc(n * sizeof *inv), *c = malloc(T * n * sizeof *c),
            *s = malloc(T * n * sizeof *s);
     ck_assert(x && buf && inv && c && s);
@@ -54,8 +58,9 @@ static void check_heads(size_t T, size_t H, size_t D, size_t rot, pe_rope_layout
             bad += memcmp(one, out + (t * H + h) * D, D * sizeof *one) != 0;
         }
     }
-    ck_assert_msg(bad == 0, "%zu of %zu vectors differ (T %zu H %zu D %zu rot %zu layout %d)", bad,
-                  T * H, T, H, D, rot, (int)layout);
+    ck_assert_msg(bad == 0,
+                  "%zu of %zu vectors differ (T %zu H %zu D %zu rot %zu layout %d misalign %zu)",
+                  bad, T * H, T, H, D, rot, (int)layout, misalign);
     /* hand value: pair 0 at position t turns by t rad (theta_0 = 1), times att */
     size_t t = T - 1;
     const double *xv = x + (t * H + 0) * D;
@@ -71,12 +76,16 @@ static void check_heads(size_t T, size_t H, size_t D, size_t rot, pe_rope_layout
 START_TEST(test_heads_large)
 {
     /* 512 x 16 x 128 doubles = 8 MiB of output: above the 4 MiB threshold */
-    check_heads(512, 16, 128, 128, PE_ROPE_HALF, 0);
-    check_heads(512, 16, 128, 128, PE_ROPE_INTERLEAVED, 0);
-    check_heads(512, 16, 128, 64, PE_ROPE_HALF, 0);        /* partial rotary, n even */
-    check_heads(512, 16, 128, 96, PE_ROPE_INTERLEAVED, 0); /* partial rotary */
-    check_heads(520, 16, 126, 126, PE_ROPE_HALF, 0);       /* n = 63 odd: plain path */
-    check_heads(512, 16, 128, 128, PE_ROPE_HALF, 1);       /* misaligned: plain path */
+    for (size_t m = 0; m <= 2; m += 2) { /* 32-byte aligned, then 16 bytes off */
+        check_heads(512, 16, 128, 128, PE_ROPE_HALF, m);
+        check_heads(512, 16, 128, 128, PE_ROPE_INTERLEAVED, m);
+        check_heads(512, 16, 128, 64, PE_ROPE_HALF, m);        /* partial rotary, n even */
+        check_heads(512, 16, 128, 96, PE_ROPE_INTERLEAVED, m); /* partial rotary */
+        check_heads(512, 16, 100, 100, PE_ROPE_HALF, m);       /* n = 50: a 2-wide tail */
+        check_heads(520, 16, 126, 126, PE_ROPE_INTERLEAVED, m); /* n = 63: a last single pair */
+    }
+    check_heads(520, 16, 126, 126, PE_ROPE_HALF, 0); /* n = 63 odd: plain path */
+    check_heads(512, 16, 128, 128, PE_ROPE_HALF, 1); /* 8 bytes off: plain path */
 }
 END_TEST
 
