@@ -143,28 +143,14 @@ static unsigned skip_mask(const json_t *req)
     return s;
 }
 
-/* head_dim and the rotary dim. Returns 0 when both are valid, -1 otherwise. */
+/* head_dim and the rotary dim (read in rope_config.c; the range checks and their wording are this
+ * handler's). Returns 0 when both are valid, -1 otherwise. */
 static int parse_dims(api_problem *pb, const json_t *req, rope_req *r)
 {
     size_t e0 = n_errs(pb);
-    int64_t hd = 0;
-    int rc = api_get_int(pb, req, "", "head_dim", INT64_MIN, INT64_MAX, &hd);
-    if (rc > 0) {
-        r->head_dim = hd;
-        api_rc_origin_set(&r->head_dim_o, "/head_dim", "request");
-    } else if (rc == 0 && r->has_config && r->cfg.head_dim_o.set) {
-        r->head_dim = r->cfg.head_dim;
-        r->head_dim_o = r->cfg.head_dim_o;
-    } else if (rc == 0) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, "/head_dim",
-                          r->has_config ? "head_dim is required: the config has none of "
-                                          "qk_rope_head_dim, head_dim, hidden_size / "
-                                          "num_attention_heads"
-                                        : "head_dim is required");
+    const api_rope_config *cfg = r->has_config ? &r->cfg : NULL;
+    if (api_rope_head_dim_resolve(pb, req, cfg, &r->head_dim, &r->head_dim_o) < 0)
         return -1;
-    } else {
-        return -1;
-    }
     const char *hp = blame(&r->head_dim_o, "/head_dim");
     if (r->head_dim < 2) {
         api_problem_field(pb, API_PB_INVALID_FIELD, hp, "head_dim must be >= 2, got %lld",
@@ -183,34 +169,11 @@ static int parse_dims(api_problem *pb, const json_t *req, rope_req *r)
     }
 
     int64_t rd = 0;
-    double f = 0.0;
-    int has_rd = api_get_int(pb, req, "", "rotary_dim", INT64_MIN, INT64_MAX, &rd);
-    int has_f =
-        api_get_number(pb, req, "", "partial_rotary_factor", 0.0, 1.0, API_NUM_MIN_EXCL, &f);
-    if (has_rd < 0 || has_f < 0)
+    int rc = api_rope_rotary_dim_resolve(pb, req, cfg, r->head_dim, &r->head_dim_o, &rd,
+                                         &r->rotary_o);
+    if (rc < 0)
         return -1;
-    const char *fsrc = "request";
-    char fptr[API_RC_PTR] = "/partial_rotary_factor";
-    if (has_rd > 0 && has_f > 0) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, "/partial_rotary_factor",
-                          "give rotary_dim or partial_rotary_factor, not both");
-        return -1;
-    }
-    if (has_rd > 0) {
-        api_rc_origin_set(&r->rotary_o, "/rotary_dim", "request");
-    } else if (has_f > 0) {
-        /* set below */
-    } else if (r->has_config && r->cfg.rotary_dim_o.set) {
-        rd = r->cfg.rotary_dim;
-        has_rd = 1;
-        r->rotary_o = r->cfg.rotary_dim_o;
-    } else if (r->has_config && r->cfg.partial_o.set) {
-        f = r->cfg.partial_rotary_factor;
-        has_f = 1;
-        fsrc = r->cfg.partial_o.src;
-        snprintf(fptr, sizeof fptr, "%s", r->cfg.partial_o.ptr);
-    }
-    if (has_rd > 0) {
+    if (rc > 0) { /* an explicit rotary_dim */
         const char *rp = r->rotary_o.ptr;
         if (rd < 2 || rd % 2 != 0) {
             api_problem_field(pb, API_PB_INVALID_FIELD, rp,
@@ -223,24 +186,8 @@ static int parse_dims(api_problem *pb, const json_t *req, rope_req *r)
                               (long long)r->head_dim);
             return -1;
         }
-        r->rotary_dim = rd;
-    } else if (has_f > 0) {
-        /* HF: int(head_dim * partial_rotary_factor) */
-        double prod = (double)r->head_dim * f;
-        int64_t d = (int64_t)floor(prod);
-        if (d < 2 || d % 2 != 0) {
-            api_problem_field(pb, API_PB_INVALID_FIELD, fptr,
-                              "rotary dim = floor(head_dim %lld x partial_rotary_factor %.17g) = "
-                              "%lld must be even and >= 2",
-                              (long long)r->head_dim, f, (long long)d);
-            return -1;
-        }
-        r->rotary_dim = d;
-        api_rc_origin_set(&r->rotary_o, fptr, "%s (floor(head_dim x %.17g))", fsrc, f);
-    } else {
-        r->rotary_dim = r->head_dim;
-        api_rc_origin_set(&r->rotary_o, r->head_dim_o.ptr, "head_dim (all dims rotate)");
     }
+    r->rotary_dim = rd;
     return n_errs(pb) != e0 ? -1 : 0;
 }
 

@@ -612,3 +612,83 @@ void api_rope_layout_resolve(api_problem *pb, const json_t *req, const api_rope_
         *o = cfg->layout_o;
     }
 }
+
+/* ---- request fields shared by the 1-D and the multi-axis handlers --------------------------- */
+
+int api_rope_head_dim_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
+                              int64_t *head_dim, api_rc_origin *o)
+{
+    int64_t hd = 0;
+    int rc = api_get_int(pb, req, "", "head_dim", INT64_MIN, INT64_MAX, &hd);
+    if (rc > 0) {
+        *head_dim = hd;
+        api_rc_origin_set(o, "/head_dim", "request");
+        return 1;
+    }
+    if (rc == 0 && cfg != NULL && cfg->head_dim_o.set) {
+        *head_dim = cfg->head_dim;
+        *o = cfg->head_dim_o;
+        return 1;
+    }
+    if (rc == 0)
+        api_problem_field(pb, API_PB_INVALID_FIELD, "/head_dim",
+                          cfg != NULL ? "head_dim is required: the config has none of "
+                                        "qk_rope_head_dim, head_dim, hidden_size / "
+                                        "num_attention_heads"
+                                      : "head_dim is required");
+    return -1;
+}
+
+int api_rope_rotary_dim_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
+                                int64_t head_dim, const api_rc_origin *head_dim_o,
+                                int64_t *rotary_dim, api_rc_origin *o)
+{
+    int64_t rd = 0;
+    double f = 0.0;
+    int has_rd = api_get_int(pb, req, "", "rotary_dim", INT64_MIN, INT64_MAX, &rd);
+    int has_f =
+        api_get_number(pb, req, "", "partial_rotary_factor", 0.0, 1.0, API_NUM_MIN_EXCL, &f);
+    if (has_rd < 0 || has_f < 0)
+        return -1;
+    if (has_rd > 0 && has_f > 0) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, "/partial_rotary_factor",
+                          "give rotary_dim or partial_rotary_factor, not both");
+        return -1;
+    }
+    const char *fsrc = "request";
+    char fptr[API_RC_PTR] = "/partial_rotary_factor";
+    if (has_rd > 0) {
+        api_rc_origin_set(o, "/rotary_dim", "request");
+    } else if (has_f > 0) {
+        /* below */
+    } else if (cfg != NULL && cfg->rotary_dim_o.set) {
+        rd = cfg->rotary_dim;
+        has_rd = 1;
+        *o = cfg->rotary_dim_o;
+    } else if (cfg != NULL && cfg->partial_o.set) {
+        f = cfg->partial_rotary_factor;
+        has_f = 1;
+        fsrc = cfg->partial_o.src;
+        snprintf(fptr, sizeof fptr, "%s", cfg->partial_o.ptr);
+    }
+    if (has_rd > 0) {
+        *rotary_dim = rd;
+        return 1;
+    }
+    if (has_f > 0) {
+        int64_t d = (int64_t)floor((double)head_dim * f); /* HF: int(head_dim * factor) */
+        if (d < 2 || d % 2 != 0) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, fptr,
+                              "rotary dim = floor(head_dim %lld x partial_rotary_factor %.17g) = "
+                              "%lld must be even and >= 2",
+                              (long long)head_dim, f, (long long)d);
+            return -1;
+        }
+        *rotary_dim = d;
+        api_rc_origin_set(o, fptr, "%s (floor(head_dim x %.17g))", fsrc, f);
+        return 0;
+    }
+    *rotary_dim = head_dim;
+    api_rc_origin_set(o, head_dim_o->ptr, "head_dim (all dims rotate)");
+    return 0;
+}

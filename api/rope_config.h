@@ -1,7 +1,8 @@
 /*
  * api/rope_config.h -- /rope configuration parsing that does not need the service context:
- * the scaling object (`scaling` / `rope_scaling`, also a pasted config's `rope_scaling`) and the
- * resolver of a pasted model `config` (a Hugging Face config.json).
+ * the scaling object (`scaling` / `rope_scaling`, also a pasted config's `rope_scaling`), the
+ * resolver of a pasted model `config` (a Hugging Face config.json), and the request fields the
+ * 1-D and the multi-axis handlers read alike (layout, head_dim, rotary dim).
  *
  * Contract: ../shared/docs/api.md, "POST /rope" (field names, the per-field config mapping) and
  * "Conventions" (aliases, strictness). Semantics: Hugging Face transformers v5
@@ -178,5 +179,36 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
  */
 void api_rope_layout_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
                              pe_rope_layout *layout, api_rc_origin *o);
+
+/* ---- request fields both /rope handlers read the same way ------------------------------------
+ * api/rope.c (1-D) and api/rope_multiaxis.c (axes) call these and keep at the call site what
+ * differs between them: the range checks of head_dim and of an explicit rotary_dim (worded per
+ * handler). Errors name top-level pointers ("/head_dim") or the config origin's
+ * ("/config/head_dim"). cfg is the resolved pasted config, NULL when the request has none.
+ */
+
+/*
+ * head_dim: the request's `head_dim` (any integer; a 422 at /head_dim when it is not one), else
+ * the config's, else a 422 at /head_dim "head_dim is required" (naming the config keys looked
+ * for when cfg != NULL). Range, evenness and max_dim are the caller's, blaming o->ptr. Returns 1
+ * with *head_dim and *o set, -1 with the error recorded in pb (never 0: the field is required).
+ */
+int api_rope_head_dim_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
+                              int64_t *head_dim, api_rc_origin *o);
+
+/*
+ * The rotary dim, once head_dim (valid, origin head_dim_o) is known: the request's `rotary_dim`
+ * (any integer) or `partial_rotary_factor` (in (0, 1]; both given -> 422 at
+ * /partial_rotary_factor), else the config's rotary_dim, else its partial rotary factor, else
+ * head_dim (all dims rotate; origin pointer head_dim_o->ptr). A factor f gives
+ * floor(head_dim x f), which must be even and >= 2 (else a 422 at the factor's pointer).
+ * Returns 1 when it is an explicit rotary_dim (request or config): *rotary_dim is NOT checked;
+ * the caller checks even, >= 2 and <= head_dim, blaming o->ptr. Returns 0 when it is derived
+ * (factor or head_dim): *rotary_dim is valid. *o is set in both cases. Returns -1 with the error
+ * recorded in pb (*rotary_dim untouched).
+ */
+int api_rope_rotary_dim_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
+                                int64_t head_dim, const api_rc_origin *head_dim_o,
+                                int64_t *rotary_dim, api_rc_origin *o);
 
 #endif
