@@ -193,20 +193,9 @@ static int parse_dims(api_problem *pb, const json_t *req, rope_req *r)
 
 static void parse_base_layout(api_problem *pb, const json_t *req, rope_req *r)
 {
-    const char *used = NULL;
-    const json_t *bv = api_get_alias(pb, req, "", "base", "rope_theta", &used);
-    r->base = 10000.0;
-    api_rc_origin_set(&r->base_o, "", "default");
-    if (bv != NULL) {
-        char ptr[API_RC_PTR];
-        api_ptr(ptr, sizeof ptr, "", used);
-        if (api_number_value(pb, bv, ptr, 1.0, HUGE_VAL, API_NUM_MIN_EXCL, &r->base) > 0)
-            api_rc_origin_set(&r->base_o, ptr, "request");
-    } else if (r->has_config && r->cfg.base_o.set) {
-        r->base = r->cfg.base;
-        r->base_o = r->cfg.base_o;
-    }
-    api_rope_layout_resolve(pb, req, r->has_config ? &r->cfg : NULL, &r->layout, &r->layout_o);
+    const api_rope_config *cfg = r->has_config ? &r->cfg : NULL;
+    api_rope_base_resolve(pb, req, cfg, &r->base, &r->base_o);
+    api_rope_layout_resolve(pb, req, cfg, &r->layout, &r->layout_o);
 }
 
 static void parse_scaling(api_problem *pb, const json_t *req, rope_req *r)

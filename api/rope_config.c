@@ -692,3 +692,25 @@ int api_rope_rotary_dim_resolve(api_problem *pb, const json_t *req, const api_ro
     api_rc_origin_set(o, head_dim_o->ptr, "head_dim (all dims rotate)");
     return 0;
 }
+
+int api_rope_base_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
+                          double *base, api_rc_origin *o)
+{
+    const char *used = NULL;
+    const json_t *bv = api_get_alias(pb, req, "", "base", "rope_theta", &used);
+    *base = 10000.0;
+    api_rc_origin_set(o, "", "default");
+    if (bv != NULL) {
+        char ptr[API_RC_PTR];
+        api_ptr(ptr, sizeof ptr, "", used);
+        if (api_number_value(pb, bv, ptr, 1.0, HUGE_VAL, API_NUM_MIN_EXCL, base) < 0)
+            return -1;
+        api_rc_origin_set(o, ptr, "request");
+        return 1;
+    }
+    if (cfg != NULL && cfg->base_o.set) {
+        *base = cfg->base;
+        *o = cfg->base_o;
+    }
+    return 0;
+}

@@ -2,7 +2,7 @@
  * api/rope_config.h -- /rope configuration parsing that does not need the service context:
  * the scaling object (`scaling` / `rope_scaling`, also a pasted config's `rope_scaling`), the
  * resolver of a pasted model `config` (a Hugging Face config.json), and the request fields the
- * 1-D and the multi-axis handlers read alike (layout, head_dim, rotary dim).
+ * 1-D and the multi-axis handlers read alike (layout, head_dim, rotary dim, base).
  *
  * Contract: ../shared/docs/api.md, "POST /rope" (field names, the per-field config mapping) and
  * "Conventions" (aliases, strictness). Semantics: Hugging Face transformers v5
@@ -183,7 +183,7 @@ void api_rope_layout_resolve(api_problem *pb, const json_t *req, const api_rope_
 /* ---- request fields both /rope handlers read the same way ------------------------------------
  * api/rope.c (1-D) and api/rope_multiaxis.c (axes) call these and keep at the call site what
  * differs between them: the range checks of head_dim and of an explicit rotary_dim (worded per
- * handler). Errors name top-level pointers ("/head_dim") or the config origin's
+ * handler), and base with axes type "mixed" (refused there, so not read). Errors name top-level pointers ("/head_dim") or the config origin's
  * ("/config/head_dim"). cfg is the resolved pasted config, NULL when the request has none.
  */
 
@@ -210,5 +210,16 @@ int api_rope_head_dim_resolve(api_problem *pb, const json_t *req, const api_rope
 int api_rope_rotary_dim_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
                                 int64_t head_dim, const api_rc_origin *head_dim_o,
                                 int64_t *rotary_dim, api_rc_origin *o);
+
+/*
+ * base: the request's `base` or its alias `rope_theta` (a number > 1, else a 422 at the spelling
+ * used; both with different values -> 422 at /rope_theta), else the config's, else 10000
+ * ("default"). *base and *o are always set (10000 / "default" when the request's value is
+ * invalid). Returns 1 when taken from the request, 0 from the config or the default, -1 when the
+ * request's value is invalid (error recorded in pb). After an alias conflict (recorded in pb) the
+ * config's base or the default is used and 0 returned: callers check api_problem_failed.
+ */
+int api_rope_base_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
+                          double *base, api_rc_origin *o);
 
 #endif

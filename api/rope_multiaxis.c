@@ -222,32 +222,30 @@ static int parse_dims(api_problem *pb, const json_t *req, axes_req *r)
     return 0;
 }
 
-/* base (not with mixed) and layout. */
+/* base (as api/rope.c, but not with mixed) and layout. */
 static void parse_base_layout(api_problem *pb, const json_t *req, axes_req *r)
 {
-    const char *used = NULL;
-    const json_t *bv = api_get_alias(pb, req, "", "base", "rope_theta", &used);
-    r->base = 10000.0;
-    api_rc_origin_set(&r->base_o, "", "default");
-    if (bv != NULL) {
-        char ptr[API_RC_PTR];
-        api_ptr(ptr, sizeof ptr, "", used);
-        if (r->type == PE_AXES_MIXED)
+    const api_rope_config *cfg = r->has_config ? &r->cfg : NULL;
+    if (r->type != PE_AXES_MIXED) {
+        api_rope_base_resolve(pb, req, cfg, &r->base, &r->base_o);
+    } else {
+        /* mixed takes its frequencies as given: a base is refused unread, the config's unused */
+        const char *used = NULL;
+        const json_t *bv = api_get_alias(pb, req, "", "base", "rope_theta", &used);
+        r->base = 10000.0;
+        api_rc_origin_set(&r->base_o, "", "default");
+        if (bv != NULL) {
+            char ptr[API_RC_PTR];
+            api_ptr(ptr, sizeof ptr, "", used);
             api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
                               "axes type \"mixed\" takes its frequencies as given (axes.freqs); "
                               "a base means nothing there");
-        else if (api_number_value(pb, bv, ptr, 1.0, HUGE_VAL, API_NUM_MIN_EXCL, &r->base) > 0)
-            api_rc_origin_set(&r->base_o, ptr, "request");
-    } else if (r->has_config && r->cfg.base_o.set) {
-        if (r->type == PE_AXES_MIXED) {
+        } else if (cfg != NULL && cfg->base_o.set) {
             api_rc_warn(&r->warn, "axes type mixed takes its frequencies as given: the config's "
                                   "rope_theta was not used");
-        } else {
-            r->base = r->cfg.base;
-            r->base_o = r->cfg.base_o;
         }
     }
-    api_rope_layout_resolve(pb, req, r->has_config ? &r->cfg : NULL, &r->layout, &r->layout_o);
+    api_rope_layout_resolve(pb, req, cfg, &r->layout, &r->layout_o);
 }
 
 /* Fields of 1-D /rope that have no multi-axis meaning: scaling, inv_freq, include other than
