@@ -33,14 +33,6 @@
 #include "rope_config.h"
 #include "rope_explain.h"
 
-/* Top-level fields of a 1-D request (api.md /rope); `axes` requests go to api/rope_multiaxis.c.
- * "axes": null reaches this handler (api_rope_axes_wanted is 0 for it) and means no axes. */
-static const char *const FIELDS[] = {
-    "head_dim",    "rotary_dim",    "partial_rotary_factor", "base",     "rope_theta",
-    "layout",      "scaling",       "rope_scaling",          "inv_freq", "config",
-    "seq_len",     "positions",     "q_positions",           "query_positions",
-    "k_positions", "key_positions", "q",                     "k",        "include",
-    "distances",   "axes",          NULL};
 static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_error", NULL};
 enum { INC_COS_SIN = 1, INC_BANDS = 2, INC_DECAY = 4, INC_F32 = 8 };
 
@@ -125,17 +117,10 @@ static const char *blame(const api_rc_origin *o, const char *fallback)
 
 /* ---- configuration -------------------------------------------------------------------------- */
 
+/* What the pasted config need not say: the shared fields the request gives, and the scaling. */
 static unsigned skip_mask(const json_t *req)
 {
-    unsigned s = 0;
-    if (member(req, "head_dim"))
-        s |= API_RC_SKIP_HEAD_DIM;
-    if (member(req, "rotary_dim") || member(req, "partial_rotary_factor"))
-        s |= API_RC_SKIP_ROTARY;
-    if (member(req, "base") || member(req, "rope_theta"))
-        s |= API_RC_SKIP_BASE;
-    if (member(req, "layout"))
-        s |= API_RC_SKIP_LAYOUT;
+    unsigned s = api_rope_config_skip(req);
     /* an explicit "scaling": null also wins over the config's rope_scaling (no scaling) */
     if (json_object_get(req, "scaling") || json_object_get(req, "rope_scaling") ||
         member(req, "inv_freq"))
@@ -1228,7 +1213,9 @@ int api_rope(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb
     r.lim = ctx->lim;
     int rc = -1;
 
-    api_check_fields(pb, req, "", FIELDS);
+    /* `axes` requests went to api/rope_multiaxis.c above; "axes": null reaches this handler
+     * (api_rope_axes_wanted is 0 for it) and means no axes */
+    api_rope_check_fields(pb, req);
     const json_t *cfg = NULL;
     if (api_get_object(pb, req, "", "config", &cfg) > 0) {
         r.has_config = 1;

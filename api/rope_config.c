@@ -615,6 +615,31 @@ void api_rope_layout_resolve(api_problem *pb, const json_t *req, const api_rope_
 
 /* ---- request fields shared by the 1-D and the multi-axis handlers --------------------------- */
 
+int api_rope_check_fields(api_problem *pb, const json_t *req)
+{
+    static const char *const FIELDS[] = {
+        "head_dim",    "rotary_dim",    "partial_rotary_factor", "base",     "rope_theta",
+        "layout",      "scaling",       "rope_scaling",          "inv_freq", "config",
+        "seq_len",     "positions",     "q_positions",           "query_positions",
+        "k_positions", "key_positions", "q",                     "k",        "include",
+        "distances",   "axes",          NULL};
+    return api_check_fields(pb, req, "", FIELDS);
+}
+
+unsigned api_rope_config_skip(const json_t *req)
+{
+    unsigned s = 0;
+    if (member(req, "head_dim"))
+        s |= API_RC_SKIP_HEAD_DIM;
+    if (member(req, "rotary_dim") || member(req, "partial_rotary_factor"))
+        s |= API_RC_SKIP_ROTARY;
+    if (member(req, "base") || member(req, "rope_theta"))
+        s |= API_RC_SKIP_BASE;
+    if (member(req, "layout"))
+        s |= API_RC_SKIP_LAYOUT;
+    return s;
+}
+
 int api_rope_head_dim_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
                               int64_t *head_dim, api_rc_origin *o)
 {

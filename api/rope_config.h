@@ -183,9 +183,21 @@ void api_rope_layout_resolve(api_problem *pb, const json_t *req, const api_rope_
 /* ---- request fields both /rope handlers read the same way ------------------------------------
  * api/rope.c (1-D) and api/rope_multiaxis.c (axes) call these and keep at the call site what
  * differs between them: the range checks of head_dim and of an explicit rotary_dim (worded per
- * handler), and base with axes type "mixed" (refused there, so not read). Errors name top-level pointers ("/head_dim") or the config origin's
+ * handler), base with axes type "mixed" (refused there, so not read), and whether the pasted
+ * config's scaling is read. Errors name top-level pointers ("/head_dim") or the config origin's
  * ("/config/head_dim"). cfg is the resolved pasted config, NULL when the request has none.
  */
+
+/* Each top-level member of req that POST /rope does not know -> 422 unknown-field at its
+ * pointer. One list for both handlers (the multi-axis one refuses the 1-D-only fields with a 422
+ * of its own). Returns 0 when all are known, -1 otherwise (as api_check_fields). */
+int api_rope_check_fields(api_problem *pb, const json_t *req);
+
+/* The API_RC_SKIP_* bits for api_rope_config_resolve that follow from req's own non-null
+ * head_dim, rotary_dim / partial_rotary_factor, base / rope_theta and layout (they win over the
+ * pasted config, which is then not read for them). Never API_RC_SKIP_SCALING: when the config's
+ * scaling is skipped is each handler's rule. Pure; never fails. */
+unsigned api_rope_config_skip(const json_t *req);
 
 /*
  * head_dim: the request's `head_dim` (any integer; a 422 at /head_dim when it is not one), else

@@ -14,13 +14,6 @@
 #include "rope.h"
 #include "rope_config.h"
 
-/* The /rope fields (api.md); those that do not combine with axes get a 422 of their own. */
-static const char *const FIELDS[] = {
-    "head_dim",    "rotary_dim",    "partial_rotary_factor", "base",    "rope_theta",
-    "layout",      "scaling",       "rope_scaling",          "inv_freq", "config",
-    "seq_len",     "positions",     "q_positions",           "query_positions",
-    "k_positions", "key_positions", "q",                     "k",       "include",
-    "distances",   "axes",          NULL};
 static const char *const AXES_FIELDS[] = {"type", "sections", "freqs", NULL};
 static const char *const TYPES[] = {"axial", "mrope", "pixtral", "mixed", NULL};
 static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_error", NULL};
@@ -123,20 +116,6 @@ int api_rope_axes_wanted(const json_t *req)
 }
 
 /* ---- configuration -------------------------------------------------------------------------- */
-
-static unsigned skip_mask(const json_t *req)
-{
-    unsigned s = API_RC_SKIP_SCALING; /* the config's scaling is read here (mrope_section) */
-    if (member(req, "head_dim"))
-        s |= API_RC_SKIP_HEAD_DIM;
-    if (member(req, "rotary_dim") || member(req, "partial_rotary_factor"))
-        s |= API_RC_SKIP_ROTARY;
-    if (member(req, "base") || member(req, "rope_theta"))
-        s |= API_RC_SKIP_BASE;
-    if (member(req, "layout"))
-        s |= API_RC_SKIP_LAYOUT;
-    return s;
-}
 
 /*
  * A pasted config's rope_scaling: with type mrope or default (or none) it may carry
@@ -1021,14 +1000,17 @@ int api_rope_axes(const api_ctx *ctx, const json_t *req, api_jw *out, api_proble
     r.lim = ctx->lim;
     int rc = -1;
 
-    api_check_fields(pb, req, "", FIELDS);
+    /* the /rope fields (api.md); those that do not combine with axes get a 422 of their own */
+    api_rope_check_fields(pb, req);
     const json_t *ax = member(req, "axes");
     if (ax != NULL)
         parse_axes_object(pb, ax, &r);
     const json_t *cfg = NULL;
     if (api_get_object(pb, req, "", "config", &cfg) > 0) {
         r.has_config = 1;
-        api_rope_config_resolve(pb, cfg, "/config", skip_mask(req), &r.cfg, &r.warn);
+        /* the config's scaling is always skipped: config_axes reads it (mrope_section) */
+        api_rope_config_resolve(pb, cfg, "/config", api_rope_config_skip(req) | API_RC_SKIP_SCALING,
+                                &r.cfg, &r.warn);
         config_axes(pb, &r, cfg, ax != NULL);
     }
     if (ax == NULL && r.sections_j == NULL && !api_problem_failed(pb))
