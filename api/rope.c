@@ -539,29 +539,11 @@ static int resolve_positions(api_problem *pb, rope_req *r)
 /* q or k: one vector of head_dim numbers, or one row per position of that side. */
 static void parse_vectors(api_problem *pb, rope_req *r)
 {
-    size_t hd = (size_t)r->head_dim;
-    for (int s = 0; s < 2; s++) {
-        const json_t *v = s == 0 ? r->q_j : r->k_j;
-        if (v == NULL)
-            continue;
-        const pos_set *ps = s == 0 ? &r->qpos : &r->kpos;
-        const char *ptr = s == 0 ? "/q" : "/k";
-        double **out = s == 0 ? &r->q : &r->k;
-        size_t *rows = s == 0 ? &r->q_rows : &r->k_rows;
-        int *vec = s == 0 ? &r->q_vec : &r->k_vec;
-        size_t cols = 0;
-        if (json_is_array(v) && json_array_size(v) > 0 && json_is_array(json_array_get(v, 0)) &&
-            json_array_size(v) != ps->n) {
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                              "a matrix %s needs one row per position: %zu rows for %zu "
-                              "positions (%s)",
-                              s == 0 ? "q" : "k", json_array_size(v), ps->n,
-                              ps->ptr[0] ? ps->ptr : "/positions");
-            continue;
-        }
-        api_number_matrix(pb, v, ptr, 0, hd, r->lim->max_output_elements, 1, out, rows, &cols,
-                          vec);
-    }
+    size_t hd = (size_t)r->head_dim, max = r->lim->max_output_elements;
+    api_rope_vectors_parse(pb, r->q_j, "q", r->qpos.n, r->qpos.ptr, hd, max, &r->q, &r->q_rows,
+                           &r->q_vec);
+    api_rope_vectors_parse(pb, r->k_j, "k", r->kpos.n, r->kpos.ptr, hd, max, &r->k, &r->k_rows,
+                           &r->k_vec);
 }
 
 /* ---- output --------------------------------------------------------------------------------- */

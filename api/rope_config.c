@@ -739,3 +739,23 @@ int api_rope_base_resolve(api_problem *pb, const json_t *req, const api_rope_con
     }
     return 0;
 }
+
+int api_rope_vectors_parse(api_problem *pb, const json_t *v, const char *key, size_t n_pos,
+                           const char *pos_ptr, size_t head_dim, size_t max_elems, double **out,
+                           size_t *rows, int *is_vec)
+{
+    if (v == NULL)
+        return 0;
+    char ptr[API_RC_PTR];
+    api_ptr(ptr, sizeof ptr, "", key);
+    if (json_is_array(v) && json_array_size(v) > 0 && json_is_array(json_array_get(v, 0)) &&
+        json_array_size(v) != n_pos) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                          "a matrix %s needs one row per position: %zu rows for %zu "
+                          "positions (%s)",
+                          key, json_array_size(v), n_pos, pos_ptr[0] ? pos_ptr : "/positions");
+        return -1;
+    }
+    size_t cols = 0;
+    return api_number_matrix(pb, v, ptr, 0, head_dim, max_elems, 1, out, rows, &cols, is_vec);
+}

@@ -2,7 +2,7 @@
  * api/rope_config.h -- /rope configuration parsing that does not need the service context:
  * the scaling object (`scaling` / `rope_scaling`, also a pasted config's `rope_scaling`), the
  * resolver of a pasted model `config` (a Hugging Face config.json), and the request fields the
- * 1-D and the multi-axis handlers read alike (layout, head_dim, rotary dim, base).
+ * 1-D and the multi-axis handlers read alike (layout, head_dim, rotary dim, base, q and k).
  *
  * Contract: ../shared/docs/api.md, "POST /rope" (field names, the per-field config mapping) and
  * "Conventions" (aliases, strictness). Semantics: Hugging Face transformers v5
@@ -10,8 +10,9 @@
  * (`su` / `yarn` mean longrope for model_type phi3), configuration_deepseek_v3.py
  * (rope_interleave defaults to true), modeling_gptj.py / modeling_codegen.py (interleaved pairs).
  *
- * Everything here is pure: no globals, no allocation, no I/O; inputs are borrowed jansson values,
- * outputs go into caller-owned structs, and errors are recorded in the caller's api_problem with a
+ * Everything here is pure: no globals, no allocation (but the q / k matrix of
+ * api_rope_vectors_parse), no I/O; inputs are borrowed jansson values, outputs go into
+ * caller-owned structs, and errors are recorded in the caller's api_problem with a
  * JSON pointer naming the field as the client spelled it. Thread-safe. Suitable for fuzzing.
  */
 #ifndef API_ROPE_CONFIG_H
@@ -233,5 +234,17 @@ int api_rope_rotary_dim_resolve(api_problem *pb, const json_t *req, const api_ro
  */
 int api_rope_base_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
                           double *base, api_rc_origin *o);
+
+/*
+ * The input `q` or `k` (key names it; v is its value, NULL when absent): one vector of head_dim
+ * numbers, or a matrix of one row of head_dim numbers per position of that side (n_pos
+ * positions, which came from pos_ptr; "" is said as /positions), at most max_elems numbers.
+ * Errors at /<key> and below. The one function here that allocates: *out is malloc'd (NULL after
+ * an error; the caller frees it), *rows gets the rows and *is_vec 1 for a plain vector. Returns
+ * 1, 0 when v is NULL (nothing touched), or -1 with the error recorded in pb.
+ */
+int api_rope_vectors_parse(api_problem *pb, const json_t *v, const char *key, size_t n_pos,
+                           const char *pos_ptr, size_t head_dim, size_t max_elems, double **out,
+                           size_t *rows, int *is_vec);
 
 #endif

@@ -701,30 +701,14 @@ static int resolve_positions(api_problem *pb, axes_req *r)
     return rc;
 }
 
-/* q or k: one vector of head_dim numbers, or one row per position of that side. */
+/* q or k: one vector of head_dim numbers, or one row per position of that side (A-tuples). */
 static void parse_vectors(api_problem *pb, axes_req *r)
 {
-    size_t hd = (size_t)r->head_dim;
-    for (int s = 0; s < 2; s++) {
-        const json_t *v = s == 0 ? r->q_j : r->k_j;
-        if (v == NULL)
-            continue;
-        const coord_set *cs = s == 0 ? &r->qpos : &r->kpos;
-        const char *ptr = s == 0 ? "/q" : "/k";
-        size_t cols = 0;
-        if (json_is_array(v) && json_array_size(v) > 0 && json_is_array(json_array_get(v, 0)) &&
-            json_array_size(v) != cs->n) {
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                              "a matrix %s needs one row per position: %zu rows for %zu "
-                              "positions (%s)",
-                              s == 0 ? "q" : "k", json_array_size(v), cs->n,
-                              cs->ptr[0] ? cs->ptr : "/positions");
-            continue;
-        }
-        api_number_matrix(pb, v, ptr, 0, hd, r->lim->max_output_elements, 1,
-                          s == 0 ? &r->q : &r->k, s == 0 ? &r->q_rows : &r->k_rows, &cols,
-                          s == 0 ? &r->q_vec : &r->k_vec);
-    }
+    size_t hd = (size_t)r->head_dim, max = r->lim->max_output_elements;
+    api_rope_vectors_parse(pb, r->q_j, "q", r->qpos.n, r->qpos.ptr, hd, max, &r->q, &r->q_rows,
+                           &r->q_vec);
+    api_rope_vectors_parse(pb, r->k_j, "k", r->kpos.n, r->kpos.ptr, hd, max, &r->k, &r->k_rows,
+                           &r->k_vec);
 }
 
 /* ---- sizes and output ----------------------------------------------------------------------- */
