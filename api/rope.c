@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "attention.h"
 #include "cache.h"
 #include "rope.h"
 #include "rope_multiaxis.h"
@@ -1048,17 +1049,8 @@ static int compute(const api_ctx *ctx, rope_req *r, api_jw *out, api_problem *pb
         sc = api_alloc(pb, pq * pk, sizeof *sc);
         if (sc == NULL)
             goto done;
-        for (size_t i = 0; i < pq; i++) {
-            const double *a = qr + i * hd;
-            for (size_t j = 0; j < pk; j++) {
-                const double *b = kr + j * hd;
-                double acc = 0.0;
-                for (size_t d = 0; d < hd; d++)
-                    acc += a[d] * b[d];
-                sc[i * pk + j] = acc;
-            }
-        }
-        if (!all_finite(sc, pq * pk)) {
+        /* scores[i][j] = q_rotated_i . k_rotated_j (scale 1: the dot products as they are) */
+        if (pe_attention_logits(qr, kr, pq, pk, hd, 1.0, sc) != PE_OK) {
             api_problem_field(pb, API_PB_INVALID_FIELD, "/q",
                               "the scores overflow (q and k values too large for float64)");
             goto done;
