@@ -9,7 +9,8 @@
  * Numbers come from core/: every configuration goes through the frequency-table cache
  * (core/cache.h); cos/sin rows the table does not hold are computed with pe_rope_cos_sin on the
  * table's inv_freq (bit-identical to the table's own rows). Parsing of the scaling object and of a
- * pasted config lives in rope_config.c.
+ * pasted config lives in rope_config.c, as do the fields this handler reads as the multi-axis one
+ * does (head_dim, rotary dim, base, layout, q, k).
  *
  * `decay` entries are {distance, upper_bound, upper_bound_sum, mean_cos}. upper_bound_sum is api.md's
  * formula verbatim, (1/n)·Σ_{j=1..n} |Σ_{k<j} e^{i r θ_k}| (RoFormer arXiv:2104.09864 §3.4.3), which

@@ -746,6 +746,7 @@ int api_rope_vectors_parse(api_problem *pb, const json_t *v, const char *key, si
 {
     if (v == NULL)
         return 0;
+    *out = NULL;
     char ptr[API_RC_PTR];
     api_ptr(ptr, sizeof ptr, "", key);
     if (json_is_array(v) && json_array_size(v) > 0 && json_is_array(json_array_get(v, 0)) &&
