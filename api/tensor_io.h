@@ -123,6 +123,17 @@ size_t api_npy_f64_header(char *out, size_t n, size_t rows, size_t cols);
 
 /* ---- .safetensors, incrementally -------------------------------------------------------- */
 
+/*
+ * Optional memory accounting hook of the incremental parser (api_st_set_hold). bytes is the total
+ * the parser is about to hold (the header buffer while the header arrives, then the table as
+ * float64) and is reported before the allocation; return 0 to go on or -1 to refuse it (the
+ * stream then fails, sticky, with API_PB_OVERLOADED and allocates nothing). A smaller total is
+ * reported after memory is freed (also 0 on failure and in api_st_free); the hook must accept
+ * it. On success api_st_finish hands the table to the caller together with its reservation: the
+ * parser then reports nothing more for it, so the caller releases it when the table is gone.
+ */
+typedef int (*api_st_hold_fn)(void *cls, size_t bytes);
+
 /* Parser state; the caller owns the storage (init ... free). Fields are private. */
 typedef struct {
     char *want;              /* wanted tensor name (owned copy) or NULL: the only 2-D tensor */
@@ -146,6 +157,9 @@ typedef struct {
     uint64_t total;          /* bytes fed */
     char *name;              /* the chosen tensor's name (owned) */
     api_problem err;         /* the sticky error once state is ST_FAILED */
+    api_st_hold_fn hold;     /* accounting hook or NULL (api_st_set_hold) */
+    void *hold_cls;
+    size_t held;             /* bytes last reported to hold */
 } api_st_stream;
 
 /*
@@ -154,6 +168,10 @@ typedef struct {
  * table as float64 (rows * cols * 8). Returns 0, or -1 when out of memory (s is then failed).
  */
 int api_st_init(api_st_stream *s, const char *want, size_t max_header, size_t max_table_bytes);
+
+/* Installs the accounting hook (see api_st_hold_fn) on an initialised s, before the first feed;
+ * fn NULL removes it. */
+void api_st_set_hold(api_st_stream *s, api_st_hold_fn fn, void *cls);
 
 /*
  * Feeds the next n bytes of the file. Returns 0 while all is well, -1 once the input is known to

@@ -6,6 +6,8 @@
  * float64 table allocated → ST_DATA (bytes of the data section are counted; those inside the
  * wanted tensor's [begin, end) are decoded into the table as they pass, an element split across
  * two feeds waits in `carry`; all others are dropped). Any error → ST_FAILED (sticky).
+ * Memory: with a hold hook (api_st_set_hold) the header buffer and then the table are reported
+ * before they are allocated (a refusal → ST_FAILED, overloaded) and 0 once they are freed.
  * Source: huggingface/safetensors README "Format" (header size, JSON header, data_offsets
  * relative to the byte after the header, little-endian, C order).
  */
@@ -26,6 +28,19 @@ static const char *const ST_DTYPE[] = {"F16", "BF16", "F32", "F64"};
 static void st_fail(api_st_stream *s, api_problem_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Reports that the parser is about to hold `bytes` in total (or holds that much less after a
+ * free). Returns 0, or -1 when the hook refuses to let it grow. */
+static int st_hold(api_st_stream *s, size_t bytes)
+{
+    if (s->hold != NULL && bytes != s->held) {
+        int rc = s->hold(s->hold_cls, bytes);
+        if (rc != 0 && bytes > s->held)
+            return -1; /* refused to grow: nothing changed */
+    }
+    s->held = bytes;
+    return 0;
+}
+
 static void st_fail(api_st_stream *s, api_problem_code code, const char *fmt, ...)
 {
     char msg[224];
@@ -36,7 +51,7 @@ static void st_fail(api_st_stream *s, api_problem_code code, const char *fmt, ..
     if (s->state != ST_FAILED) {
         api_problem_init(&s->err);
         api_problem_set(&s->err, code, "%s", msg); /* the message is the detail */
-        if (code != API_PB_UNAVAILABLE)
+        if (api_problem_status(code) < 500) /* a 4xx names the body at fault */
             api_problem_field(&s->err, code, "", "%s", msg);
     }
     s->state = ST_FAILED;
@@ -44,6 +59,7 @@ static void st_fail(api_st_stream *s, api_problem_code code, const char *fmt, ..
     s->header = NULL;
     free(s->data);
     s->data = NULL;
+    st_hold(s, 0);
 }
 
 int api_st_init(api_st_stream *s, const char *want, size_t max_header, size_t max_table_bytes)
@@ -63,6 +79,12 @@ int api_st_init(api_st_stream *s, const char *want, size_t max_header, size_t ma
     return 0;
 }
 
+void api_st_set_hold(api_st_stream *s, api_st_hold_fn fn, void *cls)
+{
+    s->hold = fn;
+    s->hold_cls = cls;
+}
+
 void api_st_free(api_st_stream *s)
 {
     free(s->want);
@@ -71,6 +93,7 @@ void api_st_free(api_st_stream *s)
     free(s->name);
     s->want = s->header = s->name = NULL;
     s->data = NULL;
+    st_hold(s, 0);
 }
 
 /* A header entry: {"dtype": str, "shape": [ints >= 0], "data_offsets": [b, e]}. */
@@ -140,6 +163,7 @@ static void st_header_done(api_st_stream *s)
     json_t *h = json_loadb(s->header, s->header_n, JSON_REJECT_DUPLICATES, &jerr);
     free(s->header);
     s->header = NULL;
+    st_hold(s, 0);
     if (h == NULL || !json_is_object(h)) {
         st_fail(s, API_PB_INVALID_FIELD,
                 ".safetensors header is not a JSON object (line %d, column %d: %.100s)",
@@ -245,6 +269,13 @@ static void st_header_done(api_st_stream *s)
     s->cols = c;
     s->begin = (uint64_t)chosen.begin;
     s->end = (uint64_t)chosen.end;
+    if (st_hold(s, f64b) < 0) {
+        st_fail(s, API_PB_OVERLOADED,
+                ".safetensors: no memory budget now for the %zu bytes of tensor \"%.60s\" as "
+                "float64; retry later",
+                f64b, s->name);
+        return;
+    }
     s->data = malloc(f64b);
     if (s->data == NULL) {
         st_fail(s, API_PB_UNAVAILABLE, "out of memory for a %zu x %zu table", r, c);
@@ -329,6 +360,11 @@ int api_st_feed(api_st_stream *s, const void *buf, size_t n)
                             ".safetensors header size %llu exceeds the cap of %zu bytes (is this a "
                             ".safetensors file?)",
                             (unsigned long long)hl, s->max_header);
+                else if (st_hold(s, (size_t)hl) < 0)
+                    st_fail(s, API_PB_OVERLOADED,
+                            "no memory budget now for the %llu-byte .safetensors header; retry "
+                            "later",
+                            (unsigned long long)hl);
                 else if ((s->header = malloc((size_t)hl)) == NULL)
                     st_fail(s, API_PB_UNAVAILABLE, "out of memory for the header");
                 else
@@ -382,6 +418,7 @@ int api_st_finish(api_st_stream *s, api_tensor *out, const char **name_out, api_
     out->data = s->data;
     out->dtype = s->dtype;
     s->data = NULL;
+    s->held = 0; /* the table's reservation goes with it (api_st_hold_fn) */
     return 0;
 }
 

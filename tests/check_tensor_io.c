@@ -2,7 +2,7 @@
  * tests/check_tensor_io.c -- api/tensor_io: table names, float16/bfloat16 decoding (hand-derived
  * bit patterns), the JSON table body, .npy (hand-built headers, every refusal, every truncation)
  * and the incremental .safetensors parser (whole file, 1-byte and odd-sized chunks give the same
- * table, every refusal, every truncation).
+ * table, every refusal, every truncation, the memory accounting hook).
  * Tolerances: every comparison here is exact (ck_assert_double_eq / memcmp): decoding is exact
  * by construction (every float16/bfloat16/float32 is a float64) and values are binary fractions.
  */
@@ -654,6 +654,85 @@ START_TEST(test_st_truncations)
 }
 END_TEST
 
+/* A fake budget for api_st_set_hold: records every report, refuses the call numbered refuse_at
+ * (1-based; 0 = none) when it asks for more. */
+typedef struct {
+    size_t held;
+    size_t log[8];
+    int calls;
+    int refuse_at;
+} fake_budget;
+
+static int fake_hold(void *cls, size_t bytes)
+{
+    fake_budget *b = cls;
+    ck_assert_int_lt(b->calls, 8);
+    b->log[b->calls++] = bytes;
+    if (b->calls == b->refuse_at && bytes > b->held)
+        return -1;
+    b->held = bytes;
+    return 0;
+}
+
+/* Feeds file[0..n) to a stream with the fake budget; returns api_st_finish's result. */
+static int st_held_run(fake_budget *b, const unsigned char *file, size_t n, api_tensor *t,
+                       api_problem *pb)
+{
+    api_st_stream s;
+    ck_assert_int_eq(api_st_init(&s, "wpe.weight", 0, 1 << 20), 0);
+    api_st_set_hold(&s, fake_hold, b);
+    api_st_feed(&s, file, n);
+    api_problem_init(pb);
+    int rc = api_st_finish(&s, t, NULL, pb);
+    api_st_free(&s);
+    return rc;
+}
+
+/* The accounting hook: the header buffer, then the table, reported before they are allocated;
+ * a refusal fails the stream with overloaded (no field error, nothing allocated); a failure or a
+ * free reports 0; a finished table takes its reservation along. */
+START_TEST(test_st_hold)
+{
+    unsigned char file[1024];
+    size_t n = st_sample(file, sizeof file);
+    size_t hl = n - 8 - 48; /* the padded header; data: 8 + 24 + 16 bytes */
+    api_problem pb;
+    api_tensor t;
+    fake_budget b = {0};
+    ck_assert_int_eq(st_held_run(&b, file, n, &t, &pb), 0);
+    check_sample_table(&t);
+    api_tensor_free(&t);
+    ck_assert_int_eq(b.calls, 3);
+    ck_assert_uint_eq(b.log[0], hl); /* the header */
+    ck_assert_uint_eq(b.log[1], 0);  /* freed once parsed */
+    ck_assert_uint_eq(b.log[2], 48); /* the 2 x 3 table as float64 */
+    ck_assert_uint_eq(b.held, 48);   /* handed to the caller with the table */
+    for (int at = 1; at <= 3; at += 2) { /* refuse the header, then the table */
+        fake_budget r = {.refuse_at = at};
+        ck_assert_int_eq(st_held_run(&r, file, n, &t, &pb), -1);
+        ASSERT_FAILS_WITH(pb, API_PB_OVERLOADED, at == 1 ? "header" : "wpe.weight");
+        ck_assert_int_eq(api_problem_status(pb.code), 503);
+        ck_assert_uint_eq(pb.n_errors, 0);
+        ck_assert_uint_eq(r.held, 0);
+        ck_assert_int_eq(r.calls, at); /* nothing after the refusal */
+    }
+    fake_budget cut = {0}; /* truncated inside the table: it is freed and reported */
+    ck_assert_int_eq(st_held_run(&cut, file, n - 20, &t, &pb), -1);
+    ck_assert_int_eq(pb.code, API_PB_INVALID_FIELD);
+    ck_assert_int_eq(cut.calls, 4);
+    ck_assert_uint_eq(cut.held, 0);
+    fake_budget gone = {0}; /* the client goes away mid-table: api_st_free reports 0 */
+    api_st_stream s;
+    ck_assert_int_eq(api_st_init(&s, "wpe.weight", 0, 1 << 20), 0);
+    api_st_set_hold(&s, fake_hold, &gone);
+    ck_assert_int_eq(api_st_feed(&s, file, n - 20), 0);
+    ck_assert_uint_eq(gone.held, 48);
+    api_st_free(&s);
+    ck_assert_int_eq(gone.calls, 4);
+    ck_assert_uint_eq(gone.held, 0);
+}
+END_TEST
+
 Suite *tensor_io_suite(void)
 {
     Suite *s = suite_create("tensor_io");
@@ -672,6 +751,7 @@ Suite *tensor_io_suite(void)
     tcase_add_test(tc, test_st_dtypes);
     tcase_add_test(tc, test_st_refusals);
     tcase_add_test(tc, test_st_truncations);
+    tcase_add_test(tc, test_st_hold);
     suite_add_tcase(s, tc);
     return s;
 }
