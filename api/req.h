@@ -29,6 +29,8 @@ typedef struct {
     int64_t max_position;       /* largest position + 1 (2,147,483,647) */
     size_t max_work;            /* work units in one request (2^30): a multiply-add is 1, a
                                  * sin/cos/exp is API_WORK_TRIG; bounds compute time (~1 s) */
+    size_t max_inflight_bytes;  /* request bodies held in memory by all requests at once, bytes
+                                 * (256 MiB; >= max_body_bytes and max_table_bytes; 503 above) */
 } api_limits;
 
 /* Work units of one transcendental evaluation (sin, cos, exp) relative to a multiply-add. */

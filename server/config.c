@@ -62,6 +62,9 @@ static const opt_row OPTS[] = {
      "positions must be below this"},
     {"max-work", OPT_SIZE, OFF(lim.max_work), 0, "1073741824", 1024, 1LL << 50,
      "compute budget of one request in work units (multiply-add 1, sin/cos/exp 32; 422 above)"},
+    {"max-inflight-bytes", OPT_SIZE, OFF(lim.max_inflight_bytes), 0, "268435456", 64, 1LL << 40,
+     "request bodies held in memory by all requests at once, bytes (>= max-body-bytes and "
+     "max-table-bytes; 503 overloaded above)"},
     {"healthcheck", OPT_FLAG, OFF(healthcheck), 0, "0", 0, 1,
      "GET /healthz on 127.0.0.1:PORT, exit 0 when healthy (for container health checks)"},
 };
@@ -112,6 +115,30 @@ static int set_opt(srv_config *cfg, const opt_row *o, const char *val, const cha
         break;
     }
     return 0;
+}
+
+/* max_inflight_bytes must cover the most that one request may hold: a body buffer of
+ * max_body_bytes, or the table a streamed .safetensors upload keeps (max_table_bytes). Then every
+ * request within its own limits fits an idle server, and a 503 overloaded is always worth a retry. */
+static int check_inflight(const api_limits *l)
+{
+    const char *other = NULL;
+    size_t need = 0;
+    if (l->max_inflight_bytes < l->max_body_bytes) {
+        other = "max-body-bytes";
+        need = l->max_body_bytes;
+    } else if (l->max_inflight_bytes < l->max_table_bytes) {
+        other = "max-table-bytes";
+        need = l->max_table_bytes;
+    }
+    if (other == NULL)
+        return 0;
+    fprintf(stderr,
+            "posencd: --max-inflight-bytes (POSENC_MAX_INFLIGHT_BYTES) is %zu, below --%s (%zu): "
+            "the budget for request bodies held in memory must hold at least one request's; "
+            "raise it to %zu or more, or lower --%s\n",
+            l->max_inflight_bytes, other, need, need, other);
+    return -1;
 }
 
 void srv_config_usage(const char *prog)
@@ -188,5 +215,5 @@ int srv_config_load(srv_config *cfg, int argc, char **argv)
         fprintf(stderr, "posencd: --log-format must be text or json\n");
         return -1;
     }
-    return 0;
+    return check_inflight(&cfg->lim);
 }

@@ -34,6 +34,10 @@ typedef struct {
     char *buf;               /* request body so far */
     size_t len, cap;
     int too_big;             /* body over max_body_bytes: discard and answer 413 */
+    size_t held;             /* bytes reserved in ctx->budget: the declared length, the buffer's
+                              * capacity, or what the .safetensors parser holds */
+    int overloaded;          /* the budget refused this body: discard it and answer 503 */
+    size_t ovl_more, ovl_seen; /* the refusal: bytes asked for, bytes held by all then */
     int compute;             /* a POST to a compute route */
     int table_put;           /* a PUT /tables/{name} (an upload) */
     int put_format;          /* PUT_JSON, PUT_NPY or PUT_ST */
@@ -184,8 +188,10 @@ static enum MHD_Result send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req 
     return send_resp(ctx, c, rq, ar->status, resp, ar->content_type);
 }
 
-static enum MHD_Result send_problem(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
-                                    api_problem_code code, const char *detail, const char *allow)
+/* A problem response, with one extra header hname: hvalue when hname is not NULL. */
+static enum MHD_Result send_problem_hdr(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                        api_problem_code code, const char *detail,
+                                        const char *hname, const char *hvalue)
 {
     api_response ar;
     api_simple_problem(code, detail, rq->request_id, &ar);
@@ -198,9 +204,61 @@ static enum MHD_Result send_problem(srv_ctx *ctx, struct MHD_Connection *c, srv_
         return MHD_NO;
     }
     rq->resp_bytes = ar.len;
-    if (allow)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+    if (hname)
+        MHD_add_response_header(resp, hname, hvalue);
     return send_resp(ctx, c, rq, ar.status, resp, ar.content_type);
+}
+
+static enum MHD_Result send_problem(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                    api_problem_code code, const char *detail, const char *allow)
+{
+    return send_problem_hdr(ctx, c, rq, code, detail, allow ? MHD_HTTP_HEADER_ALLOW : NULL, allow);
+}
+
+/* ---- the budget for request bodies held in memory (budget.h, max_inflight_bytes) -------------- */
+
+/* Moves rq's reservation to want bytes. On a refusal rq->overloaded is set (the body is then
+ * discarded and answered by send_overloaded) and -1 returned; nothing is reserved. */
+static int req_hold(srv_ctx *ctx, srv_req *rq, size_t want)
+{
+    size_t seen = 0;
+    if (srv_budget_hold(&ctx->budget, &rq->held, want, &seen) == 0)
+        return 0;
+    rq->overloaded = 1;
+    rq->ovl_more = want - rq->held;
+    rq->ovl_seen = seen;
+    return -1;
+}
+
+/* The .safetensors parser's accounting hook (api_st_hold_fn): its header buffer, then its table.
+ * Such an upload has no body buffer, so rq->held is what the parser holds. */
+static int st_hold(void *cls, size_t bytes)
+{
+    srv_req *rq = cls;
+    return req_hold(rq->ctx, rq, bytes);
+}
+
+/* 503 overloaded, Retry-After: 1, with the figures of the refusal. */
+static enum MHD_Result send_overloaded(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
+{
+    char d[256];
+    snprintf(d, sizeof d,
+             "request bodies held in memory would pass max_inflight_bytes (%zu): %zu bytes are "
+             "held now and this request needs %zu more; retry later",
+             ctx->budget.max, rq->ovl_seen, rq->ovl_more);
+    srv_budget_note_refused(&ctx->budget);
+    return send_problem_hdr(ctx, c, rq, API_PB_OVERLOADED, d, "Retry-After", "1");
+}
+
+/* The declared Content-Length (0 when absent or not a number). */
+static unsigned long long declared_length(struct MHD_Connection *c)
+{
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    if (cl == NULL)
+        return 0;
+    char *end = NULL;
+    unsigned long long n = strtoull(cl, &end, 10);
+    return end != cl ? n : 0;
 }
 
 static enum MHD_Result send_text(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, int status,
@@ -223,9 +281,10 @@ static enum MHD_Result get_limits(srv_ctx *ctx, struct MHD_Connection *c, srv_re
     snprintf(tmp, sizeof tmp,
              "{\"max_body_bytes\":%zu,\"max_table_bytes\":%zu,\"max_output_elements\":%zu,"
              "\"max_dim\":%zu,\"max_heads\":%zu,\"max_positions\":%zu,\"max_position\":%lld,"
-             "\"max_work\":%zu}",
+             "\"max_work\":%zu,\"max_inflight_bytes\":%zu}",
              l->max_body_bytes, l->max_table_bytes, l->max_output_elements, l->max_dim,
-             l->max_heads, l->max_positions, (long long)l->max_position, l->max_work);
+             l->max_heads, l->max_positions, (long long)l->max_position, l->max_work,
+             l->max_inflight_bytes);
     return send_text(ctx, c, rq, 200, "application/json", tmp);
 }
 
@@ -244,7 +303,7 @@ static enum MHD_Result get_version(srv_ctx *ctx, struct MHD_Connection *c, srv_r
 static enum MHD_Result get_metrics(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
     size_t len = 0;
-    char *b = srv_metrics_render(ctx->metrics, ctx->api.cache, &len);
+    char *b = srv_metrics_render(ctx->metrics, ctx->api.cache, &ctx->budget, &len);
     if (b == NULL)
         return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
     return send_buffer(ctx, c, rq, 200, "text/plain; version=0.0.4; charset=utf-8", b, len);
@@ -642,7 +701,8 @@ static int media_is(const char *ct, const char *type)
 
 /* First call of PUT /tables/{name} (headers only): refuse at once what cannot succeed. JSON and
  * .npy bodies are buffered up to max_body_bytes; .safetensors is streamed with no body cap (the
- * kept tensor is bounded by max_table_bytes instead). */
+ * kept tensor is bounded by max_table_bytes instead). Both count against the budget: the declared
+ * length is reserved here, the streamed parser reserves its header, then its table (st_hold). */
 static enum MHD_Result table_put_headers(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
                                          const char *name)
 {
@@ -679,21 +739,20 @@ static enum MHD_Result table_put_headers(srv_ctx *ctx, struct MHD_Connection *c,
         if (rq->st == NULL || api_st_init(rq->st, want, ctx->cfg->lim.max_body_bytes,
                                           ctx->cfg->lim.max_table_bytes) < 0)
             return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
+        api_st_set_hold(rq->st, st_hold, rq); /* what it keeps counts against the budget */
         return MHD_YES;
     }
-    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-    if (cl) {
-        char *end = NULL;
-        unsigned long long n = strtoull(cl, &end, 10);
-        if (end != cl && n > ctx->cfg->lim.max_body_bytes) {
-            char d[200];
-            snprintf(d, sizeof d,
-                     "the body of %llu bytes exceeds max_body_bytes (%zu); a .safetensors upload "
-                     "is streamed without that cap",
-                     n, ctx->cfg->lim.max_body_bytes);
-            return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
-        }
+    unsigned long long n = declared_length(c);
+    if (n > ctx->cfg->lim.max_body_bytes) {
+        char d[200];
+        snprintf(d, sizeof d,
+                 "the body of %llu bytes exceeds max_body_bytes (%zu); a .safetensors upload "
+                 "is streamed without that cap",
+                 n, ctx->cfg->lim.max_body_bytes);
+        return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
     }
+    if (req_hold(ctx, rq, (size_t)n) < 0) /* the buffer for the declared body, before any is read */
+        return send_overloaded(ctx, c, rq);
     return MHD_YES;
 }
 
@@ -705,6 +764,8 @@ static enum MHD_Result table_put_finish(srv_ctx *ctx, struct MHD_Connection *c, 
         snprintf(d, sizeof d, "the body exceeds max_body_bytes (%zu)", ctx->cfg->lim.max_body_bytes);
         return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
     }
+    if (rq->overloaded) /* the body was discarded: nothing is parsed or stored */
+        return send_overloaded(ctx, c, rq);
     api_problem pb;
     api_problem_init(&pb);
     api_tensor t;
@@ -719,6 +780,8 @@ static enum MHD_Result table_put_finish(srv_ctx *ctx, struct MHD_Connection *c, 
         rc = api_st_finish(rq->st, &t, &tensor, &pb);
     free(rq->buf);
     rq->buf = NULL;
+    if (rq->put_format != PUT_ST || rc < 0) /* the body buffer is gone (a failed stream's too) */
+        srv_budget_hold(&ctx->budget, &rq->held, 0, NULL);
     if (rc < 0) {
         api_response ar;
         api_problem_response(&pb, rq->request_id, &ar);
@@ -728,6 +791,7 @@ static enum MHD_Result table_put_finish(srv_ctx *ctx, struct MHD_Connection *c, 
     char err[256], d[200];
     srv_store_result r = srv_store_put(ctx->store, rq->table, &t, PUT_FORMATS[rq->put_format],
                                        &info, err, sizeof err);
+    srv_budget_hold(&ctx->budget, &rq->held, 0, NULL); /* a streamed table: stored or freed now */
     if (r == SRV_STORE_CREATED || r == SRV_STORE_REPLACED) {
         api_jw w;
         api_jw_init(&w, 1u << 16);
@@ -804,31 +868,38 @@ static enum MHD_Result compute_headers(srv_ctx *ctx, struct MHD_Connection *c, s
     if (!json_content_type(ct))
         return send_problem(ctx, c, rq, API_PB_UNSUPPORTED_MEDIA_TYPE,
                             "Content-Type must be application/json", NULL);
-    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-    if (cl) {
-        char *end = NULL;
-        unsigned long long n = strtoull(cl, &end, 10);
-        if (end != cl && n > ctx->cfg->lim.max_body_bytes) {
-            char d[128];
-            snprintf(d, sizeof d, "the body of %llu bytes exceeds max_body_bytes (%zu)", n,
-                     ctx->cfg->lim.max_body_bytes);
-            return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
-        }
+    unsigned long long n = declared_length(c);
+    if (n > ctx->cfg->lim.max_body_bytes) {
+        char d[128];
+        snprintf(d, sizeof d, "the body of %llu bytes exceeds max_body_bytes (%zu)", n,
+                 ctx->cfg->lim.max_body_bytes);
+        return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
     }
+    if (req_hold(ctx, rq, (size_t)n) < 0) /* the buffer for the declared body, before any is read */
+        return send_overloaded(ctx, c, rq);
     return MHD_YES; /* the body follows */
 }
 
-/* Appends one piece of a compute POST body, up to max_body_bytes; past it the body is discarded
- * and the final call answers 413. */
+/* Drops the body buffer and its reservation (the rest of the body is discarded). */
+static void drop_body(srv_ctx *ctx, srv_req *rq)
+{
+    free(rq->buf);
+    rq->buf = NULL;
+    rq->len = rq->cap = 0;
+    srv_budget_hold(&ctx->budget, &rq->held, 0, NULL);
+}
+
+/* Appends one piece of a buffered body (compute POST, JSON / .npy PUT), up to max_body_bytes; past
+ * it the body is discarded and the final call answers 413. The buffer is allocated at the declared
+ * length (reserved at the headers), else grows by doubling; each growth is reserved in the budget
+ * first, and a refusal discards the body (the final call answers 503 overloaded). */
 static enum MHD_Result append_body(srv_ctx *ctx, srv_req *rq, const char *upload, size_t n)
 {
-    if (rq->too_big)
+    if (rq->too_big || rq->overloaded)
         return MHD_YES;
     if (n > ctx->cfg->lim.max_body_bytes - rq->len) {
         rq->too_big = 1;
-        free(rq->buf);
-        rq->buf = NULL;
-        rq->len = rq->cap = 0;
+        drop_body(ctx, rq);
         return MHD_YES;
     }
     if (rq->len + n > rq->cap) {
@@ -837,6 +908,12 @@ static enum MHD_Result append_body(srv_ctx *ctx, srv_req *rq, const char *upload
             ncap *= 2;
         if (ncap > ctx->cfg->lim.max_body_bytes)
             ncap = ctx->cfg->lim.max_body_bytes;
+        if (rq->cap == 0 && rq->held >= rq->len + n)
+            ncap = rq->held; /* the declared length, reserved at the headers */
+        if (req_hold(ctx, rq, ncap > rq->held ? ncap : rq->held) < 0) {
+            drop_body(ctx, rq);
+            return MHD_YES;
+        }
         char *nb = realloc(rq->buf, ncap);
         if (nb == NULL)
             return MHD_NO;
@@ -857,6 +934,7 @@ static void compute_job(void *arg)
                      &rq->ar);
     free(rq->buf);
     rq->buf = NULL;
+    srv_budget_hold(&rq->ctx->budget, &rq->held, 0, NULL); /* before the resume: see on_completed */
     MHD_resume_connection(rq->conn);
 }
 
@@ -872,6 +950,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (rq == NULL)
             return MHD_NO;
         *con_cls = rq;
+        rq->ctx = ctx;
         clock_gettime(CLOCK_MONOTONIC, &rq->t0);
         snprintf(rq->method, sizeof rq->method, "%s", method);
         snprintf(rq->path, sizeof rq->path, "%s", url);
@@ -917,6 +996,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         snprintf(d, sizeof d, "the body exceeds max_body_bytes (%zu)", ctx->cfg->lim.max_body_bytes);
         return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
     }
+    if (rq->overloaded) /* the budget refused the body while it arrived: never computed */
+        return send_overloaded(ctx, c, rq);
     if (rq->submitted) /* resumed: the pool job computed the response */
         return send_api(ctx, c, rq, &rq->ar);
     rq->opts = (api_opts){api_accept_npy(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")),
@@ -961,9 +1042,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     fflush(stdout);
     free(rq->buf);
     if (rq->st) {
-        api_st_free(rq->st);
+        api_st_free(rq->st); /* reports 0 held to st_hold */
         free(rq->st);
     }
+    /* whatever this request still holds (also after an abort: this runs for every request) */
+    srv_budget_hold(&ctx->budget, &rq->held, 0, NULL);
     api_response_free(&rq->ar); /* a pool result that was never sent (client gone) */
     free(rq);
 }

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 
 #include "api.h"
+#include "budget.h"
 #include "config.h"
 #include "metrics.h"
 #include "store.h"
@@ -19,6 +20,7 @@ typedef struct {
     srv_metrics *metrics;
     srv_store *store;           /* learned tables (/tables, /learned); api.tables is its source */
     struct srv_pool *pool;      /* compute threads (NULL: compute on the HTTP threads) */
+    srv_budget budget;          /* request bodies held in memory (max_inflight_bytes; init by main) */
     atomic_int draining;        /* 1 after SIGTERM: /readyz 503, Connection: close, new work 503 */
     atomic_uint_fast64_t next_id; /* request id counter */
     atomic_uint open_conns;     /* connections open now (MHD_OPTION_NOTIFY_CONNECTION) */

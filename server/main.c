@@ -97,6 +97,7 @@ int main(int argc, char **argv)
     memset(&ctx, 0, sizeof ctx);
     ctx.cfg = &cfg;
     ctx.api.lim = &cfg.lim;
+    srv_budget_init(&ctx.budget, cfg.lim.max_inflight_bytes);
     ctx.api.cache = pe_cache_create(cfg.cache_bytes, cfg.cache_positions);
     ctx.metrics = srv_metrics_create();
     ctx.store = srv_store_open(cfg.data_dir, cfg.lim.max_table_bytes, stderr);

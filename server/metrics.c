@@ -114,7 +114,8 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
     }
 }
 
-char *srv_metrics_render(const srv_metrics *m, pe_cache *cache, size_t *len)
+char *srv_metrics_render(const srv_metrics *m, pe_cache *cache, const srv_budget *budget,
+                         size_t *len)
 {
     sbuf b = {malloc(16384), 0, 16384, 0};
     if (b.buf == NULL)
@@ -172,6 +173,17 @@ char *srv_metrics_render(const srv_metrics *m, pe_cache *cache, size_t *len)
                   (unsigned long long)c.evictions, (unsigned long long)c.bytes,
                   (unsigned long long)c.entries);
     }
+    if (budget != NULL)
+        sb_printf(&b,
+                  "# HELP posenc_inflight_body_bytes Bytes of request bodies held in memory now "
+                  "(bounded by max_inflight_bytes).\n"
+                  "# TYPE posenc_inflight_body_bytes gauge\nposenc_inflight_body_bytes %llu\n"
+                  "# HELP posenc_overloaded_responses_total Requests refused with 503 overloaded "
+                  "(their body would have passed max_inflight_bytes).\n"
+                  "# TYPE posenc_overloaded_responses_total counter\n"
+                  "posenc_overloaded_responses_total %llu\n",
+                  (unsigned long long)srv_budget_used(budget),
+                  (unsigned long long)srv_budget_refused(budget));
     if (b.failed) {
         free(b.buf);
         return NULL;

@@ -1,6 +1,6 @@
 /*
  * server/metrics.h -- Prometheus text exposition (format 0.0.4) of request counters, a latency
- * histogram and the frequency-table cache counters. Lock-free: every counter is an atomic; any
+ * histogram, the frequency-table cache counters and the request-body budget (budget.h). Lock-free: every counter is an atomic; any
  * thread may record while another renders.
  */
 #ifndef SRV_METRICS_H
@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "budget.h"
 
 typedef struct pe_cache pe_cache;
 typedef struct srv_metrics srv_metrics;
@@ -20,7 +22,9 @@ void srv_metrics_destroy(srv_metrics *m);
  * seconds. */
 void srv_metrics_record(srv_metrics *m, const char *route, int status, double seconds);
 
-/* Renders all metrics (cache may be NULL) into a malloc'd NUL-terminated string; NULL on OOM. */
-char *srv_metrics_render(const srv_metrics *m, pe_cache *cache, size_t *len);
+/* Renders all metrics (cache and budget may be NULL) into a malloc'd NUL-terminated string; NULL
+ * on OOM. The budget gives posenc_inflight_body_bytes and posenc_overloaded_responses_total. */
+char *srv_metrics_render(const srv_metrics *m, pe_cache *cache, const srv_budget *budget,
+                         size_t *len);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -161,10 +162,21 @@ void th_resp_free(th_resp *r)
     r->body = NULL;
 }
 
-int th_raw_pieces(const th_server *s, const char *raw, size_t len, size_t piece, int pause_ms,
-                  th_resp *r)
+/* Writes all n bytes of p to fd. Returns 0 or -1. */
+static int write_all(int fd, const char *p, size_t n)
 {
-    memset(r, 0, sizeof *r);
+    while (n > 0) {
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        if (k <= 0)
+            return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+int th_raw_open(const th_server *s, const char *raw, size_t len)
+{
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0)
         return -1;
@@ -173,19 +185,22 @@ int th_raw_pieces(const th_server *s, const char *raw, size_t len, size_t piece,
     a.sin_family = AF_INET;
     a.sin_port = htons((uint16_t)s->port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0 || write_all(fd, raw, len) != 0) {
         close(fd);
         return -1;
     }
-    for (size_t off = 0; off < len; off += piece) {
-        size_t n = len - off < piece ? len - off : piece;
-        if (write(fd, raw + off, n) != (ssize_t)n) {
-            close(fd);
-            return -1;
-        }
-        struct timespec ts = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
+    return fd;
+}
+
+int th_raw_finish(int fd, const char *raw, size_t len, th_resp *r)
+{
+    memset(r, 0, sizeof *r);
+    if (write_all(fd, raw, len) != 0) {
+        close(fd);
+        return -1;
     }
+    struct timeval tv = {20, 0}; /* never hang a test */
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     char buf[65536];
     size_t got = 0;
     ssize_t k;
@@ -204,9 +219,31 @@ int th_raw_pieces(const th_server *s, const char *raw, size_t len, size_t piece,
     r->status = strtol(buf + 9, NULL, 10);
     const char *hdr_end = strstr(buf, "\r\n\r\n");
     const char *b = hdr_end ? hdr_end + 4 : buf + got;
+    size_t hl = (size_t)(b - buf) < sizeof r->headers ? (size_t)(b - buf) : sizeof r->headers - 1;
+    memcpy(r->headers, buf, hl);
+    r->headers[hl] = '\0';
     r->len = strlen(b);
     r->body = malloc(r->len + 1);
     if (r->body)
         memcpy(r->body, b, r->len + 1);
     return 0;
+}
+
+int th_raw_pieces(const th_server *s, const char *raw, size_t len, size_t piece, int pause_ms,
+                  th_resp *r)
+{
+    memset(r, 0, sizeof *r);
+    int fd = th_raw_open(s, "", 0);
+    if (fd < 0)
+        return -1;
+    for (size_t off = 0; off < len; off += piece) {
+        size_t n = len - off < piece ? len - off : piece;
+        if (write_all(fd, raw + off, n) != 0) {
+            close(fd);
+            return -1;
+        }
+        struct timespec ts = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return th_raw_finish(fd, "", 0, r);
 }

@@ -35,8 +35,16 @@ int th_post(const th_server *s, const char *path, const char *json, th_resp *r);
 void th_resp_free(th_resp *r);
 
 /* Sends raw bytes over a socket in pieces of `piece` bytes with pause_ms between them, then reads
- * the response into r (status and body only). */
+ * the response into r (status, raw headers and body). */
 int th_raw_pieces(const th_server *s, const char *raw, size_t len, size_t piece, int pause_ms,
                   th_resp *r);
+
+/* Opens a connection to s and writes raw[0..len) (say, a request's headers and part of its body),
+ * leaving the request unfinished. Returns the socket, or -1. */
+int th_raw_open(const th_server *s, const char *raw, size_t len);
+/* Writes raw[0..len) (the rest of the request) to fd, reads one response into r (status, raw
+ * headers and body; the request should say Connection: close unless the response has a
+ * Content-Length) and closes fd. Returns 0 when a response arrived. */
+int th_raw_finish(int fd, const char *raw, size_t len, th_resp *r);
 
 #endif

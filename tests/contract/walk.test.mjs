@@ -9,9 +9,10 @@
 //    in the live body with the same value; numbers within 1e-12 relative).
 // 3. Every GET operation is called with GET and HEAD, every OPTIONS operation with OPTIONS.
 // 4. The documented error statuses are provoked and validated: 400, 405, 413 (declared length and
-//    chunked), 415, 422, 431 on the routes that document them, 404 on an unknown path, and 503
-//    on connections that outlive a SIGTERM (a second server). A table lists which documented
-//    statuses were exercised.
+//    chunked), 415, 422, 431 on the routes that document them, 404 on an unknown path, 503
+//    on connections that outlive a SIGTERM (a second server), and 503 overloaded on every route
+//    that takes a body while another connection holds most of max_inflight_bytes (a second
+//    server). A table lists which documented statuses were exercised.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import test from 'node:test';
@@ -305,6 +306,52 @@ test('503 shutting-down on connections that outlive a SIGTERM (second server)', 
     for (const conn of conns) conn.close();
     const r = await s.stop();
     assert.equal(r.code, 0, 'posencd exits 0 after draining');
+  }
+});
+
+test('503 overloaded while held bodies fill max_inflight_bytes (second server, --max-inflight-bytes 65536)', async () => {
+  const s = await startServer(['--max-inflight-bytes', '65536', '--max-body-bytes', '65536', '--max-table-bytes', '65536']);
+  const hold = new RawConn(s.url);
+  const gauge = async () => Number((await request({ base: s.url, path: '/metrics' })).text.match(/^posenc_inflight_body_bytes (\d+)$/m)?.[1]);
+  const pad = (obj, n) => { const j = JSON.stringify(obj); return j.slice(0, -1) + ' '.repeat(n - j.length) + '}'; };
+  try {
+    // A: a /rope body declared as 60000 bytes, half sent, held open
+    const a = pad({ head_dim: 2, inv_freq: [0.5], q: [1, 2], k: [3, 1], q_positions: [2], k_positions: [0] }, 60000);
+    await hold.ready;
+    hold.sock.write(rawRequestText('POST', '/rope', { 'Content-Type': 'application/json', 'Content-Length': '60000' }, a.slice(0, 30000)));
+    for (const t0 = Date.now(); (await gauge()) !== 60000;) {
+      assert.ok(Date.now() - t0 < 10000, 'the held body never shows in posenc_inflight_body_bytes');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    // B: every compute POST and PUT /tables/{name} with a valid 10240-byte body → 503 overloaded
+    const targets = ops.filter((o) => (o.method === 'post' || (o.method === 'put' && o.path === '/tables/{name}')) && o.op.responses['503']);
+    assert.ok(targets.length >= 7, `only ${targets.length} routes take bodies`);
+    for (const { path, method, op } of targets) {
+      const body = pad(Object.values(op.requestBody.content['application/json'].examples)[0].value, 10240);
+      const url = concretePath(spec, path, op, { name: 'contract-busy' });
+      const conn = new RawConn(s.url);
+      const res = await conn.send(rawRequestText(method.toUpperCase(), url, { 'Content-Type': 'application/json', 'Content-Length': '10240' }, body));
+      conn.close();
+      note(method, path, res.status);
+      assert.equal(res.status, 503, `${method} ${path}: ${describe(method, path, undefined, res)}`);
+      assert.deepEqual(checkResponse(spec, sv, op, res), [], `${method} ${path}`);
+      assert.equal(res.json.type, 'urn:posenc:problem:overloaded');
+      assert.equal(res.headers['retry-after'], '1');
+      assert.match(res.json.detail, /max_inflight_bytes \(65536\): 60000 bytes are held now and this request needs 10240 more/);
+    }
+    assert.equal((await request({ base: s.url, path: '/tables/contract-busy' })).status, 404, 'a refused PUT stored nothing');
+    // A finishes → 200; B again → 200; nothing held afterwards
+    const ra = await hold.send(a.slice(30000));
+    assert.equal(ra.status, 200, JSON.stringify(ra).slice(0, 300));
+    const again = await request({ base: s.url, method: 'POST', path: '/rope', headers: { 'Content-Type': 'application/json' }, body: pad({ head_dim: 2, inv_freq: [0.5], q: [1, 2], k: [3, 1], q_positions: [2], k_positions: [0] }, 10240) });
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.json.scores, [[-1.5058433946987837]]);
+    assert.equal(await gauge(), 0, 'posenc_inflight_body_bytes is 0 when idle');
+    const m = (await request({ base: s.url, path: '/metrics' })).text.match(/^posenc_overloaded_responses_total (\d+)$/m);
+    assert.equal(Number(m?.[1]), targets.length);
+  } finally {
+    hold.close();
+    await s.stop();
   }
 });
 
