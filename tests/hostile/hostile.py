@@ -14,14 +14,16 @@ Tests (each starts its own daemon on 127.0.0.1:<ephemeral> and has its own deadl
   nested        100,000 nested brackets -> 400 malformed-json within 1 s
   big_body      a 64 MB body with Content-Length -> 413 before the body is read, VmHWM small;
                 a 64 MB chunked body -> 413, VmHWM growth bounded by max_body_bytes
-Opt-in (by name): body_budget  32 connections holding nearly max_body_bytes bodies; VmRSS must
-                grow < 256 MiB (fails today: no global in-flight budget)
+  body_budget   32 connections declaring nearly max_body_bytes bodies: max_inflight_bytes admits
+                as many as fit (they hold their bodies open), the others get 503 overloaded before
+                sending any body; VmRSS grows by the budget at most; the gauge is 0 afterwards
 Prints one PASS/FAIL line per test with its figures; exit status 1 if any failed.
 Standard library only; all traffic to 127.0.0.1.
 """
 import argparse
 import json
 import os
+import re
 import socket
 import sys
 import threading
@@ -428,23 +430,43 @@ def t_big_body(binary):
         d.cleanup()
 
 
-# ---- aggregate body memory (opt-in: not in the default list) -----------------------------------
+# ---- aggregate body memory: max_inflight_bytes -------------------------------------------------
+
+def gauge(port):
+    """posenc_inflight_body_bytes from GET /metrics."""
+    body = request(port, "GET", "/metrics")[2]
+    m = re.search(rb"^posenc_inflight_body_bytes (\d+)$", body, re.M)
+    return int(m.group(1)) if m else None
+
 
 def t_body_budget(binary):
-    """32 connections each send a max_body_bytes - 1 body but its last byte and hold it: what the
-    daemon buffers for them all. Passes when VmRSS grows by less than 256 MiB (no global budget
-    exists yet: with the defaults the growth is 32 x 16 MiB)."""
+    """32 connections each declare a max_body_bytes - 1 body with Expect: 100-continue; those
+    invited (100 Continue) send all of it but its last byte and hold it. max_inflight_bytes admits
+    budget // size of them; the others get 503 overloaded at once, without sending any body.
+    VmRSS grows by less than the budget + 32 MiB (without the budget: 32 x 16 MiB); /healthz is
+    served meanwhile; once the holders close, the gauge is 0 and bodies are served again."""
     d = Daemon(binary, [])
+    socks = []
     try:
-        cap = json.loads(request(d.port, "GET", "/limits")[2])["max_body_bytes"]
+        lim = json.loads(request(d.port, "GET", "/limits")[2])
+        cap, budget = lim["max_body_bytes"], lim["max_inflight_bytes"]
         base = d.status("VmRSS")
-        socks = []
         n = cap - 1
         fill = b" " * min(n - 1, 1 << 20)
+        refused = 0
         for _ in range(32):
             s = connect(d.port, timeout=30)
             s.sendall(("POST /rope HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json"
-                       "\r\nContent-Length: %d\r\n\r\n" % n).encode())
+                       "\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n" % n).encode())
+            st, h, body = read_response(s, timeout=5)
+            if st == 503:
+                js = json.loads(body)
+                check(js.get("type") == "urn:posenc:problem:overloaded", "503 type %s" % js)
+                check(h.get("retry-after") == "1", "503 without Retry-After: 1: %s" % h)
+                refused += 1
+                s.close()
+                continue
+            check(st == 100, "got %d instead of 100 Continue or 503" % st)
             left = n - 1
             while left > 0:
                 k = min(left, len(fill))
@@ -453,20 +475,38 @@ def t_body_budget(binary):
             socks.append(s)
         time.sleep(1.0)
         grow = d.status("VmRSS") - base
+        admitted = len(socks)
+        check(admitted == budget // n, "%d bodies of %d bytes admitted; max_inflight_bytes %d "
+              "admits %d" % (admitted, n, budget, budget // n))
+        check(gauge(d.port) == admitted * n, "gauge %s, want %d" % (gauge(d.port), admitted * n))
+        check(grow < budget // 1024 + 32 * 1024,
+              "VmRSS +%d kB with max_inflight_bytes %d" % (grow, budget))
+        st = request(d.port, "GET", "/healthz")[0]
+        check(st == 200, "/healthz while the budget is full: %d" % st)
+        st = post_json(d.port, "/sinusoidal", SMALL)[0]
+        check(st == 503, "a small body while only %d bytes are free: %d" % (budget - admitted * n, st))
         for s in socks:
             s.close()
-        msg = ("32 connections holding %d-byte bodies (all but the last byte): VmRSS +%d MiB"
-               % (n, grow // 1024))
-        check(grow < 256 * 1024, msg + " (no global in-flight budget)")
-        return msg
+        socks = []
+        t0 = time.monotonic()
+        while gauge(d.port) != 0 and time.monotonic() - t0 < 10:
+            time.sleep(0.05)
+        check(gauge(d.port) == 0, "gauge %s after the holders closed" % gauge(d.port))
+        st = post_json(d.port, "/sinusoidal", SMALL)[0]
+        check(st == 200, "a small body after the holders closed: %d" % st)
+        return ("32 connections declaring %d-byte bodies: %d admitted and held, %d refused with 503 "
+                "overloaded (max_inflight_bytes %d); VmRSS +%d MiB; gauge back to 0"
+                % (n, admitted, refused, budget, grow // 1024))
     finally:
+        for s in socks:
+            s.close()
         d.cleanup()
 
 
 TESTS = {"slowloris": t_slowloris, "flood": t_flood, "header431": t_header431,
          "cl413": t_cl413, "short_body": t_short_body, "nested": t_nested,
-         "big_body": t_big_body}
-EXTRA = {"body_budget": t_body_budget}  # run by name only (a known gap, see the report)
+         "big_body": t_big_body, "body_budget": t_body_budget}
+EXTRA = {}  # tests run by name only
 DEADLINE = {"body_budget": 60, "slowloris": 60, "flood": 60, "header431": 30, "cl413": 30, "short_body": 40,
             "nested": 30, "big_body": 90}
 
