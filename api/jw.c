@@ -119,9 +119,11 @@ static size_t fmt_double_raw(char *out, double x)
     }
     uint64_t sig;
     int e;
-    char *p = out;
-    if (api_numfmt_decimal(x, &sig, &e))
-        *p++ = '-';
+    /* The sign without a branch: with signs at random (half of a sine table) a branch mispredicts
+     * on every other number (about 1.3 ns of 23 per number measured). For x > 0 the digits
+     * overwrite the '-'. */
+    out[0] = '-';
+    char *p = out + api_numfmt_decimal(x, &sig, &e);
     char tmp[48];
     memset(tmp + 24, '0', 24);
     write17(tmp + 7, sig); /* Dragonbox gives at most 17 digits */
