@@ -34,8 +34,9 @@ typedef struct {
     char *buf;               /* request body so far */
     size_t len, cap;
     int too_big;             /* body over max_body_bytes: discard and answer 413 */
-    size_t held;             /* bytes reserved in ctx->budget: the declared length, the buffer's
-                              * capacity, or what the .safetensors parser holds */
+    size_t held;             /* bytes reserved in ctx->budget: the buffer's capacity, or what the
+                              * .safetensors parser holds */
+    size_t declared;         /* the body's declared Content-Length (0: none) */
     int overloaded;          /* the budget refused this body: discard it and answer 503 */
     size_t ovl_more, ovl_seen; /* the refusal: bytes asked for, bytes held by all then */
     int compute;             /* a POST to a compute route */
@@ -226,6 +227,22 @@ static int req_hold(srv_ctx *ctx, srv_req *rq, size_t want)
         return 0;
     rq->overloaded = 1;
     rq->ovl_more = want - rq->held;
+    rq->ovl_seen = seen;
+    return -1;
+}
+
+/* Refuses at the headers (503 overloaded, nothing read) a declared body that does not fit in the
+ * budget now. Nothing is reserved: a client that declares a large body and then sends it slowly
+ * holds only what has arrived (append_body), so a few slow uploads cannot make every other
+ * request 503. Returns 0 when it fits, else -1 with rq->overloaded set as req_hold does. */
+static int req_fits(srv_ctx *ctx, srv_req *rq, size_t declared)
+{
+    size_t seen = srv_budget_used(&ctx->budget);
+    rq->declared = declared;
+    if (declared <= ctx->budget.max && seen <= ctx->budget.max - declared)
+        return 0;
+    rq->overloaded = 1;
+    rq->ovl_more = declared;
     rq->ovl_seen = seen;
     return -1;
 }
@@ -701,8 +718,9 @@ static int media_is(const char *ct, const char *type)
 
 /* First call of PUT /tables/{name} (headers only): refuse at once what cannot succeed. JSON and
  * .npy bodies are buffered up to max_body_bytes; .safetensors is streamed with no body cap (the
- * kept tensor is bounded by max_table_bytes instead). Both count against the budget: the declared
- * length is reserved here, the streamed parser reserves its header, then its table (st_hold). */
+ * kept tensor is bounded by max_table_bytes instead). Both count against the budget: a declared
+ * length that does not fit is refused here (req_fits), a buffered body is reserved as it arrives
+ * (append_body), the streamed parser reserves its header, then its table (st_hold). */
 static enum MHD_Result table_put_headers(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
                                          const char *name)
 {
@@ -751,7 +769,7 @@ static enum MHD_Result table_put_headers(srv_ctx *ctx, struct MHD_Connection *c,
                  n, ctx->cfg->lim.max_body_bytes);
         return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
     }
-    if (req_hold(ctx, rq, (size_t)n) < 0) /* the buffer for the declared body, before any is read */
+    if (req_fits(ctx, rq, (size_t)n) < 0) /* before any of the body is read */
         return send_overloaded(ctx, c, rq);
     return MHD_YES;
 }
@@ -875,7 +893,7 @@ static enum MHD_Result compute_headers(srv_ctx *ctx, struct MHD_Connection *c, s
                  ctx->cfg->lim.max_body_bytes);
         return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
     }
-    if (req_hold(ctx, rq, (size_t)n) < 0) /* the buffer for the declared body, before any is read */
+    if (req_fits(ctx, rq, (size_t)n) < 0) /* before any of the body is read */
         return send_overloaded(ctx, c, rq);
     return MHD_YES; /* the body follows */
 }
@@ -890,8 +908,8 @@ static void drop_body(srv_ctx *ctx, srv_req *rq)
 }
 
 /* Appends one piece of a buffered body (compute POST, JSON / .npy PUT), up to max_body_bytes; past
- * it the body is discarded and the final call answers 413. The buffer is allocated at the declared
- * length (reserved at the headers), else grows by doubling; each growth is reserved in the budget
+ * it the body is discarded and the final call answers 413. The buffer grows by doubling from 4 KiB
+ * (the last growth no larger than the declared length); each growth is reserved in the budget
  * first, and a refusal discards the body (the final call answers 503 overloaded). */
 static enum MHD_Result append_body(srv_ctx *ctx, srv_req *rq, const char *upload, size_t n)
 {
@@ -908,9 +926,9 @@ static enum MHD_Result append_body(srv_ctx *ctx, srv_req *rq, const char *upload
             ncap *= 2;
         if (ncap > ctx->cfg->lim.max_body_bytes)
             ncap = ctx->cfg->lim.max_body_bytes;
-        if (rq->cap == 0 && rq->held >= rq->len + n)
-            ncap = rq->held; /* the declared length, reserved at the headers */
-        if (req_hold(ctx, rq, ncap > rq->held ? ncap : rq->held) < 0) {
+        if (rq->declared >= rq->len + n && ncap > rq->declared)
+            ncap = rq->declared; /* the last growth: no more than the declared length */
+        if (req_hold(ctx, rq, ncap) < 0) {
             drop_body(ctx, rq);
             return MHD_YES;
         }

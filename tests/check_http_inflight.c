@@ -3,8 +3,9 @@
  * memory (max_inflight_bytes, server/budget.h) against a real posencd started with
  * --max-inflight-bytes 65536 --max-body-bytes 65536 --max-table-bytes 65536.
  *
- * In every test connection A declares a 60000-byte /rope body, sends half of it and waits, so
- * 60000 bytes are reserved (the gauge posenc_inflight_body_bytes shows it before B is sent). Then:
+ * In every test connection A declares a 60000-byte /rope body, sends 40000 bytes of it and waits:
+ * the daemon reserves a body's buffer as it arrives, doubling from 4 KiB, and past 32 KiB that is
+ * the declared 60000 bytes (the gauge posenc_inflight_body_bytes shows it before B is sent). Then:
  * - test_declared: B posts a valid 10240-byte /rope body with Content-Length → 503 overloaded at
  *   the headers, Retry-After: 1, problem+json naming max_inflight_bytes and the figures (60000
  *   held, 10240 more asked, over the 65536 of GET /limits); A sends the rest → its 200 with the
@@ -14,7 +15,9 @@
  * - test_tables: PUT /tables/{name} with a declared 8000-byte JSON body → 503 at the headers;
  *   a .safetensors upload whose table needs 6400 bytes as float64 → 503 when its header is parsed;
  *   neither table exists afterwards (never half-processed); after A is done both uploads → 201.
- * - test_abort: A closes its connection with half its body sent → the gauge returns to 0.
+ * - test_abort: A closes its connection with part of its body sent → the gauge returns to 0.
+ * - test_slow_declared: A declares 60000 bytes but sends 100 → it holds 4096 (nothing is reserved
+ *   for a declaration) and B is served at once.
  * Each test checks that posenc_overloaded_responses_total rose by exactly the 503s it saw and
  * that the gauge returns to 0. Deadlines are generous (2 shared cores).
  */
@@ -31,6 +34,7 @@
 
 #define BUDGET 65536
 #define A_LEN 60000
+#define A_SENT 40000 /* > 32768: A's buffer is then the declared A_LEN */
 #define B_LEN 10240
 #define LESSON_SCORE (-1.5058433946987837) /* 5(cos 1 - sin 1): q at 2, k at 0, 0.5 rad */
 
@@ -104,8 +108,8 @@ static long long wait_gauge(long long want)
     return v;
 }
 
-/* Connection A: declares a 60000-byte /rope body (*body, malloc'd) and sends its first half;
- * returns the socket once the daemon has reserved the body (gauge = 60000). */
+/* Connection A: declares a 60000-byte /rope body (*body, malloc'd) and sends its first 40000
+ * bytes; returns the socket once the daemon has reserved the body (gauge = 60000). */
 static int hold_a(char **body)
 {
     *body = rope_body(A_LEN);
@@ -115,11 +119,11 @@ static int hold_a(char **body)
                      "Content-Length: %d\r\nConnection: close\r\n\r\n",
                      A_LEN);
     size_t hl = (size_t)n;
-    char *raw = malloc(hl + A_LEN / 2);
+    char *raw = malloc(hl + A_SENT);
     ck_assert_ptr_nonnull(raw);
     memcpy(raw, head, hl);
-    memcpy(raw + hl, *body, A_LEN / 2);
-    int fd = th_raw_open(&srv, raw, hl + A_LEN / 2);
+    memcpy(raw + hl, *body, A_SENT);
+    int fd = th_raw_open(&srv, raw, hl + A_SENT);
     free(raw);
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(wait_gauge(A_LEN), A_LEN);
@@ -130,7 +134,7 @@ static int hold_a(char **body)
 static void finish_a(int fd, char *body)
 {
     th_resp r;
-    ck_assert_int_eq(th_raw_finish(fd, body + A_LEN / 2, A_LEN - A_LEN / 2, &r), 0);
+    ck_assert_int_eq(th_raw_finish(fd, body + A_SENT, A_LEN - A_SENT, &r), 0);
     ck_assert_msg(r.status == 200, "A: status %ld: %s", r.status, r.body);
     json_error_t e;
     json_t *j = json_loads(r.body, 0, &e);
@@ -233,6 +237,33 @@ START_TEST(test_chunked)
     /* A's 60000 plus what B's buffer already held; B asked for a growth of its buffer */
     ck_assert_int_ge(held, A_LEN);
     ck_assert_int_le(more, 2 * B_LEN);
+}
+END_TEST
+
+START_TEST(test_slow_declared)
+{
+    /* A declares its 60000 bytes but has sent only 100: a declaration reserves nothing, so A holds
+     * only its first 4 KiB buffer and B (10240 bytes) is served at once; then A finishes. Were
+     * declarations reserved, a few slow clients could make every other request 503. */
+    char *abody = rope_body(A_LEN);
+    char head[256];
+    int n = snprintf(head, sizeof head,
+                     "POST /rope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %d\r\nConnection: close\r\n\r\n",
+                     A_LEN);
+    char raw[512];
+    memcpy(raw, head, (size_t)n);
+    memcpy(raw + n, abody, 100);
+    int fd = th_raw_open(&srv, raw, (size_t)n + 100);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(wait_gauge(4096), 4096);
+    expect_b_ok(0);
+    th_resp r;
+    ck_assert_int_eq(th_raw_finish(fd, abody + 100, A_LEN - 100, &r), 0);
+    ck_assert_msg(r.status == 200, "A: status %ld: %s", r.status, r.body);
+    th_resp_free(&r);
+    free(abody);
+    ck_assert_int_eq(wait_gauge(0), 0);
 }
 END_TEST
 
@@ -343,6 +374,7 @@ Suite *http_inflight_suite(void)
     tcase_add_test(tc, test_chunked);
     tcase_add_test(tc, test_tables);
     tcase_add_test(tc, test_abort);
+    tcase_add_test(tc, test_slow_declared);
     suite_add_tcase(s, tc);
     return s;
 }

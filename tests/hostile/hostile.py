@@ -441,7 +441,8 @@ def gauge(port):
 
 def t_body_budget(binary):
     """32 connections each declare a max_body_bytes - 1 body with Expect: 100-continue; those
-    invited (100 Continue) send all of it but its last byte and hold it. max_inflight_bytes admits
+    invited (100 Continue) send all of it but its last byte and hold it (the next one declares
+    once the daemon holds it: bodies are reserved as they arrive). max_inflight_bytes admits
     budget // size of them; the others get 503 overloaded at once, without sending any body.
     VmRSS grows by less than the budget + 32 MiB (without the budget: 32 x 16 MiB); /healthz is
     served meanwhile; once the holders close, the gauge is 0 and bodies are served again."""
@@ -473,6 +474,10 @@ def t_body_budget(binary):
                 s.sendall(fill[:k])
                 left -= k
             socks.append(s)
+            # a body is reserved as it arrives: wait until this one is, before the next declares
+            t0 = time.monotonic()
+            while gauge(d.port) != len(socks) * n and time.monotonic() - t0 < 10:
+                time.sleep(0.02)
         time.sleep(1.0)
         grow = d.status("VmRSS") - base
         admitted = len(socks)
