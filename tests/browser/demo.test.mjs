@@ -284,7 +284,8 @@ test('static files: content types, caching, favicon, vendored ECharts and its li
     assert.match(html.type, /^text\/html/);
     assert.equal(html.cache, 'no-cache');
     for (const [p, type] of [['/js/main.js', /^text\/javascript/], ['/js/i18n.js', /^text\/javascript/],
-        ['/js/util.js', /^text\/javascript/], ['/style.css', /^text\/css/], ['/favicon.svg', /^image\/svg\+xml/],
+        ['/js/util.js', /^text\/javascript/], ['/js/ui.js', /^text\/javascript/], ['/style.css', /^text\/css/],
+        ['/favicon.svg', /^image\/svg\+xml/],
         ['/vendor/echarts/echarts.min.js', /^text\/javascript/]]) {
         const r = await get(p);
         assert.equal(r.status, 200, p);
@@ -295,7 +296,7 @@ test('static files: content types, caching, favicon, vendored ECharts and its li
     assert.match(lic.body, /Apache License/);
     assert.match((await get('/vendor/echarts/NOTICE')).body, /Apache ECharts/);
     // no CDN or other host referenced by the page's own files
-    for (const p of ['/', '/js/main.js', '/js/util.js', '/js/i18n.js', '/style.css'])
+    for (const p of ['/', '/js/main.js', '/js/util.js', '/js/ui.js', '/js/i18n.js', '/style.css'])
         assert.doesNotMatch((await get(p)).body, /(src|href)=["']?(https?:)?\/\//, `${p} references another host`);
 });
 

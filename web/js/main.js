@@ -1,53 +1,13 @@
 // The posenc teaching demo. Every number drawn here comes from the posencd API (same origin); the page
 // only chooses inputs, picks entries out of responses and formats them.
 import {
-    api, ApiError, track, debounce, latest, fmt, fmtInt, fmtSig, putNum, $, $$, h, chart, baseOption, axis,
+    api, ApiError, track, latest, fmt, fmtInt, fmtSig, putNum, $, $$, h, chart, baseOption, axis,
     extent, heatData, DIVERGING, COLORS, s, arrow, arrowMarker,
 } from './util.js';
 import { t, getLang, setLang, onLang, initialLang, applyI18n } from './i18n.js';
+import { range, guarded, bindRange } from './ui.js';
 
 const TABLE = 'demo-512x64';
-const range = (n, from = 0) => Array.from({ length: n }, (_, i) => i + from);
-
-/** Shows an error next to `anchor` (a friendly line; the server's detail is kept). Clears it when e is null. */
-function showError(anchor, e) {
-    let el = anchor.previousElementSibling;
-    if (!el || !el.classList.contains('err')) {
-        el = h('p', { class: 'friendly err', role: 'alert' });
-        anchor.before(el);
-    }
-    if (!e) {
-        el.hidden = true;
-        el.textContent = '';
-        return;
-    }
-    el.hidden = false;
-    el.textContent = e instanceof ApiError ? t('err.generic', { msg: e.message })
-        : t('err.network', { msg: e.message });
-    if (!(e instanceof ApiError))
-        console.warn(e);
-}
-
-/** Runs an async renderer and reports failures next to `anchor` instead of throwing. */
-async function guarded(anchor, fn) {
-    try {
-        await fn();
-        showError(anchor, null);
-    } catch (e) {
-        showError(anchor, e);
-    }
-}
-
-function bindRange(id, fn, ms = 120) {
-    const el = $('#' + id), out = $('#' + id + '-o');
-    const run = debounce(fn, ms);
-    el.addEventListener('input', () => {
-        if (out)
-            out.textContent = el.value;
-        run();
-    });
-    return el;
-}
 
 // Numbers in charts' tooltips and labels.
 const tip = (x) => fmt(x, 4);
