@@ -13,6 +13,7 @@ const ko = {
     'nav.rope': '4. RoPE',
     'nav.alibi': '5. ALiBi',
     'nav.compare': '6. 비교와 외삽',
+    'nav.grid': '7. 이미지 격자',
     'intro': '어텐션만으로는 토큰이 어떤 순서로 들어왔는지 알 수 없습니다. 이 페이지는 순서 정보를 넣는 대표적인 방식 — ' +
         '사인파, 학습형 표, RoPE, ALiBi — 를 작은 예제로 하나씩 보여 줍니다. 화면의 숫자와 그래프는 모두 이 서버의 API ' +
         '(<code>posencd</code>)가 float64로 계산해 돌려준 값이고, 페이지는 그것을 그리기만 합니다. 그림마다 ' +
@@ -286,6 +287,67 @@ const ko = {
     'check.a2': '쿼리를 mθ, 키를 nθ만큼 돌리면 내적에는 (m − n)θ만 남기 때문입니다. 4절의 (2, 0), (5, 3), (9, 7)이 같은 점수였습니다.',
     'check.q3': 'ALiBi는 왜 헤드마다 기울기를 다르게 두나요?',
     'check.a3': '바로 옆만 보는 헤드부터 먼 문맥까지 보는 헤드까지, 여러 "시야 범위"를 함께 두기 위해서입니다.',
+    // 7
+    'grid.title': '7. 이미지 위의 RoPE: 축별(axial)과 혼합(mixed)',
+    'grid.p1': '비전 트랜스포머는 이미지를 H × W개의 패치로 잘라 토큰으로 씁니다. 그러면 위치는 번호 하나가 아니라 ' +
+        '(행, 열) 좌표 한 쌍입니다. 가장 흔한 2차원 RoPE인 <i>axial</i>은 짝을 둘로 나눠 한쪽은 행 좌표만큼, ' +
+        '다른 쪽은 열 좌표만큼 돌립니다. RoPE-Mixed(Heo 외, ECCV 2024)는 짝마다 행 주파수와 열 주파수를 ' +
+        '하나씩 두고 각도를 φ<sub>j</sub> = 행·F[0][j] + 열·F[1][j]로 정하며, 이 F를 학습합니다. 어느 쪽이든 각도가 ' +
+        '좌표에 비례하므로 두 패치의 점수는 좌표 차이 (Δ행, Δ열)로만 정해집니다. 쿼리 패치 하나를 고르면, 그 쿼리가 ' +
+        '모든 패치(키)와 내는 점수를 서버가 두 방식으로 계산해 이미지 모양으로 그립니다.',
+    'grid.setup': 'head_dim 8 = 짝 4개(인접한 두 차원이 한 짝, <code>interleaved</code>)이고 위치는 [행, 열]입니다. ' +
+        'axial은 base 100이라 짝 0·1이 행을, 짝 2·3이 열을 맡고 주파수는 축마다 1과 0.1입니다. 모든 패치에 ' +
+        '똑같은 벡터를 q와 k로 넣었습니다. 패치 내용이 모두 같으니 점수가 달라지는 까닭은 위치뿐입니다.',
+    'grid.rows': '행 수 H',
+    'grid.cols': '열 수 W',
+    'grid.qr': '쿼리 행',
+    'grid.qc': '쿼리 열',
+    'grid.qk': 'q = k',
+    'grid.qk.rows': '(1,0, 1,0, ½,0, ½,0): 짝 0·1이 더 긺',
+    'grid.qk.equal': '(1,0, 1,0, 1,0, 1,0): 네 짝 모두 길이 1',
+    'grid.preset': 'mixed의 F',
+    'grid.p.axial': 'axial과 같은 F ([[m, 0], [0, m]])',
+    'grid.p.turn30': '30° 돌린 F (RoPE-Mixed 초기화 방식)',
+    'grid.p.learned': '학습된 것처럼 보이는 F (지어낸 값)',
+    'grid.p.custom': '직접 입력',
+    'grid.f.caption': '주파수 행렬 F: 행 = 축, 열 = 짝 j. 위 두 줄은 axial 요청에 서버가 돌려준 axis_freqs이고, ' +
+        '아래 두 줄은 mixed 요청에 보내는 freqs입니다. 아래 칸은 고쳐 쓸 수 있습니다.',
+    'grid.f.corner': '축 \\ 짝',
+    'grid.f.ar': 'axial <span class="sub">행</span>',
+    'grid.f.ac': 'axial <span class="sub">열</span>',
+    'grid.f.mr': 'mixed <span class="sub">행</span>',
+    'grid.f.mc': 'mixed <span class="sub">열</span>',
+    'grid.axial': 'axial',
+    'grid.axialCap': '(짝마다 한 축만)',
+    'grid.mixed': 'mixed',
+    'grid.mixedCap': '(짝마다 두 축을 함께)',
+    'grid.how': '칸을 누르면 그 패치가 쿼리가 됩니다(굵은 테두리). 키보드로는 지도에 초점을 두고 화살표 키를 ' +
+        '누르거나 위의 슬라이더를 씁니다. 칸의 숫자와 툴팁은 서버가 돌려준 점수입니다. 두 지도는 같은 색 척도를 씁니다.',
+    'grid.patch': '패치',
+    'grid.noMap': '요청이 거절되어 그릴 지도가 없습니다',
+    'grid.ax.col': '열',
+    'grid.ax.row': '행',
+    'grid.mapLabel': '{m} 점수 지도, 쿼리 패치 ({r}, {c}). 화살표 키로 쿼리를 옮깁니다.',
+    'grid.sel': '쿼리 패치 ({r}, {c})의 점수',
+    'grid.col.key': '키',
+    'grid.col.delta': 'Δ (행, 열)',
+    'grid.row.self': '자기 자신',
+    'grid.row.origin': '왼쪽 위',
+    'grid.row.swap1': '이웃 ①',
+    'grid.row.swap2': '이웃 ②',
+    'grid.swap': '이웃 ①(Δ = {d1})과 이웃 ②(Δ = {d2})는 쿼리에서 똑같이 √5만큼 떨어져 있습니다. axial은 {a}와 {b}, ' +
+        'mixed는 {c}와 {d}를 줍니다.',
+    'grid.swap.tie': 'axial이 둘을 구분하지 못하는 까닭: 지금 q는 행 짝과 열 짝의 길이가 같고 두 축의 주파수도 같아서, ' +
+        '행과 열을 맞바꿔도 점수가 그대로입니다.',
+    'grid.notice': '<b>눈여겨볼 점.</b> ① axial 지도는 가로 띠와 세로 띠가 겹친 격자무늬입니다. axial 점수는 ' +
+        '"Δ행만의 함수 + Δ열만의 함수"로 쪼개지기 때문입니다. ② mixed 지도의 띠는 비스듬합니다. 짝 하나가 행과 열을 ' +
+        '함께 보며 돌기 때문에 두 축이 섞입니다. F를 "axial과 같은 F"로 바꾸면 두 지도가 똑같아집니다. ③ 쿼리를 ' +
+        '옮기면 무늬가 통째로 따라옵니다. 점수는 좌표 차이에만 달려 있습니다. ④ 같은 거리라도 (1, 2)와 (2, 1)은 다른 ' +
+        '차이이고, 대개 점수도 다릅니다.',
+    'grid.p2': '좌표의 순서는 정하기 나름입니다. 여기서는 Qwen2-VL과 Pixtral처럼 행을 먼저 쓰고, RoPE-ViT는 열(x)을 ' +
+        '먼저 씁니다. 서버의 <code>axes</code>에는 이 밖에도 <code>mrope</code>(Qwen2-VL 언어 모델: 시간·행·열)와 ' +
+        '<code>pixtral</code>이 있습니다. 규칙은 <a href="/docs">API 문서</a>의 /rope <code>axes</code>에 있습니다.',
+
     'foot.api': 'API: <a href="/docs">/docs</a> · <a href="/openapi.yaml">openapi.yaml</a> · ' +
         '<a href="/limits">/limits</a> · <a href="/version">/version</a>',
     'foot.lib': '차트: Apache ECharts 6.1.0 (Apache-2.0, <code>vendor/echarts/</code>에 라이선스 동봉). ' +
@@ -305,6 +367,7 @@ const en = {
     'nav.rope': '4. RoPE',
     'nav.alibi': '5. ALiBi',
     'nav.compare': '6. Comparison',
+    'nav.grid': '7. Image grids',
     'intro': 'Attention by itself cannot tell in which order its tokens arrived. This page walks through the usual ' +
         'ways of supplying order — sinusoidal, a learned table, RoPE and ALiBi — with small examples. Every number ' +
         'and chart here was computed in float64 by this server\'s API (<code>posencd</code>); the page only draws ' +
@@ -591,6 +654,73 @@ const en = {
     'check.q3': 'Why does ALiBi give every head a different slope?',
     'check.a3': 'To have several fields of view at once: heads that look only at the next word and heads that take in ' +
         'distant context.',
+    // 7
+    'grid.title': '7. RoPE on an image: axial and mixed',
+    'grid.p1': 'A vision Transformer cuts an image into H × W patches and uses them as tokens, so a position is a ' +
+        '(row, column) pair rather than one number. The usual 2-D RoPE, <i>axial</i>, splits the pairs in two: one ' +
+        'half turns with the row, the other with the column. RoPE-Mixed (Heo et al., ECCV 2024) gives every pair a ' +
+        'row frequency and a column frequency, turns it by φ<sub>j</sub> = row·F[0][j] + col·F[1][j], and learns F. ' +
+        'Either way the angles are linear in the coordinates, so the score of two patches depends only on their ' +
+        'offset (Δrow, Δcol). Pick a query patch: the server computes its score to every patch (the keys) both ' +
+        'ways, drawn in the shape of the image.',
+    'grid.setup': 'head_dim 8 = 4 pairs (two neighbouring dims a pair, <code>interleaved</code>), positions [row, col]. ' +
+        'Axial uses base 100: pairs 0 and 1 follow the row, pairs 2 and 3 the column, with frequencies 1 and 0.1 on ' +
+        'each axis. Every patch gets the same vector as q and k: the patches\' contents are identical, so whatever ' +
+        'changes the score is position.',
+    'grid.rows': 'Rows H',
+    'grid.cols': 'Columns W',
+    'grid.qr': 'Query row',
+    'grid.qc': 'Query column',
+    'grid.qk': 'q = k',
+    'grid.qk.rows': '(1,0, 1,0, ½,0, ½,0): pairs 0, 1 longer',
+    'grid.qk.equal': '(1,0, 1,0, 1,0, 1,0): all four pairs length 1',
+    'grid.preset': 'F for mixed',
+    'grid.p.axial': 'the axial F ([[m, 0], [0, m]])',
+    'grid.p.turn30': 'F turned by 30° (as RoPE-Mixed initialises it)',
+    'grid.p.learned': 'a learned-looking F (made up)',
+    'grid.p.custom': 'your own',
+    'grid.f.caption': 'Frequency matrix F: rows = axes, columns = pairs j. The top two rows are the axis_freqs the ' +
+        'server returned for the axial request; the bottom two are the freqs sent with the mixed request, and you can ' +
+        'edit them.',
+    'grid.f.corner': 'axis \\ pair',
+    'grid.f.ar': 'axial <span class="sub">row</span>',
+    'grid.f.ac': 'axial <span class="sub">column</span>',
+    'grid.f.mr': 'mixed <span class="sub">row</span>',
+    'grid.f.mc': 'mixed <span class="sub">column</span>',
+    'grid.axial': 'axial',
+    'grid.axialCap': '(each pair follows one axis)',
+    'grid.mixed': 'mixed',
+    'grid.mixedCap': '(each pair follows both axes)',
+    'grid.how': 'Click a cell to make that patch the query (thick border). With the keyboard, focus a map and use the ' +
+        'arrow keys, or the sliders above. The numbers in the cells and the tooltips are the server\'s scores; both ' +
+        'maps share one colour scale.',
+    'grid.patch': 'patch',
+    'grid.noMap': 'no map: the request was refused',
+    'grid.ax.col': 'column',
+    'grid.ax.row': 'row',
+    'grid.mapLabel': '{m} score map, query patch ({r}, {c}). Arrow keys move the query.',
+    'grid.sel': 'Scores of query patch ({r}, {c})',
+    'grid.col.key': 'key',
+    'grid.col.delta': 'Δ (row, col)',
+    'grid.row.self': 'itself',
+    'grid.row.origin': 'top left',
+    'grid.row.swap1': 'neighbour ①',
+    'grid.row.swap2': 'neighbour ②',
+    'grid.swap': 'Neighbours ① (Δ = {d1}) and ② (Δ = {d2}) are equally far from the query, √5. Axial gives {a} ' +
+        'and {b}, mixed {c} and {d}.',
+    'grid.swap.tie': 'Why axial ties here: with this q the row pairs and the column pairs are equally long and both ' +
+        'axes have the same frequencies, so swapping rows and columns leaves the score unchanged.',
+    'grid.notice': '<b>What to notice.</b> (1) The axial map is a plaid of horizontal and vertical bands: an axial ' +
+        'score splits into a function of Δrow alone plus a function of Δcol alone. (2) The mixed map\'s bands run ' +
+        'at a slant: one pair turns with the row and the column together, so the axes are coupled. Choose "the axial ' +
+        'F" and the two maps become identical. (3) Move the query and the pattern moves with it: the score depends ' +
+        'only on the offset. (4) (1, 2) and (2, 1) are the same distance but different offsets, and usually score ' +
+        'differently.',
+    'grid.p2': 'The order of the coordinates is up to the client: here the row comes first, as in Qwen2-VL and ' +
+        'Pixtral, while RoPE-ViT puts the column (x) first. The server\'s <code>axes</code> also has ' +
+        '<code>mrope</code> (the Qwen2-VL language model: time, row, column) and <code>pixtral</code>; the rules are ' +
+        'under /rope <code>axes</code> in the <a href="/docs">API reference</a>.',
+
     'foot.api': 'API: <a href="/docs">/docs</a> · <a href="/openapi.yaml">openapi.yaml</a> · ' +
         '<a href="/limits">/limits</a> · <a href="/version">/version</a>',
     'foot.lib': 'Charts: Apache ECharts 6.1.0 (Apache-2.0, licence kept in <code>vendor/echarts/</code>). ' +

@@ -6,6 +6,9 @@ import { t } from './i18n.js';
 /** 0 … n−1 (or from … from+n−1): indices for axes and requests, not numerics. */
 export const range = (n, from = 0) => Array.from({ length: n }, (_, i) => i + from);
 
+/** An integer offset with its sign: +2, 0, −3 (true minus sign). */
+export const signed = (d) => (d > 0 ? `+${d}` : String(d).replace('-', '\u2212'));
+
 /** Shows an error next to `anchor` (a friendly line; the server's detail is kept). Clears it when e is null. */
 export function showError(anchor, e) {
     let el = anchor.previousElementSibling;
