@@ -14,8 +14,10 @@ const ko = {
     'nav.alibi': '5. ALiBi',
     'nav.compare': '6. 비교와 외삽',
     'nav.grid': '7. 이미지 격자',
+    'nav.rel': '8. 상대 위치 방식',
     'intro': '어텐션만으로는 토큰이 어떤 순서로 들어왔는지 알 수 없습니다. 이 페이지는 순서 정보를 넣는 대표적인 방식 — ' +
-        '사인파, 학습형 표, RoPE, ALiBi — 를 작은 예제로 하나씩 보여 줍니다. 화면의 숫자와 그래프는 모두 이 서버의 API ' +
+        '사인파, 학습형 표, RoPE, ALiBi — 를 작은 예제로 하나씩 보여 주고, 끝의 두 절에서는 이미지 격자 위의 RoPE와 ' +
+        '다른 상대 위치 방식(T5, Shaw, Transformer-XL)을 다룹니다. 화면의 숫자와 그래프는 모두 이 서버의 API ' +
         '(<code>posencd</code>)가 float64로 계산해 돌려준 값이고, 페이지는 그것을 그리기만 합니다. 그림마다 ' +
         '<b>요청 보기</b>를 열면 보낸 요청을 그대로 볼 수 있습니다.',
     'req.show': '요청 보기',
@@ -348,10 +350,53 @@ const ko = {
         '먼저 씁니다. 서버의 <code>axes</code>에는 이 밖에도 <code>mrope</code>(Qwen2-VL 언어 모델: 시간·행·열)와 ' +
         '<code>pixtral</code>이 있습니다. 규칙은 <a href="/docs">API 문서</a>의 /rope <code>axes</code>에 있습니다.',
 
+    // 8
+    'rel.title': '8. 상대 위치 방식 나란히: T5, ALiBi, Shaw, Transformer-XL',
+    'rel.p1': '이 네 방식은 위치 벡터를 입력에 더하지 않습니다. 대신 층마다 어텐션 점수에 "키가 쿼리에서 몇 칸 ' +
+        '떨어져 있나"의 함수를 더합니다. 방식마다 다른 것은 그 함수의 모양입니다. 아래 그림은 길이 T인 문장에서 ' +
+        '각 방식이 점수에 보태는 값을 <b>키 − 쿼리</b>에 대해 그립니다.',
+    'rel.setup': '위치 항만 보이도록 k를 영벡터로 두었습니다. 그러면 내용 항 q·k가 0이 되어 <code>/attention</code>이 ' +
+        '돌려준 점수가 곧 위치 항입니다(scale = 1, causal = false). ALiBi는 <code>/alibi</code>의 bias를, T5의 버킷 ' +
+        '번호는 <code>/t5/buckets</code>를 그대로 씁니다. 편향 표와 임베딩은 학습된 값이 아니라 설명용으로 지은 값입니다.',
+    'rel.T': '문장 길이 T',
+    'rel.K': 'Shaw의 K (max_relative_position)',
+    'ax.rel': '키 − 쿼리',
+    'rel.t5': 'T5: 버킷마다 편향 하나',
+    'rel.t5.n': '거리를 버킷으로 묶고 버킷마다 학습한 값을 더합니다. 버킷 8개(방향마다 4개), max_distance 16: 0과 1칸은 ' +
+        '제 버킷을 갖고, 그 너머는 로그 간격으로 묶여 2–5칸이 한 버킷, 6칸부터는 마지막 버킷입니다. 그래서 계단 ' +
+        '모양이고, 앞뒤 방향은 서로 다른 버킷입니다(버킷 4, 곧 "쿼리 뒤 0칸"은 나오지 않습니다). 막대 위 b는 버킷 번호입니다.',
+    'rel.alibi': 'ALiBi: 거리에 비례한 벌점',
+    'rel.alibi.n': '−m·|키 − 쿼리|, m = 1/2 (symmetric 모드). 학습하는 값이 없고, 멀어질수록 끝없이 곧게 내려갑니다. ' +
+        'causal 모드(5절)에서는 오른쪽 절반, 곧 쿼리 뒤의 키가 가려집니다.',
+    'rel.shaw': 'Shaw: 잘린 거리마다 학습한 벡터',
+    'rel.shaw.n': '키 − 쿼리를 −K…K로 자른 뒤 그 거리의 벡터 a<sup>K</sup>와 q의 내적을 더합니다. K보다 먼 키는 모두 ' +
+        '가장자리 벡터를 함께 쓰므로 회색 영역은 평평합니다. 여기서는 d = 1, q = 1이라 점수가 a<sup>K</sup> 값 그대로입니다.',
+    'rel.shawK': 'K = {K}: key_embeddings의 {neg} … {pos} 행 = {rows}',
+    'rel.txl': 'Transformer-XL: 거리의 사인파를 투영',
+    'rel.txl.n': '거리 δ = 쿼리 − 키의 사인·코사인 벡터 R(δ)를 W<sub>R</sub>로 투영한 뒤 (q + v)와 내적합니다. ' +
+        '여기서는 d = 4, W<sub>R</sub> = 단위행렬, base 16(주파수 1과 1/4), q = (1, 1, 1, 1), v = 0이므로 점수는 ' +
+        'sin δ + sin(δ/4) + cos δ + cos(δ/4)입니다. 잘리지도 않고 거리와 함께 꾸준히 줄지도 않습니다. causal = false라 ' +
+        '쿼리 뒤의 키는 음수 δ를 씁니다(XLNet 방식).',
+    'rel.clipped': '잘림',
+    'rel.bucket': '버킷',
+    'rel.bias': '편향',
+    'rel.numbers': '그림 뒤의 숫자',
+    'rel.read': '키 − 쿼리가 음수인 값은 마지막 쿼리(위치 T − 1)의 행에서, 양수인 값은 첫 쿼리(위치 0)의 행에서 ' +
+        '읽었습니다. 네 방식 모두 한 대각선의 값이 같으므로 어느 쿼리에서 읽어도 같습니다.',
+    'rel.col.t5b': 'T5 버킷',
+    'rel.col.t5': 'T5',
+    'rel.col.alibi': 'ALiBi',
+    'rel.col.shaw': 'Shaw',
+    'rel.p2': '부호에 주의하세요. T5와 Shaw는 키 − 쿼리로 색인하고, Transformer-XL은 쿼리 − 키(δ)를 씁니다. 위 그림은 ' +
+        '모두 가로축을 키 − 쿼리로 맞췄습니다. ALiBi만 학습할 값이 없고, T5와 Shaw는 정해진 거리 너머를 한 값으로 ' +
+        '뭉치며, Transformer-XL은 사인파라서 먼 거리에서도 값이 계속 출렁입니다.',
+
     'foot.api': 'API: <a href="/docs">/docs</a> · <a href="/openapi.yaml">openapi.yaml</a> · ' +
         '<a href="/limits">/limits</a> · <a href="/version">/version</a>',
     'foot.lib': '차트: Apache ECharts 6.1.0 (Apache-2.0, <code>vendor/echarts/</code>에 라이선스 동봉). ' +
-        '참고: Vaswani 외 2017 (arXiv 1706.03762), Su 외 2021 RoFormer (2104.09864), Press 외 2021 ALiBi (2108.12409).',
+        '참고: Vaswani 외 2017 (arXiv 1706.03762), Su 외 2021 RoFormer (2104.09864), Press 외 2021 ALiBi (2108.12409), ' +
+        'Heo 외 2024 RoPE-ViT (2403.13298), Raffel 외 2020 T5 (1910.10683), Shaw 외 2018 (1803.02155), ' +
+        'Dai 외 2019 Transformer-XL (1901.02860).',
     'foot.server': '서버: {v}',
 };
 
@@ -368,10 +413,12 @@ const en = {
     'nav.alibi': '5. ALiBi',
     'nav.compare': '6. Comparison',
     'nav.grid': '7. Image grids',
+    'nav.rel': '8. Relative methods',
     'intro': 'Attention by itself cannot tell in which order its tokens arrived. This page walks through the usual ' +
-        'ways of supplying order — sinusoidal, a learned table, RoPE and ALiBi — with small examples. Every number ' +
-        'and chart here was computed in float64 by this server\'s API (<code>posencd</code>); the page only draws ' +
-        'the answers. Open <b>Show request</b> under a figure to see exactly what was sent.',
+        'ways of supplying order — sinusoidal, a learned table, RoPE and ALiBi — with small examples; the last two ' +
+        'sections take RoPE onto an image grid and set the other relative methods (T5, Shaw, Transformer-XL) beside ' +
+        'ALiBi. Every number and chart here was computed in float64 by this server\'s API (<code>posencd</code>); ' +
+        'the page only draws the answers. Open <b>Show request</b> under a figure to see exactly what was sent.',
     'req.show': 'Show request',
     'ex.show': 'Show answer',
     'loading': 'Computing…',
@@ -721,11 +768,58 @@ const en = {
         '<code>mrope</code> (the Qwen2-VL language model: time, row, column) and <code>pixtral</code>; the rules are ' +
         'under /rope <code>axes</code> in the <a href="/docs">API reference</a>.',
 
+    // 8
+    'rel.title': '8. Relative methods side by side: T5, ALiBi, Shaw, Transformer-XL',
+    'rel.p1': 'These four methods add no position vector to the input. Instead, in every layer, they add to the ' +
+        'attention score a function of how far the key is from the query; what differs is the shape of that ' +
+        'function. The charts show, for a sentence of T tokens, what each method adds to a score as a function of ' +
+        '<b>key − query</b>.',
+    'rel.setup': 'To see the position term alone, k is the zero vector: the content term q·k is then 0 and the score ' +
+        '<code>/attention</code> returns is the position term itself (scale = 1, causal = false). ALiBi\'s values ' +
+        'are <code>/alibi</code>\'s bias and T5\'s bucket numbers come from <code>/t5/buckets</code>. The bias table ' +
+        'and the embeddings are made up for the demo, not trained.',
+    'rel.T': 'Sentence length T',
+    'rel.K': 'Shaw\'s K (max_relative_position)',
+    'ax.rel': 'key − query',
+    'rel.t5': 'T5: one bias per bucket',
+    'rel.t5.n': 'Distances are grouped into buckets and each bucket adds a learned value. 8 buckets (4 each way), ' +
+        'max_distance 16: distances 0 and 1 get buckets of their own, farther ones are grouped on a log scale, so ' +
+        '2–5 share one bucket and 6 or more the last one. Hence the steps, and the two directions use different ' +
+        'buckets (bucket 4, "0 after the query", never occurs). The b above each bar is the bucket number.',
+    'rel.alibi': 'ALiBi: a penalty proportional to distance',
+    'rel.alibi.n': '−m·|key − query| with m = 1/2 (symmetric mode). Nothing is learned, and the line keeps falling ' +
+        'straight with distance. In causal mode (section 5) the right half, keys after the query, is masked.',
+    'rel.shaw': 'Shaw: a learned vector per clipped distance',
+    'rel.shaw.n': 'key − query is clipped to −K…K and q is dotted with that distance\'s vector a<sup>K</sup>. Keys ' +
+        'farther than K all share the edge vector, so the grey areas are flat. Here d = 1 and q = 1, so the score is ' +
+        'the value of a<sup>K</sup> itself.',
+    'rel.shawK': 'K = {K}: rows {neg} … {pos} of key_embeddings = {rows}',
+    'rel.txl': 'Transformer-XL: a projected sinusoid of the distance',
+    'rel.txl.n': 'The sine and cosine vector R(δ) of δ = query − key is projected by W<sub>R</sub> and dotted with ' +
+        '(q + v). Here d = 4, W<sub>R</sub> = identity, base 16 (frequencies 1 and 1/4), q = (1, 1, 1, 1) and v = 0, so ' +
+        'the score is sin δ + sin(δ/4) + cos δ + cos(δ/4): not clipped, and not steadily falling with distance. With ' +
+        'causal = false, keys after the query use negative δ (as XLNet does).',
+    'rel.clipped': 'clipped',
+    'rel.bucket': 'bucket',
+    'rel.bias': 'bias',
+    'rel.numbers': 'The numbers behind the charts',
+    'rel.read': 'Values for negative key − query are read from the last query\'s row (position T − 1), positive ones ' +
+        'from the first query\'s row (position 0). For all four methods every diagonal holds one value, so any ' +
+        'query would give the same numbers.',
+    'rel.col.t5b': 'T5 bucket',
+    'rel.col.t5': 'T5',
+    'rel.col.alibi': 'ALiBi',
+    'rel.col.shaw': 'Shaw',
+    'rel.p2': 'Mind the signs: T5 and Shaw index by key − query, Transformer-XL by query − key (δ); every chart above ' +
+        'puts key − query on its horizontal axis. Only ALiBi learns nothing; T5 and Shaw lump everything beyond a ' +
+        'set distance into one value; Transformer-XL is a sinusoid, so it keeps oscillating far away.',
+
     'foot.api': 'API: <a href="/docs">/docs</a> · <a href="/openapi.yaml">openapi.yaml</a> · ' +
         '<a href="/limits">/limits</a> · <a href="/version">/version</a>',
     'foot.lib': 'Charts: Apache ECharts 6.1.0 (Apache-2.0, licence kept in <code>vendor/echarts/</code>). ' +
         'References: Vaswani et al. 2017 (arXiv 1706.03762), Su et al. 2021 RoFormer (2104.09864), Press et al. ' +
-        '2021 ALiBi (2108.12409).',
+        '2021 ALiBi (2108.12409), Heo et al. 2024 RoPE-ViT (2403.13298), Raffel et al. 2020 T5 (1910.10683), ' +
+        'Shaw et al. 2018 (1803.02155), Dai et al. 2019 Transformer-XL (1901.02860).',
     'foot.server': 'Server: {v}',
 };
 

@@ -7,6 +7,7 @@ import {
 import { t, getLang, setLang, onLang, initialLang, applyI18n } from './i18n.js';
 import { range, guarded, bindRange } from './ui.js';
 import { gridInit } from './grid2d.js';
+import { relInit } from './relative.js';
 
 const TABLE = 'demo-512x64';
 
@@ -1065,7 +1066,7 @@ async function main() {
     // Keyboard users reach the charts' descriptions through the figures' captions; the skip link
     // focuses <main>.
     await track(() => Promise.all([whyInit(), sinInit(), learnedInit(), ropeInit(), alibiInit(), cmpInit(),
-        gridInit(), footer()]));
+        gridInit(), relInit(), footer()]));
     document.body.dataset.ready = '1';
 }
 
