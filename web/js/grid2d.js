@@ -1,7 +1,9 @@
 // 7. RoPE on an image grid: one query patch's scores to every patch of an H × W image, for axial RoPE and for
 // RoPE-Mixed. Both maps are POST /rope responses (`axes`, [row, col] positions); the page picks the query's row
 // of `scores` and lays it out as the image.
-import { api, latest, debounce, fmt, fmtSig, putNum, $, $$, h, chart, baseOption, axis, heatData, DIVERGING } from './util.js';
+import {
+    api, latest, debounce, fmt, fmtSig, putNum, $, $$, h, chart, baseOption, axis, heatData, DIVERGING,
+} from './util.js';
 import { t, onLang } from './i18n.js';
 import { range, signed, guarded, bindRange } from './ui.js';
 
@@ -86,8 +88,8 @@ function mapOption(el, img, x, A) {
     return baseOption({
         grid: { left: 44, right: 12, top: 30, bottom: 66 },
         tooltip: {
-            formatter: (p) => `${t('grid.patch')} (${p.value[1]}, ${p.value[0]}) · Δ ${delta(x, p.value[1], p.value[0])}` +
-                `<br><b>${fmt(p.value[2], 4)}</b>`,
+            formatter: ({ value: [c, r, v] }) => `${t('grid.patch')} (${r}, ${c}) · Δ ${delta(x, r, c)}` +
+                `<br><b>${fmt(v, 4)}</b>`,
         },
         xAxis: axis({ type: 'category', data: range(x.W), position: 'top', name: t('grid.ax.col'),
             nameLocation: 'middle', nameGap: 22, splitLine: { show: false } }),
@@ -126,9 +128,9 @@ function gridRender() {
         el.style.aspectRatio = `${x.W + 1.2} / ${x.H + 2}`;
         const c = chart(el);
         c.resize();
-        c.setOption(imgs[m] ? mapOption(el, imgs[m], x, A) : baseOption({ series: [],
-            title: { text: t('grid.noMap'), left: 'center', top: 'middle', textStyle: { color: '#4b5563', fontSize: 14 } } }),
-        true);
+        const empty = { series: [], title: { text: t('grid.noMap'), left: 'center', top: 'middle',
+            textStyle: { color: '#4b5563', fontSize: 14 } } };
+        c.setOption(imgs[m] ? mapOption(el, imgs[m], x, A) : baseOption(empty), true);
         el.dataset.cells = imgs[m] ? String(x.H * x.W) : '0';
         $(`#grid-${m}-wrap`).setAttribute('aria-label', t('grid.mapLabel', { m: t('grid.' + m), r: x.r, c: x.c }));
     }
