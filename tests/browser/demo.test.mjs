@@ -6,8 +6,10 @@
 //
 // Checks: the lesson's worked numbers as rendered (exercises 1-4, the RoPE score tables, the ALiBi softmax
 // bars, the corrected slowest RoPE period), every section's charts drawn, the interactions (keyboard,
-// language switch, method/extend/scaling choices, config paste), no console errors except the 422s the page
-// provokes on purpose, no request to any host but 127.0.0.1, no horizontal overflow at phone width.
+// language switch, method/extend/scaling choices, config paste), the image grid (a clicked patch's scores
+// against a direct POST /rope, axial's offset property) and the relative-methods panel (against direct
+// /t5/buckets, /alibi and /attention calls), no console errors except the 422s the page provokes on purpose,
+// no request to any host but 127.0.0.1, no horizontal overflow at phone width.
 // Screenshots of every section (ko and en, 1280x800 and 390x844) go to tests/artifacts/browser/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +26,7 @@ const ART = path.join(ROOT, 'tests', 'artifacts', 'browser');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const SECTIONS = ['why', 'sin', 'learned', 'rope', 'alibi', 'compare'];
+const SECTIONS = ['why', 'sin', 'learned', 'rope', 'alibi', 'compare', 'grid', 'rel'];
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
@@ -242,6 +244,10 @@ async function checkCharts(page) {
     assert.equal(await chartPoints(page, '#bias-chart'), 144);
     assert.equal(await chartPoints(page, '#bars-chart'), 4);
     assert.equal(await chartPoints(page, '#t5-chart'), 1025);
+    assert.equal(await chartPoints(page, '#grid-axial'), 64);
+    assert.equal(await chartPoints(page, '#grid-mixed'), 64);
+    for (const m of ['t5', 'alibi', 'shaw', 'txl'])
+        assert.equal(await chartPoints(page, `#rel-${m}`), 15, m);
     assert.equal(await page.locator('[data-testid="sin-dials"] figure').count(), 5);
     assert.equal(await page.locator('[data-testid="rope-svg"] svg line').count() > 10, true);
     // the decay chart names both curves
@@ -283,10 +289,9 @@ test('static files: content types, caching, favicon, vendored ECharts and its li
     assert.equal(html.status, 200);
     assert.match(html.type, /^text\/html/);
     assert.equal(html.cache, 'no-cache');
-    for (const [p, type] of [['/js/main.js', /^text\/javascript/], ['/js/i18n.js', /^text\/javascript/],
-        ['/js/util.js', /^text\/javascript/], ['/js/ui.js', /^text\/javascript/], ['/style.css', /^text\/css/],
-        ['/favicon.svg', /^image\/svg\+xml/],
-        ['/vendor/echarts/echarts.min.js', /^text\/javascript/]]) {
+    const JS = ['/js/main.js', '/js/i18n.js', '/js/util.js', '/js/ui.js', '/js/grid2d.js', '/js/relative.js'];
+    for (const [p, type] of [...JS.map((j) => [j, /^text\/javascript/]), ['/style.css', /^text\/css/],
+        ['/favicon.svg', /^image\/svg\+xml/], ['/vendor/echarts/echarts.min.js', /^text\/javascript/]]) {
         const r = await get(p);
         assert.equal(r.status, 200, p);
         assert.match(r.type, type, p);
@@ -296,7 +301,7 @@ test('static files: content types, caching, favicon, vendored ECharts and its li
     assert.match(lic.body, /Apache License/);
     assert.match((await get('/vendor/echarts/NOTICE')).body, /Apache ECharts/);
     // no CDN or other host referenced by the page's own files
-    for (const p of ['/', '/js/main.js', '/js/util.js', '/js/ui.js', '/js/i18n.js', '/style.css'])
+    for (const p of ['/', ...JS, '/style.css'])
         assert.doesNotMatch((await get(p)).body, /(src|href)=["']?(https?:)?\/\//, `${p} references another host`);
 });
 
@@ -454,6 +459,244 @@ for (const [lang, locale] of [['ko', 'ko-KR'], ['en', 'en-US']]) {
         }
     });
 }
+
+// ---- 7. image grid and 8. relative methods: the page's numbers against direct API calls ----
+
+/** POSTs `body` to the daemon directly (not through the page) and returns the parsed JSON. */
+async function post(p, body) {
+    const r = await fetch(base + p, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body) });
+    assert.equal(r.status, 200, `${p}: ${r.status}`);
+    return r.json();
+}
+
+/** The JSON bodies shown under "Show request" in `sel` (a <pre>), in order. */
+async function shownBodies(page, sel) {
+    const text = await page.locator(sel).textContent();
+    return text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
+// What the grid section is meant to send (written out here, not read from the page).
+const GRID_Q = [1, 0, 1, 0, 0.5, 0, 0.5, 0];
+const GRID_TURN30 = [[0.866, 0.0866, -0.5, -0.05], [0.5, 0.05, 0.866, 0.0866]];
+function gridRequest(axes, H, W, r, c) {
+    const k_positions = [];
+    for (let i = 0; i < H; i++)
+        for (let j = 0; j < W; j++)
+            k_positions.push([i, j]);
+    const body = { axes, head_dim: 8, layout: 'interleaved', q: GRID_Q, k: GRID_Q, q_positions: [[r, c]], k_positions };
+    if (axes.type === 'axial')
+        body.base = 100;
+    return body;
+}
+
+/** The score map drawn in `sel` as {"r,c": value}. */
+async function mapValues(page, sel) {
+    return page.locator(sel).evaluate((el) => Object.fromEntries(window.echarts.getInstanceByDom(el).getOption()
+        .series[0].data.map((d) => [`${d.value[1]},${d.value[0]}`, d.value[2]])));
+}
+
+/** Clicks the cell of patch (r, c) in the score map `sel`, at the pixel ECharts drew it. */
+async function clickPatch(page, sel, r, c) {
+    await page.locator(sel).scrollIntoViewIfNeeded();
+    const [x, y] = await page.locator(sel).evaluate((el, rc) => window.echarts.getInstanceByDom(el)
+        .convertToPixel({ seriesIndex: 0 }, [rc[1], rc[0]]), [r, c]);
+    const box = await page.locator(sel).boundingBox();
+    await page.mouse.click(box.x + x, box.y + y);
+    await settle(page);
+}
+
+async function query(page) {
+    return [+(await page.locator('#grid-r').inputValue()), +(await page.locator('#grid-c').inputValue())];
+}
+
+const near = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} vs ${b}`);
+
+test('image grid: a clicked patch shows the daemon\'s scores; axial depends only on the offset', { timeout: 90000 },
+    async () => {
+        const s = await open('en-US', DESKTOP);
+        try {
+            s.expect('/learned', 422);
+            const { page } = s;
+            // click patch (2, 5) in the axial map
+            await clickPatch(page, '#grid-axial', 2, 5);
+            assert.deepEqual(await query(page), [2, 5]);
+            const ax = await post('/rope', gridRequest({ type: 'axial' }, 8, 8, 2, 5));
+            const mx = await post('/rope', gridRequest({ type: 'mixed', freqs: GRID_TURN30 }, 8, 8, 2, 5));
+            // the page sent exactly these requests
+            assert.deepEqual(await shownBodies(page, '#grid-req'), [gridRequest({ type: 'axial' }, 8, 8, 2, 5),
+                gridRequest({ type: 'mixed', freqs: GRID_TURN30 }, 8, 8, 2, 5)]);
+            // readout: the query to itself and to patch (0, 0), the daemon's numbers to the last bit
+            const val = async (id) => Number(await page.locator(`[data-testid="${id}"]`).getAttribute('data-value'));
+            assert.equal(await val('grid-axial-self'), ax.scores[0][2 * 8 + 5]);
+            assert.equal(await val('grid-axial-origin'), ax.scores[0][0]);
+            assert.equal(await val('grid-mixed-self'), mx.scores[0][2 * 8 + 5]);
+            assert.equal(await val('grid-mixed-origin'), mx.scores[0][0]);
+            // ... and the real values: |q|² = 2.5 to itself; to (0, 0), Δ = (−2, −5):
+            // cos 2 + cos 0.2 (row pairs, length 1) + ¼(cos 5 + cos 0.5) (column pairs, length ½)
+            near(await val('grid-axial-self'), 2.5, 1e-12, 'axial self score');
+            near(await val('grid-mixed-self'), 2.5, 1e-12, 'mixed self score');
+            near(await val('grid-axial-origin'), Math.cos(2) + Math.cos(0.2) + 0.25 * (Math.cos(5) + Math.cos(0.5)),
+                1e-12, 'axial score to (0, 0)');
+            near(await val('grid-axial-origin'), 0.8542, 1e-4, 'axial score to (0, 0), rounded');
+            // every cell of both maps is the daemon's score of that patch
+            for (const [sel, res] of [['#grid-axial', ax], ['#grid-mixed', mx]]) {
+                const map = await mapValues(page, sel);
+                assert.equal(Object.keys(map).length, 64);
+                for (let r = 0; r < 8; r++)
+                    for (let c = 0; c < 8; c++)
+                        assert.equal(map[`${r},${c}`], res.scores[0][r * 8 + c], `${sel} (${r}, ${c})`);
+            }
+            // axial: score(q, q + Δ) is the same for two queries with the same Δ = (1, 2) ...
+            const at = async (sel, q, d) => (await mapValues(page, sel))[`${q[0] + d[0]},${q[1] + d[1]}`];
+            await clickPatch(page, '#grid-mixed', 1, 1);
+            const a11 = await at('#grid-axial', [1, 1], [1, 2]), m11 = await at('#grid-mixed', [1, 1], [1, 2]);
+            const sep = async (sel) => {
+                const m = await mapValues(page, sel); // query (1, 1): Δ (2, 3), (2, 0), (0, 3), (0, 0)
+                return m['3,4'] + m['1,1'] - m['3,1'] - m['1,4'];
+            };
+            const sepAxial = await sep('#grid-axial'), sepMixed = await sep('#grid-mixed');
+            await clickPatch(page, '#grid-axial', 4, 3);
+            assert.deepEqual(await query(page), [4, 3]);
+            near(await at('#grid-axial', [4, 3], [1, 2]), a11, 1e-12, 'axial at Δ (1, 2) from (1, 1) and (4, 3)');
+            near(await at('#grid-mixed', [4, 3], [1, 2]), m11, 1e-12, 'mixed at Δ (1, 2) from (1, 1) and (4, 3)');
+            // ... it splits into a row part plus a column part; the turned mixed F couples the axes
+            near(sepAxial, 0, 1e-12, 'axial s(2,3) + s(0,0) − s(2,0) − s(0,3)');
+            assert.ok(Math.abs(sepMixed) > 0.05, `mixed couples the axes: ${sepMixed}`);
+            // (1, 2) and (2, 1) differ, for this q even in axial
+            const swap = page.locator('[data-testid="grid-swap"]');
+            assert.equal(await swap.getAttribute('data-axial-tie'), 'false');
+            // keyboard: focus a map, arrows move the query (clamped at the edge)
+            await page.locator('#grid-mixed-wrap').focus();
+            for (const k of ['ArrowDown', 'ArrowDown', 'ArrowLeft', 'ArrowDown', 'ArrowDown', 'ArrowDown', 'ArrowDown'])
+                await page.keyboard.press(k);
+            await settle(page);
+            assert.deepEqual(await query(page), [7, 2]);
+            assert.match(await page.locator('#grid-sel-h').textContent(), /\(7, 2\)/);
+            near(await val('grid-axial-self'), 2.5, 1e-12, 'axial self score at (7, 2)');
+            // the mixed F written as [[m, 0], [0, m]] (m = axial's frequencies) is axial itself
+            await page.locator('#grid-preset').selectOption('axial');
+            await settle(page);
+            const A = await mapValues(page, '#grid-axial'), M = await mapValues(page, '#grid-mixed');
+            for (const key of Object.keys(A))
+                near(M[key], A[key], 1e-12, `mixed = axial at ${key}`);
+            assert.equal(await page.locator('[data-testid="grid-af-0-1"]').getAttribute('data-value'), '0.1');
+            assert.equal(await page.locator('[data-testid="grid-af-1-2"]').getAttribute('data-value'), '1');
+            // equal pair lengths: axial can no longer tell (1, 2) from (2, 1)
+            await page.locator('#grid-qk').selectOption('equal');
+            await settle(page);
+            assert.equal(await swap.getAttribute('data-axial-tie'), 'true');
+            // a frequency the server refuses: its problem+json detail, with the pointer, next to the maps
+            s.expect('/rope', 422);
+            await page.locator('#grid-freqs input[data-a="1"][data-j="3"]').fill('');
+            await settle(page);
+            const err = page.locator('#grid-maps').locator('xpath=preceding-sibling::p[contains(@class, "err")][1]');
+            assert.equal(await err.isVisible(), true);
+            assert.match(await err.textContent(), /\/axes\/freqs\/1\/3: must be a number/);
+            assert.equal(await chartPoints(page, '#grid-mixed'), 0, 'the refused map is cleared');
+            assert.equal(await chartPoints(page, '#grid-axial'), 64);
+            await page.locator('#grid-preset').selectOption('learned');
+            await settle(page);
+            assert.equal(await err.isVisible(), false);
+            // another image size: the query is kept inside it
+            await page.locator('#grid-rows').selectOption('4');
+            await page.locator('#grid-cols').selectOption('12');
+            await settle(page);
+            assert.deepEqual(await query(page), [3, 2]);
+            assert.equal(await chartPoints(page, '#grid-axial'), 48);
+            assert.equal(await chartPoints(page, '#grid-mixed'), 48);
+            assertClean(s);
+        } finally {
+            await s.close();
+        }
+    });
+
+// What the relative panel is meant to send for T tokens and Shaw's K (written out here, not read from the page).
+function relRequests(T, K) {
+    const rows = (v) => Array.from({ length: T }, () => v);
+    const shaw = [-0.6, 0.2, -0.3, 0.5, 1, 0.7, -0.1, 0.4, -0.5].slice(4 - K, 5 + K).map((v) => [v]);
+    const t5 = { num_buckets: 8, max_distance: 16, bidirectional: true };
+    return {
+        t5b: ['/t5/buckets', { relative_positions: Array.from({ length: 2 * T - 1 }, (_, i) => i + 1 - T), ...t5 }],
+        t5: ['/attention', { q: rows([1]), k: rows([0]), scale: 1, method: 't5',
+            t5: { bias: [1, 0.6, 0.3, 0.1, 0, 0.7, 0.2, -0.2], ...t5 } }],
+        alibi: ['/alibi', { num_heads: 1, slopes: [0.5], seq_len: T, mode: 'symmetric' }],
+        shaw: ['/attention', { q: rows([1]), k: rows([0]), scale: 1, method: 'shaw',
+            shaw: { max_relative_position: K, key_embeddings: shaw } }],
+        txl: ['/attention', { q: rows([1, 1, 1, 1]), k: rows([0, 0, 0, 0]), scale: 1, method: 'transformer_xl',
+            transformer_xl: { base: 16 } }],
+    };
+}
+
+/** The API's value for key − query = d in each response: query T − 1 for d ≤ 0, query 0 for d > 0. */
+function relFromApi(res, T, d) {
+    const [i, j] = d <= 0 ? [T - 1, T - 1 + d] : [0, d];
+    return { t5b: res.t5b.buckets[d + T - 1], t5: res.t5.scores[i][j], alibi: res.alibi.bias[0][i][j],
+        shaw: res.shaw.scores[i][j], txl: res.txl.scores[i][j] };
+}
+
+async function relCell(page, m, d) {
+    return Number(await page.locator(`[data-testid="rel-${m}-${d}"]`).getAttribute('data-value'));
+}
+
+/** The panel's numbers for two distances per method equal the daemon's for the same requests. */
+async function checkRel(page, T, K) {
+    const reqs = relRequests(T, K);
+    const names = Object.keys(reqs);
+    assert.deepEqual(await shownBodies(page, '#rel-req'), names.map((n) => reqs[n][1]), 'requests shown');
+    const res = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await post(...reqs[n])])));
+    assert.equal(await page.locator('#rel-table tbody tr').count(), 2 * T - 1);
+    const got = {};
+    for (const d of [-5, 2]) {
+        const want = relFromApi(res, T, d);
+        got[d] = {};
+        for (const m of names) {
+            got[d][m] = await relCell(page, m, d);
+            assert.equal(got[d][m], want[m], `${m} at key − query = ${d}`);
+        }
+    }
+    return got;
+}
+
+test('relative methods: T5, ALiBi, Shaw and Transformer-XL as the daemon computes them', { timeout: 90000 },
+    async () => {
+        const s = await open('ko-KR', DESKTOP);
+        try {
+            s.expect('/learned', 422);
+            const { page } = s;
+            let v = await checkRel(page, 8, 3);
+            // the numbers themselves: T5 log buckets, ALiBi linear, Shaw clipped at −K, Transformer-XL's sinusoid
+            assert.equal(v[-5].t5b, 2); // 2–5 positions before: one log bucket
+            assert.equal(v[2].t5b, 6); // after the query: buckets 4–7
+            assert.equal(v[-5].t5, 0.3); // bias[2]
+            assert.equal(v[2].t5, 0.2); // bias[6]
+            assert.equal(v[-5].alibi, -2.5);
+            assert.equal(v[2].alibi, -1);
+            assert.equal(v[-5].shaw, 0.2); // clipped to −3: the first of the 2K + 1 rows
+            assert.equal(v[2].shaw, -0.1);
+            const xl = (delta) => Math.sin(delta) + Math.sin(delta / 4) + Math.cos(delta) + Math.cos(delta / 4);
+            near(v[-5].txl, xl(5), 1e-12, 'Transformer-XL at δ = 5');
+            near(v[2].txl, xl(-2), 1e-12, 'Transformer-XL at δ = −2');
+            assert.equal(await relCell(page, 'shaw', -3), 0.2); // the edge row itself
+            // other T and K by keyboard: K = 1 clips sooner, T = 10 adds distances
+            await page.locator('#rel-k').focus();
+            await page.keyboard.press('ArrowLeft');
+            await page.keyboard.press('ArrowLeft');
+            await page.locator('#rel-t').focus();
+            await page.keyboard.press('ArrowRight');
+            await page.keyboard.press('ArrowRight');
+            await settle(page);
+            v = await checkRel(page, 10, 1);
+            assert.equal(v[-5].shaw, 0.5);
+            assert.equal(v[2].shaw, 0.7);
+            assert.equal(await relCell(page, 'alibi', -9), -4.5);
+            for (const m of ['t5', 'alibi', 'shaw', 'txl'])
+                assert.equal(await chartPoints(page, `#rel-${m}`), 19, m);
+            assertClean(s);
+        } finally {
+            await s.close();
+        }
+    });
 
 test('without /learned (404) the learned section says so and the rest still works', { timeout: 60000 }, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posenc-chromium-'));
