@@ -315,10 +315,11 @@ test('503 overloaded while held bodies fill max_inflight_bytes (second server, -
   const gauge = async () => Number((await request({ base: s.url, path: '/metrics' })).text.match(/^posenc_inflight_body_bytes (\d+)$/m)?.[1]);
   const pad = (obj, n) => { const j = JSON.stringify(obj); return j.slice(0, -1) + ' '.repeat(n - j.length) + '}'; };
   try {
-    // A: a /rope body declared as 60000 bytes, half sent, held open
+    // A: a /rope body declared as 60000 bytes, 40000 sent, held open (a body is reserved as it
+    // arrives, doubling from 4 KiB: past 32 KiB that is the declared 60000)
     const a = pad({ head_dim: 2, inv_freq: [0.5], q: [1, 2], k: [3, 1], q_positions: [2], k_positions: [0] }, 60000);
     await hold.ready;
-    hold.sock.write(rawRequestText('POST', '/rope', { 'Content-Type': 'application/json', 'Content-Length': '60000' }, a.slice(0, 30000)));
+    hold.sock.write(rawRequestText('POST', '/rope', { 'Content-Type': 'application/json', 'Content-Length': '60000' }, a.slice(0, 40000)));
     for (const t0 = Date.now(); (await gauge()) !== 60000;) {
       assert.ok(Date.now() - t0 < 10000, 'the held body never shows in posenc_inflight_body_bytes');
       await new Promise((r) => setTimeout(r, 20));
@@ -341,7 +342,7 @@ test('503 overloaded while held bodies fill max_inflight_bytes (second server, -
     }
     assert.equal((await request({ base: s.url, path: '/tables/contract-busy' })).status, 404, 'a refused PUT stored nothing');
     // A finishes → 200; B again → 200; nothing held afterwards
-    const ra = await hold.send(a.slice(30000));
+    const ra = await hold.send(a.slice(40000));
     assert.equal(ra.status, 200, JSON.stringify(ra).slice(0, 300));
     const again = await request({ base: s.url, method: 'POST', path: '/rope', headers: { 'Content-Type': 'application/json' }, body: pad({ head_dim: 2, inv_freq: [0.5], q: [1, 2], k: [3, 1], q_positions: [2], k_positions: [0] }, 10240) });
     assert.equal(again.status, 200);
