@@ -125,9 +125,10 @@ size_t api_npy_f64_header(char *out, size_t n, size_t rows, size_t cols);
 
 /*
  * Optional memory accounting hook of the incremental parser (api_st_set_hold). bytes is the total
- * the parser is about to hold (the header buffer while the header arrives, then the table as
- * float64) and is reported before the allocation; return 0 to go on or -1 to refuse it (the
- * stream then fails, sticky, with API_PB_OVERLOADED and allocates nothing). A smaller total is
+ * the parser is about to hold: the header bytes received so far while the header arrives, then 8
+ * bytes per number of the table decoded so far (the float64 table fills as the data arrives),
+ * reported before those bytes are stored; return 0 to go on or -1 to refuse (the stream then
+ * fails, sticky, with API_PB_OVERLOADED and frees what it held). A smaller total is
  * reported after memory is freed (also 0 on failure and in api_st_free); the hook must accept
  * it. On success api_st_finish hands the table to the caller together with its reservation: the
  * parser then reports nothing more for it, so the caller releases it when the table is gone.

@@ -6,8 +6,11 @@
  * float64 table allocated → ST_DATA (bytes of the data section are counted; those inside the
  * wanted tensor's [begin, end) are decoded into the table as they pass, an element split across
  * two feeds waits in `carry`; all others are dropped). Any error → ST_FAILED (sticky).
- * Memory: with a hold hook (api_st_set_hold) the header buffer and then the table are reported
- * before they are allocated (a refusal → ST_FAILED, overloaded) and 0 once they are freed.
+ * Memory: with a hold hook (api_st_set_hold) what has arrived is reported before it is stored: the
+ * header bytes received, then 8 bytes per number decoded into the table (a refusal → ST_FAILED,
+ * overloaded), and 0 once they are freed. Both buffers are allocated at their full size when their
+ * size is known, but a page of them costs memory only once written, so a client that declares a
+ * large header or tensor and sends it slowly holds only what it has sent.
  * Source: huggingface/safetensors README "Format" (header size, JSON header, data_offsets
  * relative to the byte after the header, little-endian, C order).
  */
@@ -269,13 +272,6 @@ static void st_header_done(api_st_stream *s)
     s->cols = c;
     s->begin = (uint64_t)chosen.begin;
     s->end = (uint64_t)chosen.end;
-    if (st_hold(s, f64b) < 0) {
-        st_fail(s, API_PB_OVERLOADED,
-                ".safetensors: no memory budget now for the %zu bytes of tensor \"%.60s\" as "
-                "float64; retry later",
-                f64b, s->name);
-        return;
-    }
     s->data = malloc(f64b);
     if (s->data == NULL) {
         st_fail(s, API_PB_UNAVAILABLE, "out of memory for a %zu x %zu table", r, c);
@@ -287,6 +283,13 @@ static void st_header_done(api_st_stream *s)
 /* Decodes k whole elements at p into the table; fails on a non-finite value. */
 static void st_decode(api_st_stream *s, const unsigned char *p, size_t k)
 {
+    if (st_hold(s, (s->n_done + k) * sizeof(double)) < 0) { /* <= max_table_bytes: no overflow */
+        st_fail(s, API_PB_OVERLOADED,
+                ".safetensors: no memory budget now for the %zu bytes of tensor \"%.60s\" as "
+                "float64; retry later",
+                s->rows * s->cols * sizeof(double), s->name);
+        return;
+    }
     size_t ok = api_decode_le(s->dtype, p, k, s->data + s->n_done);
     if (ok < k) {
         size_t at = s->n_done + ok;
@@ -360,11 +363,6 @@ int api_st_feed(api_st_stream *s, const void *buf, size_t n)
                             ".safetensors header size %llu exceeds the cap of %zu bytes (is this a "
                             ".safetensors file?)",
                             (unsigned long long)hl, s->max_header);
-                else if (st_hold(s, (size_t)hl) < 0)
-                    st_fail(s, API_PB_OVERLOADED,
-                            "no memory budget now for the %llu-byte .safetensors header; retry "
-                            "later",
-                            (unsigned long long)hl);
                 else if ((s->header = malloc((size_t)hl)) == NULL)
                     st_fail(s, API_PB_UNAVAILABLE, "out of memory for the header");
                 else
@@ -373,6 +371,12 @@ int api_st_feed(api_st_stream *s, const void *buf, size_t n)
         } else if (s->state == ST_HEADER) {
             size_t need = (size_t)s->header_len - s->header_n;
             take = need < n ? need : n;
+            if (st_hold(s, s->header_n + take) < 0) {
+                st_fail(s, API_PB_OVERLOADED,
+                        "no memory budget now for the %llu-byte .safetensors header; retry later",
+                        (unsigned long long)s->header_len);
+                break;
+            }
             memcpy(s->header + s->header_n, p, take);
             s->header_n += take;
             if (s->header_n == s->header_len)

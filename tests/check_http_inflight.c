@@ -13,7 +13,8 @@
  * - test_chunked: B sends the same body chunked (no declared length) → 503 overloaded once its
  *   buffer would pass the budget (answered after the whole body arrived); then as above.
  * - test_tables: PUT /tables/{name} with a declared 8000-byte JSON body → 503 at the headers;
- *   a .safetensors upload whose table needs 6400 bytes as float64 → 503 when its header is parsed;
+ *   a .safetensors upload whose table needs 6400 bytes as float64 → 503 once the numbers that
+ *   arrived pass the budget;
  *   neither table exists afterwards (never half-processed); after A is done both uploads → 201.
  * - test_abort: A closes its connection with part of its body sent → the gauge returns to 0.
  * - test_slow_declared: A declares 60000 bytes but sends 100 → it holds 4096 (nothing is reserved
@@ -344,8 +345,13 @@ START_TEST(test_tables)
     th_resp_free(&r);
     put_table("inflight-st", "application/x-safetensors", st, slen, &r);
     expect_overloaded(&r, &held, &more);
-    ck_assert_int_eq(held, A_LEN);
-    ck_assert_int_eq(more, 6400); /* the float64 table; its small header fitted and was freed */
+    /* the table is reserved as its numbers arrive (8 bytes each as float64): refused once what
+     * came passes the 5536 bytes A leaves free; how much came first depends on how the body was
+     * cut into pieces, so only the bounds are exact */
+    ck_assert_int_ge(held, A_LEN);
+    ck_assert_int_gt(more, 0);
+    ck_assert_int_le(more, 6400);
+    ck_assert_int_gt(held + more, BUDGET);
     th_resp_free(&r);
     ck_assert_int_eq(get_status("/tables/inflight-json"), 404); /* nothing half-stored */
     ck_assert_int_eq(get_status("/tables/inflight-st"), 404);

@@ -688,9 +688,10 @@ static int st_held_run(fake_budget *b, const unsigned char *file, size_t n, api_
     return rc;
 }
 
-/* The accounting hook: the header buffer, then the table, reported before they are allocated;
- * a refusal fails the stream with overloaded (no field error, nothing allocated); a failure or a
- * free reports 0; a finished table takes its reservation along. */
+/* The accounting hook: the header bytes, then the table's numbers as float64, reported as they
+ * arrive; a refusal fails the stream with overloaded (no field error, what it held is freed); a
+ * failure or a free reports 0; a finished table takes its reservation along. Fed whole here, so
+ * each part is one report. */
 START_TEST(test_st_hold)
 {
     unsigned char file[1024];
@@ -726,10 +727,48 @@ START_TEST(test_st_hold)
     ck_assert_int_eq(api_st_init(&s, "wpe.weight", 0, 1 << 20), 0);
     api_st_set_hold(&s, fake_hold, &gone);
     ck_assert_int_eq(api_st_feed(&s, file, n - 20), 0);
-    ck_assert_uint_eq(gone.held, 48);
+    ck_assert_uint_eq(gone.held, 40); /* 20 of the table's 24 bytes came: 5 numbers as float64 */
     api_st_free(&s);
     ck_assert_int_eq(gone.calls, 4);
     ck_assert_uint_eq(gone.held, 0);
+}
+END_TEST
+
+/* A budget hook that only keeps the last total. */
+static int last_hold(void *cls, size_t bytes)
+{
+    *(size_t *)cls = bytes;
+    return 0;
+}
+
+/* Fed one byte at a time, the parser holds only what has arrived: after the 8-byte size and 10
+ * header bytes it holds 10 bytes (not the whole declared header), and inside the table one
+ * float64 per whole F32 number received. */
+START_TEST(test_st_hold_as_it_arrives)
+{
+    unsigned char file[1024];
+    size_t n = st_sample(file, sizeof file);
+    size_t hl = n - 8 - 48;
+    size_t held = 0;
+    api_st_stream s;
+    ck_assert_int_eq(api_st_init(&s, "wpe.weight", 0, 1 << 20), 0);
+    api_st_set_hold(&s, last_hold, &held);
+    size_t i = 0;
+    for (; i < 8 + 10; i++)
+        ck_assert_int_eq(api_st_feed(&s, file + i, 1), 0);
+    ck_assert_uint_eq(held, 10);
+    for (; i < 8 + hl + 8 + 4 * 3 + 1; i++) /* the header, the other tensor, 3 numbers and a byte */
+        ck_assert_int_eq(api_st_feed(&s, file + i, 1), 0);
+    ck_assert_uint_eq(held, 3 * sizeof(double));
+    for (; i < n; i++)
+        ck_assert_int_eq(api_st_feed(&s, file + i, 1), 0);
+    ck_assert_uint_eq(held, 48);
+    api_tensor t;
+    api_problem pb;
+    ck_assert_int_eq(api_st_finish(&s, &t, NULL, &pb), 0);
+    check_sample_table(&t);
+    api_tensor_free(&t);
+    api_st_free(&s);
 }
 END_TEST
 
@@ -752,6 +791,7 @@ Suite *tensor_io_suite(void)
     tcase_add_test(tc, test_st_refusals);
     tcase_add_test(tc, test_st_truncations);
     tcase_add_test(tc, test_st_hold);
+    tcase_add_test(tc, test_st_hold_as_it_arrives);
     suite_add_tcase(s, tc);
     return s;
 }
