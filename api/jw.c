@@ -120,10 +120,20 @@ static size_t fmt_decimal_raw(char *out, int neg, uint64_t sig, int e, char *tmp
      * overwrite the '-'. */
     out[0] = '-';
     char *p = out + neg;
-    write17(tmp + 7, sig); /* Dragonbox gives at most 17 digits */
     int k = digit_count(sig);
-    const char *d = tmp + 24 - k;
     int n = k + e;
+    if (-6 < n && n <= 0 && k - n >= 15) {
+        /* 0.000ddd with 15 or more characters after "0." (most numbers in (-1, 1)): the 17
+         * zero-padded digits go straight to where they end, p + 2 - n + k, starting at or after
+         * p, over "0.000000"; then "0." again (the padding may have covered the '.'). Only
+         * stores: nothing just written is read back, which costs a store-forwarding stall. */
+        memcpy(p, "0.000000", 8);
+        write17(p + 2 - n + k - 17, sig);
+        memcpy(p, "0.", 2);
+        return (size_t)(p + 2 - n + k - out);
+    }
+    write17(tmp + 7, sig); /* Dragonbox gives at most 17 digits */
+    const char *d = tmp + 24 - k;
     if (k <= n && n <= 17) { /* integer below 10^17: digits, then n-k zeros (from tmp) */
         memcpy(p, d, 24);
         p += n;

@@ -8,7 +8,7 @@
  * time, so 1.0 means "as fast as copying the tensor" and 0.9 means 10 % slower than the copy. Each
  * time is the best of REPS runs on buffers that were written once before (no page faults).
  * The number writer is timed against jansson's json_dumps of the same array (default %.17g
- * formatting): ratio = jansson time / posenc time.
+ * formatting), interleaved: ratio = jansson time / posenc time, median over repetitions.
  *
  * Output: one line per figure, "name<TAB>value<TAB>unit<TAB>note", read by bench/run.sh.
  * usage: bench_micro [quick|rope|json]   (quick: smaller sizes, for a smoke run; rope, json: one
@@ -252,6 +252,66 @@ static const double *borrowed_row(void *self, size_t r, double *scratch)
     return (const double *)self + r * 1000;
 }
 
+/* One run of each writer on x[0..n); each returns seconds and the text length in *len. */
+static double json_run_buffer(const double *x, size_t n, size_t *len)
+{
+    double t0 = now_s();
+    api_jw w;
+    api_jw_init(&w, (size_t)1 << 30);
+    api_jw_doubles(&w, x, n);
+    char *text = api_jw_take(&w, len);
+    double dt = now_s() - t0;
+    free(text);
+    return dt;
+}
+
+/* the daemon's path for a large array: deferred into a stream, read 64 KiB at a time */
+static double json_run_stream(double *x, size_t n, size_t *len)
+{
+    static char chunk[65536];
+    double t0 = now_s();
+    api_jw w;
+    api_jw_init_mode(&w, (size_t)1 << 30, API_JW_STREAM, NULL);
+    api_rows src = {.rows = n / 1000, .cols = 1000, .row = borrowed_row, .self = x};
+    api_jw_rows(&w, &src);
+    api_stream *st = api_stream_json(&w);
+    size_t k, tot = 0;
+    while ((k = api_stream_read(st, chunk, sizeof chunk)) > 0)
+        tot += k;
+    api_stream_free(st);
+    double dt = now_s() - t0;
+    *len = tot;
+    return dt;
+}
+
+static double json_run_jansson(const json_t *arr, size_t *len)
+{
+    double t0 = now_s();
+    char *text = json_dumps(arr, JSON_COMPACT);
+    double dt = now_s() - t0;
+    *len = strlen(text);
+    free(text);
+    return dt;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The three writers run in turn in every repetition (buffer, stream, jansson), so that a slow
+ * stretch of this shared machine hits all of them alike; the figure is the median over
+ * JSON_REPS repetitions of jansson's time / ours in the same repetition, and the notes give the
+ * best times and the range of the ratio. */
+#define JSON_REPS 15
+
 static void bench_json(size_t n)
 {
     double *x = big(n * sizeof *x);
@@ -262,68 +322,40 @@ static void bench_json(size_t n)
         s ^= s << 17;
         x[i] = (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
     }
-    double t_jw = 1e30, t_jansson = 1e30, t_build = 0.0;
-    size_t len_jw = 0, len_jansson = 0;
-    for (int r = 0; r < REPS; r++) {
-        double t0 = now_s();
-        api_jw w;
-        api_jw_init(&w, (size_t)1 << 30);
-        api_jw_doubles(&w, x, n);
-        char *text = api_jw_take(&w, &len_jw);
-        double dt = now_s() - t0;
-        free(text);
-        if (dt < t_jw)
-            t_jw = dt;
-    }
-    /* the daemon's path for a large array: deferred into a stream, read 64 KiB at a time */
-    double t_stream = 1e30;
-    size_t len_stream = 0;
-    static char chunk[65536];
-    for (int r = 0; r < REPS; r++) {
-        double t0 = now_s();
-        api_jw w;
-        api_jw_init_mode(&w, (size_t)1 << 30, API_JW_STREAM, NULL);
-        api_rows src = {.rows = n / 1000, .cols = 1000, .row = borrowed_row, .self = x};
-        api_jw_rows(&w, &src);
-        api_stream *st = api_stream_json(&w);
-        size_t k, tot = 0;
-        while ((k = api_stream_read(st, chunk, sizeof chunk)) > 0)
-            tot += k;
-        api_stream_free(st);
-        double dt = now_s() - t0;
-        len_stream = tot;
-        if (dt < t_stream)
-            t_stream = dt;
-    }
     json_t *arr = json_array();
     double tb = now_s();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(arr, json_real(x[i]));
-    t_build = now_s() - tb;
-    for (int r = 0; r < REPS; r++) {
-        double t0 = now_s();
-        char *text = json_dumps(arr, JSON_COMPACT);
-        double dt = now_s() - t0;
-        len_jansson = strlen(text);
-        free(text);
-        if (dt < t_jansson)
-            t_jansson = dt;
+    double t_build = now_s() - tb;
+    double rb[JSON_REPS], rs[JSON_REPS];
+    double best_b = 1e30, best_s = 1e30, best_j = 1e30;
+    size_t len_b = 0, len_s = 0, len_j = 0;
+    for (int r = 0; r < JSON_REPS; r++) {
+        double tb_ = json_run_buffer(x, n, &len_b);
+        double ts_ = json_run_stream(x, n, &len_s);
+        double tj_ = json_run_jansson(arr, &len_j);
+        rb[r] = tj_ / tb_;
+        rs[r] = tj_ / ts_;
+        best_b = tb_ < best_b ? tb_ : best_b;
+        best_s = ts_ < best_s ? ts_ : best_s;
+        best_j = tj_ < best_j ? tj_ : best_j;
     }
     json_decref(arr);
-    char note[300];
+    double mb = median(rb, JSON_REPS), ms = median(rs, JSON_REPS); /* rb, rs now sorted */
+    char note[360];
     snprintf(note, sizeof note,
-             "%zu doubles in (-1,1): api_jw_doubles into one growing buffer %.1f ms (%.1f MB, "
-             "shortest) vs jansson json_dumps %.1f ms (%.1f MB, %%.17g; building its json_t array "
-             "took another %.1f ms)",
-             n, t_jw * 1e3, (double)len_jw / 1e6, t_jansson * 1e3, (double)len_jansson / 1e6,
-             t_build * 1e3);
-    line("json_1e6_doubles", t_jansson / t_jw, "x jansson", note);
+             "%zu doubles in (-1,1): api_jw_doubles into one growing buffer, best %.1f ms (%.1f MB, "
+             "shortest) vs jansson json_dumps best %.1f ms (%.1f MB, %%.17g; building its json_t "
+             "array took another %.1f ms); ratio median of %d interleaved runs, range %.1f-%.1f",
+             n, best_b * 1e3, (double)len_b / 1e6, best_j * 1e3, (double)len_j / 1e6,
+             t_build * 1e3, JSON_REPS, rb[0], rb[JSON_REPS - 1]);
+    line("json_1e6_doubles", mb, "x jansson", note);
     snprintf(note, sizeof note,
              "the same numbers as 1000 rows of a row source streamed 64 KiB at a time (the "
-             "daemon's path for /sinusoidal): "
-             "%.1f ms (%.1f MB)",
-             t_stream * 1e3, (double)len_stream / 1e6);
-    line("json_1e6_streamed", t_jansson / t_stream, "x jansson", note);
+             "daemon's path for /sinusoidal): best %.1f ms (%.1f MB); ratio median of %d "
+             "interleaved runs, range %.1f-%.1f",
+             best_s * 1e3, (double)len_s / 1e6, JSON_REPS, rs[0], rs[JSON_REPS - 1]);
+    line("json_1e6_streamed", ms, "x jansson", note);
     free(x);
 }
 
