@@ -33,7 +33,7 @@
 #include "sinusoidal.h"
 #include "stream.h"
 
-#define REPS 7
+#define REPS 15
 
 static double now_s(void)
 {

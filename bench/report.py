@@ -50,7 +50,7 @@ tp, tt = v("request_parse_us"), v("request_total_us")
 if tp == tp and tt == tt:  # present (not NaN)
     out.append(f"| one small /rope in process: whole handler (parse, validate, compute, format) | {tt:.0f} us | | |")
     out.append(f"| of which jansson's json_loadb of the body | {tp:.0f} us ({100 * tp / tt:.0f} %); alone it caps one CPU at {1e6 / tp:,.0f} req/s | | |")
-    out.append(f"| posenc's own part (validate, compute, format 2,240 numbers) | {tt - tp:.0f} us | | |")
+    out.append(f"| posenc's own part (validate, compute, format the ~2,200 numbers) | {tt - tp:.0f} us | | |")
 uh, ur, upr = v("posenc_u_healthz_rps"), v("posenc_u_rope_rps"), v("peer_u_rope_rps")
 if uh == uh and ur == ur and upr == upr:
     out.append(f"| unpinned: posencd /healthz, small /rope (p99) | {uh:,.0f} req/s; {ur:,.0f} req/s (p99 {v('posenc_u_rope_p99'):.2f} ms) | | |")
