@@ -179,7 +179,7 @@ static size_t fmt_decimal_raw(char *out, int neg, uint64_t sig, int e, char *tmp
 static size_t fmt_double_raw(char *out, double x)
 {
     if (x == 0.0) {
-        out[0] = '0'; /* also -0: JSON readers give zero either way */
+        out[0] = '0'; /* also -0, as JSON.stringify prints it (README: .npy keeps the sign) */
         return 1;
     }
     uint64_t sig;
