@@ -109,9 +109,10 @@ static long long wait_gauge(long long want)
     return v;
 }
 
-/* Connection A: declares a 60000-byte /rope body (*body, malloc'd) and sends its first 40000
- * bytes; returns the socket once the daemon has reserved the body (gauge = 60000). */
-static int hold_a(char **body)
+/* Connection A: declares a 60000-byte /rope body (*body, malloc'd) and sends its first `sent`
+ * bytes; returns the socket once the gauge reads gauge_then. hold_a: 40000 bytes sent, so the
+ * daemon holds the declared 60000. */
+static int open_a(char **body, size_t sent, long long gauge_then)
 {
     *body = rope_body(A_LEN);
     char head[256];
@@ -120,15 +121,20 @@ static int hold_a(char **body)
                      "Content-Length: %d\r\nConnection: close\r\n\r\n",
                      A_LEN);
     size_t hl = (size_t)n;
-    char *raw = malloc(hl + A_SENT);
+    char *raw = malloc(hl + sent);
     ck_assert_ptr_nonnull(raw);
     memcpy(raw, head, hl);
-    memcpy(raw + hl, *body, A_SENT);
-    int fd = th_raw_open(&srv, raw, hl + A_SENT);
+    memcpy(raw + hl, *body, sent);
+    int fd = th_raw_open(&srv, raw, hl + sent);
     free(raw);
     ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(wait_gauge(A_LEN), A_LEN);
+    ck_assert_int_eq(wait_gauge(gauge_then), gauge_then);
     return fd;
+}
+
+static int hold_a(char **body)
+{
+    return open_a(body, A_SENT, A_LEN);
 }
 
 /* A finishes its body: it must get its 200 with the lesson's score. */
@@ -246,18 +252,8 @@ START_TEST(test_slow_declared)
     /* A declares its 60000 bytes but has sent only 100: a declaration reserves nothing, so A holds
      * only its first 4 KiB buffer and B (10240 bytes) is served at once; then A finishes. Were
      * declarations reserved, a few slow clients could make every other request 503. */
-    char *abody = rope_body(A_LEN);
-    char head[256];
-    int n = snprintf(head, sizeof head,
-                     "POST /rope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     "Content-Length: %d\r\nConnection: close\r\n\r\n",
-                     A_LEN);
-    char raw[512];
-    memcpy(raw, head, (size_t)n);
-    memcpy(raw + n, abody, 100);
-    int fd = th_raw_open(&srv, raw, (size_t)n + 100);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(wait_gauge(4096), 4096);
+    char *abody;
+    int fd = open_a(&abody, 100, 4096);
     expect_b_ok(0);
     th_resp r;
     ck_assert_int_eq(th_raw_finish(fd, abody + 100, A_LEN - 100, &r), 0);
