@@ -601,7 +601,8 @@ START_TEST(test_layout_reference_rows)
                 x[c] = (double)(rng_next(&s) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
                 break;
             case 2: /* k digits at decimal exponent n */
-                x[c] = eq_digits(rng_next(&s), 1 + (int)(b >> 8) % 17, -8 + (int)(b >> 16) % 30);
+                x[c] = eq_digits(rng_next(&s), 1 + (int)((b >> 8) % 17),
+                                 -8 + (int)((b >> 16) % 30));
                 break;
             default: /* integers */
                 x[c] = (double)(rng_next(&s) >> (b >> 8) % 64);
