@@ -9,6 +9,7 @@
  * `apply_rotary_pos_emb` (half layout) and GPT-J `rotate_every_two` (interleaved layout).
  */
 #include "rope.h"
+#include "rope_priv.h"
 
 #include <assert.h>
 #include <math.h>
@@ -395,21 +396,25 @@ static void rotate_row_interleaved(const double *restrict x, const double *restr
  * scalar kernel's operations in the same order (xe*c + xo*(-s) equals xe*c - xo*s exactly), so
  * results are bit-identical.
  */
-static void rotate_row_half_nt(const double *restrict x, const double *restrict c,
-                               const double *restrict s, size_t n, double a, double *restrict out)
+/* out[j] = a * (p[j] * c[j] - q[j] * s[j]) (sign < 0) or a * (p[j] * c[j] + q[j] * s[j])
+ * (sign > 0) for j < n (n even), streamed: one output block of the half layout. */
+static void half_block_nt(const double *restrict p, const double *restrict q,
+                          const double *restrict c, const double *restrict s, size_t n, double a,
+                          int sign, double *restrict out)
 {
     __m128d av = _mm_set1_pd(a);
     for (size_t j = 0; j < n; j += 2) {
-        __m128d cv = _mm_loadu_pd(c + j), sv = _mm_loadu_pd(s + j);
-        __m128d x1 = _mm_loadu_pd(x + j), x2 = _mm_loadu_pd(x + n + j);
-        _mm_stream_pd(out + j, _mm_mul_pd(av, _mm_sub_pd(_mm_mul_pd(x1, cv), _mm_mul_pd(x2, sv))));
+        __m128d pc = _mm_mul_pd(_mm_loadu_pd(p + j), _mm_loadu_pd(c + j));
+        __m128d qs = _mm_mul_pd(_mm_loadu_pd(q + j), _mm_loadu_pd(s + j));
+        _mm_stream_pd(out + j, _mm_mul_pd(av, sign < 0 ? _mm_sub_pd(pc, qs) : _mm_add_pd(pc, qs)));
     }
-    for (size_t j = 0; j < n; j += 2) {
-        __m128d cv = _mm_loadu_pd(c + j), sv = _mm_loadu_pd(s + j);
-        __m128d x1 = _mm_loadu_pd(x + j), x2 = _mm_loadu_pd(x + n + j);
-        _mm_stream_pd(out + n + j,
-                      _mm_mul_pd(av, _mm_add_pd(_mm_mul_pd(x2, cv), _mm_mul_pd(x1, sv))));
-    }
+}
+
+static void rotate_row_half_nt(const double *restrict x, const double *restrict c,
+                               const double *restrict s, size_t n, double a, double *restrict out)
+{
+    half_block_nt(x, x + n, c, s, n, a, -1, out);    /* x1 c - x2 s */
+    half_block_nt(x + n, x, c, s, n, a, 1, out + n); /* x2 c + x1 s */
 }
 
 static void rotate_row_interleaved_nt(const double *restrict x, const double *restrict c,
@@ -431,12 +436,11 @@ static void rotate_row_interleaved_nt(const double *restrict x, const double *re
  * AVX2 forms of the two kernels above (4 doubles per instruction), chosen at run time when the
  * processor has AVX2 (use_nt). Same preconditions (out 16-byte aligned, n even for half): 32-byte
  * streaming stores need 32-byte alignment, so a block that starts 16 bytes off does its first
- * pair, and any last pair, with the 2-wide instructions. Every lane computes exactly what the
+ * pair, and any last pair, with the 2-wide kernels above. Every lane computes exactly what the
  * 2-wide kernel computes (same operations, same order; no FMA), so results stay bit-identical.
  */
 
-/* out[j] = a * (p[j] * c[j] - q[j] * s[j]) (sign < 0) or a * (p[j] * c[j] + q[j] * s[j])
- * (sign > 0) for j < n (n even), streamed. */
+/* half_block_nt, 4-wide from the first 32-byte boundary of out on. */
 __attribute__((target("avx2"))) static void half_block_nt_avx2(const double *restrict p,
                                                               const double *restrict q,
                                                               const double *restrict c,
@@ -444,32 +448,23 @@ __attribute__((target("avx2"))) static void half_block_nt_avx2(const double *res
                                                               double a, int sign,
                                                               double *restrict out)
 {
-    __m128d av2 = _mm_set1_pd(a);
-    __m256d av4 = _mm256_set1_pd(a);
-    size_t j = 0;
-    for (; j < n && (uintptr_t)(out + j) % 32 != 0; j += 2) {
-        __m128d pc = _mm_mul_pd(_mm_loadu_pd(p + j), _mm_loadu_pd(c + j));
-        __m128d qs = _mm_mul_pd(_mm_loadu_pd(q + j), _mm_loadu_pd(s + j));
-        _mm_stream_pd(out + j, _mm_mul_pd(av2, sign < 0 ? _mm_sub_pd(pc, qs) : _mm_add_pd(pc, qs)));
-    }
+    size_t j = n > 0 && (uintptr_t)out % 32 != 0 ? 2 : 0; /* out is 16-byte aligned */
+    half_block_nt(p, q, c, s, j, a, sign, out);
+    __m256d av = _mm256_set1_pd(a);
     if (sign < 0) {
         for (; j + 4 <= n; j += 4) {
             __m256d pc = _mm256_mul_pd(_mm256_loadu_pd(p + j), _mm256_loadu_pd(c + j));
             __m256d qs = _mm256_mul_pd(_mm256_loadu_pd(q + j), _mm256_loadu_pd(s + j));
-            _mm256_stream_pd(out + j, _mm256_mul_pd(av4, _mm256_sub_pd(pc, qs)));
+            _mm256_stream_pd(out + j, _mm256_mul_pd(av, _mm256_sub_pd(pc, qs)));
         }
     } else {
         for (; j + 4 <= n; j += 4) {
             __m256d pc = _mm256_mul_pd(_mm256_loadu_pd(p + j), _mm256_loadu_pd(c + j));
             __m256d qs = _mm256_mul_pd(_mm256_loadu_pd(q + j), _mm256_loadu_pd(s + j));
-            _mm256_stream_pd(out + j, _mm256_mul_pd(av4, _mm256_add_pd(pc, qs)));
+            _mm256_stream_pd(out + j, _mm256_mul_pd(av, _mm256_add_pd(pc, qs)));
         }
     }
-    for (; j < n; j += 2) {
-        __m128d pc = _mm_mul_pd(_mm_loadu_pd(p + j), _mm_loadu_pd(c + j));
-        __m128d qs = _mm_mul_pd(_mm_loadu_pd(q + j), _mm_loadu_pd(s + j));
-        _mm_stream_pd(out + j, _mm_mul_pd(av2, sign < 0 ? _mm_sub_pd(pc, qs) : _mm_add_pd(pc, qs)));
-    }
+    half_block_nt(p + j, q + j, c + j, s + j, n - j, a, sign, out + j); /* a last pair */
 }
 
 __attribute__((target("avx2"))) static void rotate_row_half_nt_avx2(const double *restrict x,
@@ -482,17 +477,6 @@ __attribute__((target("avx2"))) static void rotate_row_half_nt_avx2(const double
     half_block_nt_avx2(x + n, x, c, s, n, a, 1, out + n); /* x2 c + x1 s */
 }
 
-/* One interleaved pair j, 2-wide (as rotate_row_interleaved_nt). */
-__attribute__((target("avx2"))) static void interleaved_pair_nt(const double *restrict x,
-                                                               double c, double s, double a,
-                                                               double *restrict out)
-{
-    __m128d xv = _mm_loadu_pd(x);
-    __m128d r = _mm_add_pd(_mm_mul_pd(xv, _mm_set1_pd(c)),
-                           _mm_mul_pd(_mm_shuffle_pd(xv, xv, 1), _mm_set_pd(s, -s)));
-    _mm_stream_pd(out, _mm_mul_pd(_mm_set1_pd(a), r));
-}
-
 __attribute__((target("avx2"))) static void rotate_row_interleaved_nt_avx2(
     const double *restrict x, const double *restrict c, const double *restrict s, size_t n,
     double a, double *restrict out)
@@ -502,7 +486,7 @@ __attribute__((target("avx2"))) static void rotate_row_interleaved_nt_avx2(
     const __m256d neg02 = _mm256_set_pd(0.0, -0.0, 0.0, -0.0);
     size_t j = 0;
     if (n > 0 && (uintptr_t)out % 32 != 0) { /* one pair 2-wide, to reach 32-byte alignment */
-        interleaved_pair_nt(x, c[0], s[0], a, out);
+        rotate_row_interleaved_nt(x, c, s, 1, a, out);
         j = 1;
     }
     for (; j + 2 <= n; j += 2) {
@@ -515,8 +499,7 @@ __attribute__((target("avx2"))) static void rotate_row_interleaved_nt_avx2(
         __m256d r = _mm256_add_pd(_mm256_mul_pd(xv, cv), _mm256_mul_pd(sw, sv));
         _mm256_stream_pd(out + 2 * j, _mm256_mul_pd(av4, r));
     }
-    for (; j < n; j++)
-        interleaved_pair_nt(x + 2 * j, c[j], s[j], a, out + 2 * j);
+    rotate_row_interleaved_nt(x + 2 * j, c + j, s + j, n - j, a, out + 2 * j); /* a last pair */
 }
 #endif
 
@@ -525,19 +508,20 @@ __attribute__((target("avx2"))) static void rotate_row_interleaved_nt_avx2(
  * a large one back from memory costs far less than formatting it. */
 #define NT_MIN_BYTES ((size_t)4 << 20)
 
-/* Which kernels rows of this shape use (out_bytes in total): 0 the plain C ones, 1 the SSE2
- * non-temporal ones, 2 their AVX2 forms (when the processor has AVX2). */
+/* Which kernels rows of this shape use (out_bytes in total), at most max_level: 0 the plain C
+ * ones, 1 the SSE2 non-temporal ones (x86-64 has SSE2), 2 their AVX2 forms (when the processor
+ * has AVX2). */
 static int use_nt(const double *out, size_t head_dim, size_t rotary_dim, pe_rope_layout layout,
-                  size_t out_bytes)
+                  size_t out_bytes, int max_level)
 {
 #ifdef PE_ROPE_NT
     size_t n = rotary_dim / 2;
-    if (!(out_bytes >= NT_MIN_BYTES && (uintptr_t)out % 16 == 0 && head_dim % 2 == 0 &&
-          (layout == PE_ROPE_INTERLEAVED || n % 2 == 0) && __builtin_cpu_supports("sse2")))
+    if (max_level < 1 || !(out_bytes >= NT_MIN_BYTES && (uintptr_t)out % 16 == 0 &&
+                           head_dim % 2 == 0 && (layout == PE_ROPE_INTERLEAVED || n % 2 == 0)))
         return 0;
-    return __builtin_cpu_supports("avx2") ? 2 : 1;
+    return max_level >= 2 && __builtin_cpu_supports("avx2") ? 2 : 1;
 #else
-    (void)out, (void)head_dim, (void)rotary_dim, (void)layout, (void)out_bytes;
+    (void)out, (void)head_dim, (void)rotary_dim, (void)layout, (void)out_bytes, (void)max_level;
     return 0;
 #endif
 }
@@ -591,7 +575,7 @@ void pe_rope_rotate(const double *restrict x, size_t x_stride, const double *res
 {
     assert(rotary_dim % 2 == 0 && rotary_dim >= 2 && rotary_dim <= head_dim);
     size_t n = rotary_dim / 2;
-    int nt = use_nt(out, head_dim, rotary_dim, layout, n_pos * head_dim * sizeof *out);
+    int nt = use_nt(out, head_dim, rotary_dim, layout, n_pos * head_dim * sizeof *out, 2);
     for (size_t i = 0; i < n_pos; i++) {
         const double *xr = x + i * x_stride;
         if (x_stride > 0 && i + PF_AHEAD < n_pos)
@@ -607,10 +591,19 @@ void pe_rope_rotate_heads(const double *restrict x, const double *restrict cs_co
                           size_t head_dim, size_t rotary_dim, pe_rope_layout layout,
                           double attention_factor, double *restrict out)
 {
+    pe_rope_rotate_heads_level(x, cs_cos, cs_sin, n_pos, n_heads, head_dim, rotary_dim, layout,
+                               attention_factor, 2, out);
+}
+
+void pe_rope_rotate_heads_level(const double *restrict x, const double *restrict cs_cos,
+                                const double *restrict cs_sin, size_t n_pos, size_t n_heads,
+                                size_t head_dim, size_t rotary_dim, pe_rope_layout layout,
+                                double attention_factor, int max_level, double *restrict out)
+{
     assert(rotary_dim % 2 == 0 && rotary_dim >= 2 && rotary_dim <= head_dim);
     size_t n = rotary_dim / 2;
     size_t vecs = n_pos * n_heads;
-    int nt = use_nt(out, head_dim, rotary_dim, layout, vecs * head_dim * sizeof *out);
+    int nt = use_nt(out, head_dim, rotary_dim, layout, vecs * head_dim * sizeof *out, max_level);
     for (size_t i = 0; i < n_pos; i++) {
         const double *c = cs_cos + i * n;
         const double *s = cs_sin + i * n;

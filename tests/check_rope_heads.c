@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "rope.h"
+#include "rope_priv.h"
 
 static void fill(double *x, size_t n)
 {
@@ -25,9 +26,10 @@ static void fill(double *x, size_t n)
     }
 }
 
-/* T x H x D through pe_rope_rotate_heads against per-vector pe_rope_rotate. */
-static void check_heads(size_t T, size_t H, size_t D, size_t rot, pe_rope_layout layout,
-                        size_t misalign)
+/* T x H x D through pe_rope_rotate_heads (kernels up to max_level: 2 = AVX2 where the processor
+ * has it, 1 = SSE2, see core/rope_priv.h) against per-vector pe_rope_rotate. */
+static void check_heads_level(size_t T, size_t H, size_t D, size_t rot, pe_rope_layout layout,
+                              size_t misalign, int max_level)
 {
     size_t n = rot / 2, total = T * H * D;
     double *x = malloc(total * sizeof *x);
@@ -47,7 +49,7 @@ static void check_heads(size_t T, size_t H, size_t D, size_t rot, pe_rope_layout
     ck_assert_int_eq(pe_rope_inv_freq(&p, inv, &att, NULL), PE_OK);
     att = 1.25; /* an attention factor other than 1 exercises the scaling */
     pe_rope_cos_sin_range(inv, n, 0, T, c, s);
-    pe_rope_rotate_heads(x, c, s, T, H, D, rot, layout, att, out);
+    pe_rope_rotate_heads_level(x, c, s, T, H, D, rot, layout, att, max_level, out);
     double one[512];
     ck_assert_uint_le(D, 512);
     size_t bad = 0;
@@ -59,8 +61,9 @@ static void check_heads(size_t T, size_t H, size_t D, size_t rot, pe_rope_layout
         }
     }
     ck_assert_msg(bad == 0,
-                  "%zu of %zu vectors differ (T %zu H %zu D %zu rot %zu layout %d misalign %zu)",
-                  bad, T * H, T, H, D, rot, (int)layout, misalign);
+                  "%zu of %zu vectors differ (T %zu H %zu D %zu rot %zu layout %d misalign %zu "
+                  "level %d)",
+                  bad, T * H, T, H, D, rot, (int)layout, misalign, max_level);
     /* hand value: pair 0 at position t turns by t rad (theta_0 = 1), times att */
     size_t t = T - 1;
     const double *xv = x + (t * H + 0) * D;
@@ -71,6 +74,16 @@ static void check_heads(size_t T, size_t H, size_t D, size_t rot, pe_rope_layout
     free(inv);
     free(c);
     free(s);
+}
+
+/* check_heads_level at every kernel level: the SSE2 kernels stay tested on AVX2 machines. */
+static void check_heads(size_t T, size_t H, size_t D, size_t rot, pe_rope_layout layout,
+                        size_t misalign)
+{
+    for (int level = 1; level <= 2; level++)
+        check_heads_level(T, H, D, rot, layout, misalign, level);
+    if (T * H * D < ((size_t)1 << 19)) /* small: the plain kernels whatever the level */
+        check_heads_level(T, H, D, rot, layout, misalign, 0);
 }
 
 START_TEST(test_heads_large)

@@ -1,0 +1,24 @@
+/*
+ * core/rope_priv.h -- core/rope.c's kernel choice, for the tests only (tests/check_rope_heads.c):
+ * not part of the core API.
+ */
+#ifndef CORE_ROPE_PRIV_H
+#define CORE_ROPE_PRIV_H
+
+#include <stddef.h>
+
+#include "rope.h"
+
+/*
+ * pe_rope_rotate_heads (same arguments, shapes and result) with the rotation kernels limited to
+ * max_level: 0 the plain C kernels only, 1 up to the SSE2 non-temporal ones, 2 (what
+ * pe_rope_rotate_heads uses) up to their AVX2 forms. A level is used only where the shape,
+ * the alignment, the output size (4 MiB and more) and the processor allow it, so every level gives
+ * the same bits; the tests check that each one does.
+ */
+void pe_rope_rotate_heads_level(const double *restrict x, const double *restrict cs_cos,
+                                const double *restrict cs_sin, size_t n_pos, size_t n_heads,
+                                size_t head_dim, size_t rotary_dim, pe_rope_layout layout,
+                                double attention_factor, int max_level, double *restrict out);
+
+#endif
