@@ -1,6 +1,8 @@
 // api/numfmt.cc -- see numfmt.h. The only C++ in posenc: a C entry point into Dragonbox.
 #include "numfmt.h"
 
+#include <cmath>
+
 #include <dragonbox/dragonbox.h>
 
 extern "C" int api_numfmt_decimal(double x, uint64_t *significand, int *exponent)
@@ -15,7 +17,7 @@ extern "C" void api_numfmt_decimals(const double *x, size_t n, uint64_t *signifi
 {
     for (size_t i = 0; i < n; i++) {
         double v = x[i];
-        if (v == 0.0 || !(v - v == 0.0)) { /* zero; inf - inf and NaN - NaN are NaN */
+        if (v == 0.0 || !std::isfinite(v)) {
             significand[i] = 0;
             exponent[i] = 0;
             continue;

@@ -159,7 +159,7 @@ typedef struct {
     char *name;              /* the chosen tensor's name (owned) */
     api_problem err;         /* the sticky error once state is ST_FAILED */
     api_st_hold_fn hold;     /* accounting hook or NULL (api_st_set_hold) */
-    void *hold_cls;
+    void *hold_cls;          /* the hook's first argument */
     size_t held;             /* bytes last reported to hold */
 } api_st_stream;
 

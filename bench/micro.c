@@ -374,7 +374,13 @@ static void bench_request(const char *path)
     }
     static char body[1 << 16];
     size_t len = fread(body, 1, sizeof body, f);
+    int bad = ferror(f) || len == sizeof body; /* a read error, or a body this buffer cuts */
     fclose(f);
+    if (bad) {
+        fprintf(stderr, "bench_micro: cannot read %s whole (at most %zu bytes)\n", path,
+                sizeof body - 1);
+        exit(1);
+    }
     api_limits lim;
     api_limits_default(&lim);
     api_ctx ctx = {&lim, pe_cache_create((size_t)64 << 20, 1u << 20), NULL};

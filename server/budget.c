@@ -8,6 +8,22 @@ void srv_budget_init(srv_budget *b, size_t max)
     atomic_init(&b->refused, 0);
 }
 
+/* 1 when more bytes fit on top of cur within max. */
+static int fits(const srv_budget *b, size_t cur, size_t more)
+{
+    return more <= b->max && cur <= b->max - more;
+}
+
+int srv_budget_fits(const srv_budget *b, size_t more, size_t *seen)
+{
+    size_t cur = atomic_load(&b->used);
+    if (fits(b, cur, more))
+        return 0;
+    if (seen)
+        *seen = cur;
+    return -1;
+}
+
 int srv_budget_hold(srv_budget *b, size_t *held, size_t want, size_t *seen)
 {
     if (want <= *held) {
@@ -19,7 +35,7 @@ int srv_budget_hold(srv_budget *b, size_t *held, size_t want, size_t *seen)
     size_t more = want - *held;
     size_t cur = atomic_load(&b->used);
     do {
-        if (more > b->max || cur > b->max - more) {
+        if (!fits(b, cur, more)) {
             if (seen)
                 *seen = cur;
             return -1;

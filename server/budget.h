@@ -3,10 +3,14 @@
  * max_inflight_bytes). max_body_bytes bounds one request's body buffer; this bounds their sum, so
  * many connections each holding a large body cannot exhaust memory between them.
  *
- * Each request keeps its own reservation (a size_t it owns) and moves it with srv_budget_hold:
- * up when a buffer is about to grow (by its new capacity, not by the bytes in it), down when the
- * buffer is freed. A reservation that would pass the maximum is refused and leaves everything as
- * it was; the request is then answered 503 overloaded (server/http.c). Lock-free: one atomic
+ * Each request keeps its own reservation (a size_t it owns) and moves it with srv_budget_hold: up
+ * as its body arrives, down when the memory is freed. server/http.c reserves a buffered body's
+ * buffer capacity before each growth (doubling: at most twice what has arrived), and a streamed
+ * .safetensors upload the bytes its parser has stored (the header's bytes, then 8 per decoded
+ * number; api_st_set_hold), although that parser allocates both buffers at their full size: a
+ * page costs memory only once written. A declared length is only checked (srv_budget_fits). A
+ * reservation that would pass the maximum is refused and leaves everything as it was; the request
+ * is then answered 503 overloaded. Lock-free: one atomic
  * counter, updated with compare-and-swap; any thread may hold, release and read at any time.
  */
 #ifndef SRV_BUDGET_H
@@ -33,6 +37,10 @@ void srv_budget_init(srv_budget *b, size_t max);
  * that was reserved when the request was refused).
  */
 int srv_budget_hold(srv_budget *b, size_t *held, size_t want, size_t *seen);
+
+/* Checks, without reserving anything, that `more` bytes would fit now: 0, or -1 with *seen (when
+ * not NULL) = the bytes reserved then. A later srv_budget_hold may still be refused. */
+int srv_budget_fits(const srv_budget *b, size_t more, size_t *seen);
 
 /* The bytes reserved now (a gauge; exact when no request is in flight). */
 size_t srv_budget_used(const srv_budget *b);

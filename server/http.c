@@ -220,15 +220,21 @@ static enum MHD_Result send_problem(srv_ctx *ctx, struct MHD_Connection *c, srv_
 
 /* Moves rq's reservation to want bytes. On a refusal rq->overloaded is set (the body is then
  * discarded and answered by send_overloaded) and -1 returned; nothing is reserved. */
+/* Records a refusal of `more` bytes while `seen` were reserved (for send_overloaded); -1. */
+static int refused(srv_req *rq, size_t more, size_t seen)
+{
+    rq->overloaded = 1;
+    rq->ovl_more = more;
+    rq->ovl_seen = seen;
+    return -1;
+}
+
 static int req_hold(srv_ctx *ctx, srv_req *rq, size_t want)
 {
     size_t seen = 0;
     if (srv_budget_hold(&ctx->budget, &rq->held, want, &seen) == 0)
         return 0;
-    rq->overloaded = 1;
-    rq->ovl_more = want - rq->held;
-    rq->ovl_seen = seen;
-    return -1;
+    return refused(rq, want - rq->held, seen);
 }
 
 /* Refuses at the headers (503 overloaded, nothing read) a declared body that does not fit in the
@@ -237,14 +243,10 @@ static int req_hold(srv_ctx *ctx, srv_req *rq, size_t want)
  * request 503. Returns 0 when it fits, else -1 with rq->overloaded set as req_hold does. */
 static int req_fits(srv_ctx *ctx, srv_req *rq, size_t declared)
 {
-    size_t seen = srv_budget_used(&ctx->budget);
-    rq->declared = declared;
-    if (declared <= ctx->budget.max && seen <= ctx->budget.max - declared)
+    size_t seen = 0;
+    if (srv_budget_fits(&ctx->budget, declared, &seen) == 0)
         return 0;
-    rq->overloaded = 1;
-    rq->ovl_more = declared;
-    rq->ovl_seen = seen;
-    return -1;
+    return refused(rq, declared, seen);
 }
 
 /* The .safetensors parser's accounting hook (api_st_hold_fn): its header buffer, then its table.
@@ -769,7 +771,8 @@ static enum MHD_Result table_put_headers(srv_ctx *ctx, struct MHD_Connection *c,
                  n, ctx->cfg->lim.max_body_bytes);
         return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
     }
-    if (req_fits(ctx, rq, (size_t)n) < 0) /* before any of the body is read */
+    rq->declared = (size_t)n;
+    if (req_fits(ctx, rq, rq->declared) < 0) /* before any of the body is read */
         return send_overloaded(ctx, c, rq);
     return MHD_YES;
 }
@@ -893,7 +896,8 @@ static enum MHD_Result compute_headers(srv_ctx *ctx, struct MHD_Connection *c, s
                  ctx->cfg->lim.max_body_bytes);
         return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
     }
-    if (req_fits(ctx, rq, (size_t)n) < 0) /* before any of the body is read */
+    rq->declared = (size_t)n;
+    if (req_fits(ctx, rq, rq->declared) < 0) /* before any of the body is read */
         return send_overloaded(ctx, c, rq);
     return MHD_YES; /* the body follows */
 }
@@ -1021,7 +1025,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     rq->opts = (api_opts){api_accept_npy(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")),
                           1};
     rq->conn = c;
-    rq->ctx = ctx;
     rq->submitted = 1;
     /* Compute on a pool thread with the connection suspended, so that this HTTP thread keeps
      * serving its other connections; without a pool (or if it refuses) compute right here. */

@@ -52,7 +52,7 @@ async function relFetch() {
         return;
     const r = Object.fromEntries(names.map((n, i) => [n, res[i]]));
     const ds = range(2 * T - 1, 1 - T);
-    const at = (m, d) => m[cellOf(T, d)[0]][cellOf(T, d)[1]];
+    const at = (m, d) => { const [i, j] = cellOf(T, d); return m[i][j]; };
     rel.x = { T, K, ds, v: {
         t5b: r.t5b.buckets,
         t5: ds.map((d) => at(r.t5.scores, d)),
