@@ -13,8 +13,8 @@ static const api_npy_key NPY_MATRIX[] = {{"matrix", 0.0}, {NULL, 0.0}};
 static const api_npy_key NPY_ROPE[] = {{"scores", -INFINITY}, {"q_rotated", 0.0},
                                        {"k_rotated", 0.0},    {"cos", 0.0},
                                        {"inv_freq", 0.0},     {NULL, 0.0}};
-static const api_npy_key NPY_ALIBI[] = {{"output", 0.0}, {"weights", 0.0}, {"bias", -INFINITY},
-                                        {"slopes", 0.0}, {NULL, 0.0}};
+static const api_npy_key NPY_ALIBI[] = {
+    {"output", 0.0}, {"weights", 0.0}, {"bias", -INFINITY}, {"slopes", 0.0}, {NULL, 0.0}};
 static const api_npy_key NPY_ATTENTION[] = {{"output", 0.0}, {"weights", 0.0}, {NULL, 0.0}};
 static const api_npy_key NPY_T5[] = {{"buckets", 0.0}, {NULL, 0.0}};
 
@@ -108,9 +108,10 @@ static int take_dtype(json_t *req, int npy, api_problem *pb)
         return -1;
     }
     if (f32 && !npy) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, "/dtype",
-                          "dtype \"float32\" applies to .npy responses (Accept: application/x-npy); "
-                          "JSON numbers are always float64");
+        api_problem_field(
+            pb, API_PB_INVALID_FIELD, "/dtype",
+            "dtype \"float32\" applies to .npy responses (Accept: application/x-npy); "
+            "JSON numbers are always float64");
         return -1;
     }
     json_object_del(req, "dtype");
@@ -180,8 +181,9 @@ static void handle(const api_ctx *ctx, api_handler h, const api_npy_key *keys, c
             api_problem_set(&pb, API_PB_UNAVAILABLE, "out of memory while writing the response");
     } else if (!api_problem_failed(&pb)) {
         if (w.nonfinite)
-            api_problem_field(&pb, API_PB_INVALID_FIELD, "",
-                              "the inputs produce a non-finite result (overflow); use smaller values");
+            api_problem_field(
+                &pb, API_PB_INVALID_FIELD, "",
+                "the inputs produce a non-finite result (overflow); use smaller values");
         else
             api_problem_field(&pb, API_PB_LIMIT_EXCEEDED, "",
                               "the response would exceed its size limit (max_output_elements %zu)",

@@ -1,7 +1,7 @@
 /*
- * api/api.h -- the JSON layer: request bytes in, status + body out. Pure functions, testable without
- * sockets (style R15). server/ owns HTTP; it calls api_handle_route() for every compute route
- * (api_handle() is the same for a bare handler, buffered, for tests).
+ * api/api.h -- the JSON layer: request bytes in, status + body out. Pure functions, testable
+ * without sockets (style R15). server/ owns HTTP; it calls api_handle_route() for every compute
+ * route (api_handle() is the same for a bare handler, buffered, for tests).
  */
 #ifndef API_API_H
 #define API_API_H
@@ -51,8 +51,8 @@ typedef int (*api_handler)(const api_ctx *ctx, const json_t *req, api_jw *out, a
 
 /* One compute route: POST <path> with a JSON body. */
 typedef struct {
-    const char *path;    /* e.g. "/rope" */
-    const char *name;    /* metrics label, e.g. "rope" */
+    const char *path; /* e.g. "/rope" */
+    const char *name; /* metrics label, e.g. "rope" */
     api_handler handler;
     /* `Accept: application/x-npy`: the top-level response keys whose array becomes the .npy body,
      * best first (the first one present wins), with the value of masked cells; NULL-key ended */
@@ -71,8 +71,8 @@ typedef struct {
     const char *content_type; /* static string */
     char *body;
     size_t len;
-    api_stream *stream;       /* NULL unless streamed; body is then NULL */
-    const char *npy_array;    /* .npy body: the response key whose array it is; else NULL */
+    api_stream *stream;    /* NULL unless streamed; body is then NULL */
+    const char *npy_array; /* .npy body: the response key whose array it is; else NULL */
 } api_response;
 
 /* How api_handle_route answers. */
@@ -84,8 +84,8 @@ typedef struct {
 /*
  * Parses body (len bytes, need not be NUL-terminated) as a JSON object and runs h. Malformed JSON
  * (also duplicate keys, depth over the parser's limit) → 400 malformed-json naming line and column;
- * a non-object → 422 at pointer "". request_id goes into a problem's `instance`. Never fails to fill
- * out (an out-of-memory ends in a minimal static 503 body).
+ * a non-object → 422 at pointer "". request_id goes into a problem's `instance`. Never fails to
+ * fill out (an out-of-memory ends in a minimal static 503 body).
  */
 void api_handle(const api_ctx *ctx, api_handler h, const char *body, size_t len,
                 const char *request_id, api_response *out);

@@ -19,9 +19,9 @@ static const char *const FIELDS[] = {"table", "extend", "offset", "target_length
 typedef struct {
     api_learned_cfg cfg;
     pe_learned_params p;
-    const api_table *table;          /* acquired; released by lrn_release */
+    const api_table *table; /* acquired; released by lrn_release */
     const api_table_source *src;
-    int64_t offset;                  /* position of row 0 */
+    int64_t offset; /* position of row 0 */
 } lrn_state;
 
 static void lrn_release(api_att_plan *plan)

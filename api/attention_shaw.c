@@ -16,8 +16,8 @@
 #include "attention_method.h"
 #include "relative.h"
 
-static const char *const FIELDS[] = {"max_relative_position", "key_embeddings",
-                                     "value_embeddings", NULL};
+static const char *const FIELDS[] = {"max_relative_position", "key_embeddings", "value_embeddings",
+                                     NULL};
 
 typedef struct {
     size_t K;
@@ -49,8 +49,8 @@ static int shaw_prepare(const api_att_input *in, api_att_plan *plan, api_problem
     api_ptr(vp, sizeof vp, in->base, "value_embeddings");
 
     int64_t K = 0;
-    int rc_k = api_get_int(pb, in->obj, in->base, "max_relative_position", INT64_MIN, INT64_MAX,
-                           &K);
+    int rc_k =
+        api_get_int(pb, in->obj, in->base, "max_relative_position", INT64_MIN, INT64_MAX, &K);
     if (rc_k == 0) {
         api_problem_field(pb, API_PB_INVALID_FIELD, kp,
                           "max_relative_position (K, an integer >= 1) is required");
@@ -73,8 +73,8 @@ static int shaw_prepare(const api_att_input *in, api_att_plan *plan, api_problem
                           "key_embeddings is required: 2K+1 rows of d = %zu numbers", in->d);
     } else if (rc_k > 0) {
         size_t r = 0, c = 0;
-        api_number_matrix(pb, ke, ep, rows, in->d, lim->max_output_elements, 0, &s->key_emb, &r,
-                          &c, NULL);
+        api_number_matrix(pb, ke, ep, rows, in->d, lim->max_output_elements, 0, &s->key_emb, &r, &c,
+                          NULL);
     }
 
     const json_t *ve = json_object_get(in->obj, "value_embeddings");
@@ -125,8 +125,7 @@ static int shaw_add_output(const api_att_input *in, const api_att_plan *plan, si
         char vp[160];
         api_ptr(vp, sizeof vp, in->base, "value_embeddings");
         api_problem_field(pb, API_PB_INVALID_FIELD, vp,
-                          "the output with value_embeddings is not finite (%s)",
-                          pe_status_str(st));
+                          "the output with value_embeddings is not finite (%s)", pe_status_str(st));
         return -1;
     }
     return 0;

@@ -29,7 +29,7 @@ typedef struct {
     int64_t clamp_len; /* 0: none */
     int64_t lo;        /* distances lo .. lo + n_delta - 1 */
     size_t n_delta;
-    double *rel;       /* [n_delta][d]: W_R R(delta) */
+    double *rel; /* [n_delta][d]: W_R R(delta) */
 } txl_state;
 
 static void txl_release(api_att_plan *plan)
@@ -46,8 +46,7 @@ static void txl_release(api_att_plan *plan)
 }
 
 /* u or v: d numbers (0 when absent). */
-static void get_bias_vector(api_problem *pb, const api_att_input *in, const char *key,
-                            double **out)
+static void get_bias_vector(api_problem *pb, const api_att_input *in, const char *key, double **out)
 {
     size_t n = 0;
     api_get_numbers(pb, in->obj, in->base, key, in->d, in->ctx->lim->max_dim, "max_dim", out, &n);
@@ -82,8 +81,8 @@ static int txl_prepare(const api_att_input *in, api_att_plan *plan, api_problem 
                                   "is [sin || cos] of d_r/2 frequencies), got %zu",
                                   cols);
             else if (cols > lim->max_dim)
-                api_problem_field(pb, API_PB_LIMIT_EXCEEDED, rp,
-                                  "d_r %zu exceeds max_dim (%zu)", cols, lim->max_dim);
+                api_problem_field(pb, API_PB_LIMIT_EXCEEDED, rp, "d_r %zu exceeds max_dim (%zu)",
+                                  cols, lim->max_dim);
             s->d_r = cols;
         }
     } else {
@@ -97,8 +96,7 @@ static int txl_prepare(const api_att_input *in, api_att_plan *plan, api_problem 
     if (api_problem_failed(pb))
         return -1;
 
-    if (pe_txl_delta_range(in->t, in->t, NULL, NULL, s->clamp_len, &s->lo, &s->n_delta) !=
-        PE_OK) {
+    if (pe_txl_delta_range(in->t, in->t, NULL, NULL, s->clamp_len, &s->lo, &s->n_delta) != PE_OK) {
         api_problem_field(pb, API_PB_INVALID_FIELD, "/q", "the distances do not fit");
         return -1;
     }
@@ -125,8 +123,8 @@ static int txl_prepare(const api_att_input *in, api_att_plan *plan, api_problem 
     return 0;
 }
 
-static int txl_transform_qk(const api_att_input *in, const api_att_plan *plan, double *q,
-                            double *k, api_problem *pb)
+static int txl_transform_qk(const api_att_input *in, const api_att_plan *plan, double *q, double *k,
+                            api_problem *pb)
 {
     (void)k;
     const txl_state *s = plan->state;
@@ -146,9 +144,9 @@ static int txl_bias(const api_att_input *in, const api_att_plan *plan, size_t h,
 {
     (void)h;
     const txl_state *s = plan->state;
-    pe_status st = pe_txl_position_bias(in->q, in->t, in->t, in->d, s->vb, s->rel, s->lo,
-                                        s->n_delta, NULL, NULL, s->clamp_len,
-                                        in->scale * plan->scale_mult, bias);
+    pe_status st =
+        pe_txl_position_bias(in->q, in->t, in->t, in->d, s->vb, s->rel, s->lo, s->n_delta, NULL,
+                             NULL, s->clamp_len, in->scale * plan->scale_mult, bias);
     if (st != PE_OK) {
         char ptr[160];
         api_ptr(ptr, sizeof ptr, in->base, s->vb ? "v" : "w_r");

@@ -138,8 +138,8 @@ static size_t fmt_decimal_raw(char *out, int neg, uint64_t sig, int e, char *tmp
         memcpy(p, d, 24);
         p += n;
     } else if (0 < n && n < k) { /* ddd.ddd */
-        memcpy(p, d, 16); /* the n <= 16 integer digits */
-        if (n <= 14) {    /* the k - n <= 16 fraction digits in one copy, within the 32 bytes */
+        memcpy(p, d, 16);        /* the n <= 16 integer digits */
+        if (n <= 14) { /* the k - n <= 16 fraction digits in one copy, within the 32 bytes */
             memcpy(p + n + 1, d + n, 16);
         } else {
             for (int i = n; i < k; i++)
@@ -977,8 +977,7 @@ void api_jw_matrix(api_jw *w, const double *x, const unsigned char *mask, size_t
 {
     size_t n = rows * cols;
     int copy = (w->mode == API_JW_STREAM && n >= API_JW_DEFER_MIN) ||
-               (w->mode == API_JW_NPY && !w->ext->active && w->depth == 1 &&
-                w->ext->pending >= 0);
+               (w->mode == API_JW_NPY && !w->ext->active && w->depth == 1 && w->ext->pending >= 0);
     if (copy && !w->failed) {
         double *c = malloc(n ? n * sizeof *c : 1);
         if (c == NULL) {

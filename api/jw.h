@@ -1,22 +1,22 @@
 /*
- * api/jw.h -- a small JSON text writer for responses (style R15: large matrices are written number by
- * number into text, never as one json_t per number).
+ * api/jw.h -- a small JSON text writer for responses (style R15: large matrices are written number
+ * by number into text, never as one json_t per number).
  *
- * The writer appends to a growable buffer with a hard cap set at init (style R9). Commas are inserted
- * automatically. Numbers are written as the shortest decimal string that parses back to the exact
- * double (Dragonbox through api/numfmt.h, printed much as ECMAScript Number::toString does, see
- * api_fmt_double); non-finite numbers are never written: they set the writer's `nonfinite` flag and
- * write null, and the API turns that into an error. Any failure (cap reached, out of memory,
- * nesting too deep) is sticky: later calls do nothing and api_jw_ok() is 0.
- * Not thread-safe; one writer per request.
+ * The writer appends to a growable buffer with a hard cap set at init (style R9). Commas are
+ * inserted automatically. Numbers are written as the shortest decimal string that parses back to
+ * the exact double (Dragonbox through api/numfmt.h, printed much as ECMAScript Number::toString
+ * does, see api_fmt_double); non-finite numbers are never written: they set the writer's
+ * `nonfinite` flag and write null, and the API turns that into an error. Any failure (cap reached,
+ * out of memory, nesting too deep) is sticky: later calls do nothing and api_jw_ok() is 0. Not
+ * thread-safe; one writer per request.
  *
  * Modes (api_jw_init_mode; api_jw_init is API_JW_BUFFER):
  *  - API_JW_BUFFER: everything is text in the buffer at once (tests, small bodies, sub-requests).
  *  - API_JW_STREAM: large matrices (api_jw_rows, api_jw_matrix_take, api_jw_matrix, each with at
- *    least API_JW_DEFER_MIN numbers) are not formatted: the writer keeps them as row sources, each with
- *    the text offset where it belongs, and api/stream.h formats them row by row while the response
- *    is sent. The buffer then holds only the envelope. Everything that can fail (validation, size
- *    checks, non-finite values of materialised data) is still decided while the handler runs.
+ *    least API_JW_DEFER_MIN numbers) are not formatted: the writer keeps them as row sources, each
+ * with the text offset where it belongs, and api/stream.h formats them row by row while the
+ * response is sent. The buffer then holds only the envelope. Everything that can fail (validation,
+ * size checks, non-finite values of materialised data) is still decided while the handler runs.
  *  - API_JW_NPY: no text at all. The value of the best top-level key of a preference list (an
  *    array of numbers, any depth, rectangular) is captured for an .npy body (api/stream.h); other
  *    values are only checked for finiteness.
@@ -64,15 +64,15 @@ typedef struct {
 struct api_jw_ext; /* stream segments / npy capture (api/jw_priv.h) */
 
 typedef struct {
-    char *buf;          /* owned; NUL-terminated while ok */
-    size_t len;         /* bytes written */
-    size_t cap;         /* bytes allocated */
-    size_t max;         /* hard cap on len */
+    char *buf;  /* owned; NUL-terminated while ok */
+    size_t len; /* bytes written */
+    size_t cap; /* bytes allocated */
+    size_t max; /* hard cap on len */
     int depth;
     unsigned char first[API_JW_MAX_DEPTH]; /* 1 while the container at that depth is empty */
-    int after_key;      /* 1 right after a key: the next value takes no comma */
-    int failed;         /* sticky: cap exceeded, OOM or misuse */
-    int nonfinite;      /* a NaN or infinity was offered */
+    int after_key;                         /* 1 right after a key: the next value takes no comma */
+    int failed;                            /* sticky: cap exceeded, OOM or misuse */
+    int nonfinite;                         /* a NaN or infinity was offered */
     api_jw_mode mode;
     struct api_jw_ext *ext; /* NULL in API_JW_BUFFER mode */
 } api_jw;

@@ -18,7 +18,7 @@
 #include "learned_cfg.h"
 #include "tensor_io.h"
 
-static const char *const FIELDS[] = {"table",  "positions", "seq_len",       "offset",
+static const char *const FIELDS[] = {"table",  "positions",     "seq_len", "offset",
                                      "extend", "target_length", NULL};
 
 const char *const API_LEARNED_EXTENDS[] = {"error", "copy", "interpolate", NULL};
@@ -31,8 +31,9 @@ int api_learned_cfg_parse(api_problem *pb, const json_t *obj, const char *base,
     api_ptr(ptr, sizeof ptr, base, "table");
     const json_t *t = json_object_get(obj, "table");
     if (t == NULL || json_is_null(t)) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "table is required (a stored table's name, "
-                                                         "see GET /tables)");
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                          "table is required (a stored table's name, "
+                          "see GET /tables)");
     } else if (!json_is_string(t) || !api_table_name_valid(json_string_value(t))) {
         api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
                           "must be a table name matching [A-Za-z0-9][A-Za-z0-9._-]{0,63}");
@@ -63,9 +64,10 @@ const api_table *api_learned_acquire(api_problem *pb, const api_ctx *ctx, const 
     const api_table_source *src = ctx->tables;
     const api_table *t = src ? src->acquire(src->self, cfg->table) : NULL;
     if (t == NULL) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "no table named \"%s\" (GET /tables lists them; PUT /tables/%s stores one)",
-                          cfg->table, cfg->table);
+        api_problem_field(
+            pb, API_PB_INVALID_FIELD, ptr,
+            "no table named \"%s\" (GET /tables lists them; PUT /tables/%s stores one)", cfg->table,
+            cfg->table);
         return NULL;
     }
     p->data = t->data;
@@ -86,10 +88,11 @@ void api_learned_range_error(api_problem *pb, const char *ptr, const api_learned
                           (long long)pos, (unsigned long long)p->target_length, cfg->table,
                           (unsigned long long)(p->target_length - 1));
     else
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "position %lld is beyond table \"%s\", which has %zu rows (positions 0 .. "
-                          "%zu); extend \"copy\" or \"interpolate\" reads past the end",
-                          (long long)pos, cfg->table, p->rows, p->rows - 1);
+        api_problem_field(
+            pb, API_PB_INVALID_FIELD, ptr,
+            "position %lld is beyond table \"%s\", which has %zu rows (positions 0 .. "
+            "%zu); extend \"copy\" or \"interpolate\" reads past the end",
+            (long long)pos, cfg->table, p->rows, p->rows - 1);
 }
 
 void api_learned_resolved(api_jw *out, const api_learned_cfg *cfg, const pe_learned_params *p)
@@ -160,8 +163,9 @@ int api_learned(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem 
             ctx->tables->release(ctx->tables->self, t);
             free(m);
             free(pos);
-            api_problem_field(pb, API_PB_INVALID_FIELD, "/table",
-                              "interpolating this table overflows (entries near the float64 maximum)");
+            api_problem_field(
+                pb, API_PB_INVALID_FIELD, "/table",
+                "interpolating this table overflows (entries near the float64 maximum)");
             return -1;
         }
     }

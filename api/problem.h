@@ -1,9 +1,9 @@
 /*
  * api/problem.h -- request errors as RFC 9457 problem+json (see ../shared/docs/api.md, "Errors").
  *
- * One table (API_PROBLEM_MAP) gives every problem code, its HTTP status and title; nothing else maps
- * codes to statuses. Filling a problem never allocates (style R5): field errors are kept in fixed-size
- * slots, and the first API_PROBLEM_MAX_ERRORS are reported.
+ * One table (API_PROBLEM_MAP) gives every problem code, its HTTP status and title; nothing else
+ * maps codes to statuses. Filling a problem never allocates (style R5): field errors are kept in
+ * fixed-size slots, and the first API_PROBLEM_MAX_ERRORS are reported.
  */
 #ifndef API_PROBLEM_H
 #define API_PROBLEM_H
@@ -13,21 +13,21 @@
 #include "jw.h"
 
 /* X(enum, code string, HTTP status, title) */
-#define API_PROBLEM_MAP(X)                                                                  \
-    X(API_PB_NONE, "none", 200, "OK")                                                       \
-    X(API_PB_MALFORMED_JSON, "malformed-json", 400, "Malformed JSON")                       \
-    X(API_PB_NOT_FOUND, "not-found", 404, "Not found")                                      \
-    X(API_PB_METHOD_NOT_ALLOWED, "method-not-allowed", 405, "Method not allowed")           \
-    X(API_PB_CONFLICT, "conflict", 409, "Conflict")                                         \
-    X(API_PB_TOO_LARGE, "too-large", 413, "Request body too large")                         \
-    X(API_PB_UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", 415, "Unsupported media type") \
-    X(API_PB_INVALID_FIELD, "invalid-field", 422, "Invalid field")                          \
-    X(API_PB_UNKNOWN_FIELD, "unknown-field", 422, "Unknown field")                          \
-    X(API_PB_LIMIT_EXCEEDED, "limit-exceeded", 422, "Limit exceeded")                       \
-    X(API_PB_HEADER_TOO_LARGE, "header-too-large", 431, "Request header too large")         \
-    X(API_PB_INTERNAL, "internal", 500, "Internal error")                                   \
-    X(API_PB_UNAVAILABLE, "unavailable", 503, "Service unavailable")                        \
-    X(API_PB_SHUTTING_DOWN, "shutting-down", 503, "Shutting down")                          \
+#define API_PROBLEM_MAP(X)                                                                         \
+    X(API_PB_NONE, "none", 200, "OK")                                                              \
+    X(API_PB_MALFORMED_JSON, "malformed-json", 400, "Malformed JSON")                              \
+    X(API_PB_NOT_FOUND, "not-found", 404, "Not found")                                             \
+    X(API_PB_METHOD_NOT_ALLOWED, "method-not-allowed", 405, "Method not allowed")                  \
+    X(API_PB_CONFLICT, "conflict", 409, "Conflict")                                                \
+    X(API_PB_TOO_LARGE, "too-large", 413, "Request body too large")                                \
+    X(API_PB_UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", 415, "Unsupported media type")      \
+    X(API_PB_INVALID_FIELD, "invalid-field", 422, "Invalid field")                                 \
+    X(API_PB_UNKNOWN_FIELD, "unknown-field", 422, "Unknown field")                                 \
+    X(API_PB_LIMIT_EXCEEDED, "limit-exceeded", 422, "Limit exceeded")                              \
+    X(API_PB_HEADER_TOO_LARGE, "header-too-large", 431, "Request header too large")                \
+    X(API_PB_INTERNAL, "internal", 500, "Internal error")                                          \
+    X(API_PB_UNAVAILABLE, "unavailable", 503, "Service unavailable")                               \
+    X(API_PB_SHUTTING_DOWN, "shutting-down", 503, "Shutting down")                                 \
     X(API_PB_OVERLOADED, "overloaded", 503, "Server busy")
 
 typedef enum {
@@ -45,11 +45,11 @@ typedef struct {
 } api_field_error;
 
 typedef struct {
-    api_problem_code code;   /* first error's code wins (API_PB_NONE while clean) */
-    char detail[400];        /* one sentence for humans */
+    api_problem_code code; /* first error's code wins (API_PB_NONE while clean) */
+    char detail[400];      /* one sentence for humans */
     api_field_error errors[API_PROBLEM_MAX_ERRORS];
-    size_t n_errors;         /* slots used */
-    size_t n_dropped;        /* further errors not kept */
+    size_t n_errors;  /* slots used */
+    size_t n_dropped; /* further errors not kept */
 } api_problem;
 
 /* Resets pb to "no problem". */

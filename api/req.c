@@ -343,7 +343,8 @@ int api_number_matrix(api_problem *pb, const json_t *v, const char *ptr, size_t 
             return -1;
         }
         size_t n = 0;
-        if (api_number_array(pb, v, ptr, expect_cols, max_elems, "max_output_elements", out, &n) < 0)
+        if (api_number_array(pb, v, ptr, expect_cols, max_elems, "max_output_elements", out, &n) <
+            0)
             return -1;
         *rows = 1;
         *cols = n;
@@ -370,8 +371,8 @@ int api_number_matrix(api_problem *pb, const json_t *v, const char *ptr, size_t 
     }
     size_t total;
     if (!pe_mul_ok(r, c, &total) || total > max_elems) {
-        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr, "has %zu x %zu numbers, over the limit %zu",
-                          r, c, max_elems);
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
+                          "has %zu x %zu numbers, over the limit %zu", r, c, max_elems);
         return -1;
     }
     double *x = api_alloc(pb, total, sizeof *x);
@@ -471,13 +472,15 @@ int api_get_positions(api_problem *pb, const json_t *obj, const char *base, cons
     char ptr[160];
     if (pos && sl) {
         api_ptr(ptr, sizeof ptr, base, "seq_len");
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "give either positions or seq_len, not both");
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                          "give either positions or seq_len, not both");
         return -1;
     }
     if (pos) {
         if (off) {
             api_ptr(ptr, sizeof ptr, base, "offset");
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "offset goes with seq_len, not positions");
+            api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                              "offset goes with seq_len, not positions");
             return -1;
         }
         return api_get_position_list(pb, obj, base, "positions", lim, out, n);

@@ -2,9 +2,9 @@
  * api/req.h -- request validation helpers: typed getters that record a 422 with a JSON pointer for
  * every rule broken (style R5, R7), plus the service limits every handler enforces (style R9).
  *
- * Getter convention: the field `key` of object `obj` (itself at pointer `base`, "" for the top level)
- * is read. Return 1 = present and valid (stored in *out), 0 = absent or JSON null (*out untouched),
- * -1 = invalid (an error naming "<base>/<key>" was recorded in pb; *out untouched).
+ * Getter convention: the field `key` of object `obj` (itself at pointer `base`, "" for the top
+ * level) is read. Return 1 = present and valid (stored in *out), 0 = absent or JSON null (*out
+ * untouched), -1 = invalid (an error naming "<base>/<key>" was recorded in pb; *out untouched).
  * Integer fields accept integral reals (4.0) and reject 4.5, "4" and booleans (api.md Conventions).
  * Arrays returned through pointers are malloc'd: the caller frees them, also after -1 (then NULL).
  */
@@ -106,8 +106,8 @@ int api_get_position_list(api_problem *pb, const json_t *obj, const char *base, 
 
 /*
  * `positions` | `seq_len` [+ `offset`] (api.md Conventions): exactly one of positions and seq_len
- * unless `required` is 0 (then neither is fine: returns 0). Returns 1 with *out and *n filled, 0 when
- * absent, -1 on error. offset without seq_len → 422.
+ * unless `required` is 0 (then neither is fine: returns 0). Returns 1 with *out and *n filled, 0
+ * when absent, -1 on error. offset without seq_len → 422.
  */
 int api_get_positions(api_problem *pb, const json_t *obj, const char *base, const api_limits *lim,
                       int required, int64_t **out, size_t *n);

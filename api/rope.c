@@ -12,11 +12,11 @@
  * pasted config lives in rope_config.c, as do the fields this handler reads as the multi-axis one
  * does (head_dim, rotary dim, base, layout, q, k).
  *
- * `decay` entries are {distance, upper_bound, upper_bound_sum, mean_cos}. upper_bound_sum is api.md's
- * formula verbatim, (1/n)·Σ_{j=1..n} |Σ_{k<j} e^{i r θ_k}| (RoFormer arXiv:2104.09864 §3.4.3), which
- * is (n+1)/2 at r = 0; upper_bound is that curve divided by its value at r = 0, the *relative*
- * upper bound, so that both curves start at 1 and can share one axis (the issue asks for decay at
- * distance 0 to be 1 for both curves); mean_cos = (1/n)·Σ_j cos(r θ_j) is 1 at r = 0.
+ * `decay` entries are {distance, upper_bound, upper_bound_sum, mean_cos}. upper_bound_sum is
+ * api.md's formula verbatim, (1/n)·Σ_{j=1..n} |Σ_{k<j} e^{i r θ_k}| (RoFormer arXiv:2104.09864
+ * §3.4.3), which is (n+1)/2 at r = 0; upper_bound is that curve divided by its value at r = 0, the
+ * *relative* upper bound, so that both curves start at 1 and can share one axis (the issue asks for
+ * decay at distance 0 to be 1 for both curves); mean_cos = (1/n)·Σ_j cos(r θ_j) is 1 at r = 0.
  *
  * Work bound: the rotations, scores, cos/sin, decay (n per distance) and float32_error (n per
  * position) together must stay within max_work (api_check_work; 422 limit-exceeded beyond), as
@@ -31,9 +31,9 @@
 #include "attention.h"
 #include "cache.h"
 #include "rope.h"
-#include "rope_multiaxis.h"
 #include "rope_config.h"
 #include "rope_explain.h"
+#include "rope_multiaxis.h"
 
 static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_error", NULL};
 enum { INC_COS_SIN = 1, INC_BANDS = 2, INC_DECAY = 4, INC_F32 = 8 };
@@ -42,10 +42,10 @@ enum { INC_COS_SIN = 1, INC_BANDS = 2, INC_DECAY = 4, INC_F32 = 8 };
 
 /* One side's positions: an explicit list, or 0 .. range-1 (materialised on demand). */
 typedef struct {
-    int64_t *v;          /* owned */
+    int64_t *v; /* owned */
     size_t n;
     char ptr[API_RC_PTR]; /* where they came from, for errors ("/q_positions", "/seq_len") */
-    const char *src;     /* "positions", "q_positions", "seq_len", ... (for resolved) */
+    const char *src;      /* "positions", "q_positions", "seq_len", ... (for resolved) */
 } pos_set;
 
 /* Everything parsed from one request (owned arrays freed by req_free). */
@@ -69,9 +69,9 @@ typedef struct {
     double *inv_freq; /* explicit (owned) */
 
     int has_seq_len;
-    int64_t seq_len;      /* as given */
-    int64_t max_req;      /* largest explicit position + 1 (0 when none) */
-    int64_t L;            /* sequence length used (seq_len, else max_req) */
+    int64_t seq_len;               /* as given */
+    int64_t max_req;               /* largest explicit position + 1 (0 when none) */
+    int64_t L;                     /* sequence length used (seq_len, else max_req) */
     pos_set pos, qpos, kpos, tpos; /* tpos: the rows of cos/sin and float32_error */
     int has_pos, has_qpos, has_kpos;
 
@@ -156,8 +156,8 @@ static int parse_dims(api_problem *pb, const json_t *req, rope_req *r)
     }
 
     int64_t rd = 0;
-    int rc = api_rope_rotary_dim_resolve(pb, req, cfg, r->head_dim, &r->head_dim_o, &rd,
-                                         &r->rotary_o);
+    int rc =
+        api_rope_rotary_dim_resolve(pb, req, cfg, r->head_dim, &r->head_dim_o, &rd, &r->rotary_o);
     if (rc < 0)
         return -1;
     if (rc > 0) { /* an explicit rotary_dim */
@@ -311,8 +311,9 @@ static void check_scaling(api_problem *pb, rope_req *r)
         double bf = sc->num[API_RS_BETA_FAST] != 0.0 ? sc->num[API_RS_BETA_FAST] : 32.0;
         double bs = sc->num[API_RS_BETA_SLOW] != 0.0 ? sc->num[API_RS_BETA_SLOW] : 1.0;
         if (bf < bs)
-            api_rc_warn(&r->warn, "beta_fast (%.17g) is below beta_slow (%.17g): the YaRN ramp "
-                                  "runs backwards",
+            api_rc_warn(&r->warn,
+                        "beta_fast (%.17g) is below beta_slow (%.17g): the YaRN ramp "
+                        "runs backwards",
                         bf, bs);
     }
 }
@@ -551,8 +552,8 @@ static void parse_vectors(api_problem *pb, rope_req *r)
 /* ---- output --------------------------------------------------------------------------------- */
 
 /* Adds n numbers to *total and checks it against max_output_elements, blaming ptr. */
-static int account(api_problem *pb, const api_limits *lim, size_t *total, size_t n,
-                   const char *ptr, const char *what)
+static int account(api_problem *pb, const api_limits *lim, size_t *total, size_t n, const char *ptr,
+                   const char *what)
 {
     if (n > (size_t)-1 - *total) {
         api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr, "%s: response size overflows", what);
@@ -591,8 +592,8 @@ static int check_sizes(api_problem *pb, const rope_req *r)
         goto over;
     if (r->include & INC_COS_SIN) {
         include_ptr(ip, sizeof ip, r, 0);
-        if (!mul3(r->tpos.n, n, 2, &t) || account(pb, lim, &total, t + r->tpos.n, ip,
-                                                  "cos and sin") < 0)
+        if (!mul3(r->tpos.n, n, 2, &t) ||
+            account(pb, lim, &total, t + r->tpos.n, ip, "cos and sin") < 0)
             goto over;
     }
     if (r->include & INC_BANDS) {
@@ -611,16 +612,16 @@ static int check_sizes(api_problem *pb, const rope_req *r)
     if (r->include & INC_DECAY) {
         if (!mul3(r->n_dist, 4, 1, &t) || account(pb, lim, &total, t, "/distances", "decay") < 0)
             goto over;
-        if (api_check_work(pb, lim, &work, r->n_dist, n, 2 * API_WORK_TRIG, "/distances",
-                           "decay") < 0)
+        if (api_check_work(pb, lim, &work, r->n_dist, n, 2 * API_WORK_TRIG, "/distances", "decay") <
+            0)
             return -1;
     }
     if (r->include & INC_F32) {
         include_ptr(ip, sizeof ip, r, 3);
         if (account(pb, lim, &total, 3 + r->tpos.n, ip, "float32_error") < 0)
             goto over;
-        if (api_check_work(pb, lim, &work, r->tpos.n, n, 4 * API_WORK_TRIG, ip,
-                           "float32_error") < 0)
+        if (api_check_work(pb, lim, &work, r->tpos.n, n, 4 * API_WORK_TRIG, ip, "float32_error") <
+            0)
             return -1;
     }
     return 0;

@@ -211,8 +211,8 @@ int api_rope_scaling_parse(api_problem *pb, const json_t *obj, const char *ptr,
 
     /* Multi-axis RoPE is not a scaling type: say where it goes instead of "unknown field". */
     if (member(obj, "mrope_section") != NULL || member(obj, "mrope_interleaved") != NULL) {
-        api_ptr(fp, sizeof fp, ptr, member(obj, "mrope_section") ? "mrope_section"
-                                                                  : "mrope_interleaved");
+        api_ptr(fp, sizeof fp, ptr,
+                member(obj, "mrope_section") ? "mrope_section" : "mrope_interleaved");
         api_problem_field(pb, API_PB_INVALID_FIELD, strict ? fp : ptr,
                           "multi-axis RoPE (M-RoPE, mrope_section) is configured with the "
                           "top-level `axes` field, not as a scaling type");
@@ -292,8 +292,7 @@ int api_rope_scaling_parse(api_problem *pb, const json_t *obj, const char *ptr,
                 api_problem_field(pb, API_PB_UNKNOWN_FIELD, fp,
                                   "unknown field \"%.60s\" in scaling", k);
             else
-                api_rc_warn(w, "%s.%.60s is not modelled by posenc and was ignored", src_prefix,
-                            k);
+                api_rc_warn(w, "%s.%.60s is not modelled by posenc and was ignored", src_prefix, k);
             continue;
         }
         if (json_is_null(v))
@@ -342,8 +341,8 @@ static int cfg_int(api_problem *pb, const json_t *cfg, const char *ptr, const ch
 }
 
 /* Reads a finite number member within (lo, hi]; 1 / 0 / -1 as cfg_int. */
-static int cfg_num(api_problem *pb, const json_t *cfg, const char *ptr, const char *key,
-                   double lo, double hi, double *out)
+static int cfg_num(api_problem *pb, const json_t *cfg, const char *ptr, const char *key, double lo,
+                   double hi, double *out)
 {
     return api_get_number(pb, cfg, ptr, key, lo, hi, API_NUM_MIN_EXCL, out);
 }
@@ -378,8 +377,8 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
                 api_ptr(fp, sizeof fp, ptr, hk);
                 if (hidden % heads != 0) {
                     api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                                      "%s (%lld) is not divisible by %s (%lld); give head_dim",
-                                      hk, (long long)hidden, nk, (long long)heads);
+                                      "%s (%lld) is not divisible by %s (%lld); give head_dim", hk,
+                                      (long long)hidden, nk, (long long)heads);
                 } else {
                     out->head_dim = hidden / heads;
                     api_rc_origin_set(&out->head_dim_o, fp, "config.%s / config.%s", hk, nk);
@@ -431,8 +430,8 @@ static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, 
 }
 
 /* Fills the original length and a missing factor of the config's scaling (HF v5 rules). */
-static void resolve_lengths(api_problem *pb, const json_t *cfg, const char *ptr,
-                            const char *sc_src, api_rope_config *out, api_rc_warnings *w)
+static void resolve_lengths(api_problem *pb, const json_t *cfg, const char *ptr, const char *sc_src,
+                            api_rope_config *out, api_rc_warnings *w)
 {
     api_rope_scaling *sc = &out->scaling;
     api_rc_origin *l0o = &sc->origin[API_RS_ORIGINAL_MAX_POSITION];
@@ -617,12 +616,28 @@ void api_rope_layout_resolve(api_problem *pb, const json_t *req, const api_rope_
 
 int api_rope_check_fields(api_problem *pb, const json_t *req)
 {
-    static const char *const FIELDS[] = {
-        "head_dim",    "rotary_dim",    "partial_rotary_factor", "base",     "rope_theta",
-        "layout",      "scaling",       "rope_scaling",          "inv_freq", "config",
-        "seq_len",     "positions",     "q_positions",           "query_positions",
-        "k_positions", "key_positions", "q",                     "k",        "include",
-        "distances",   "axes",          NULL};
+    static const char *const FIELDS[] = {"head_dim",
+                                         "rotary_dim",
+                                         "partial_rotary_factor",
+                                         "base",
+                                         "rope_theta",
+                                         "layout",
+                                         "scaling",
+                                         "rope_scaling",
+                                         "inv_freq",
+                                         "config",
+                                         "seq_len",
+                                         "positions",
+                                         "q_positions",
+                                         "query_positions",
+                                         "k_positions",
+                                         "key_positions",
+                                         "q",
+                                         "k",
+                                         "include",
+                                         "distances",
+                                         "axes",
+                                         NULL};
     return api_check_fields(pb, req, "", FIELDS);
 }
 

@@ -58,19 +58,19 @@ void api_rc_warn(api_rc_warnings *w, const char *fmt, ...) __attribute__((format
 
 /* The fields of a scaling object other than its type (api.md /rope, rope-variants.md). */
 typedef enum {
-    API_RS_FACTOR = 0,                /* > 0: linear, dynamic, yarn, longrope, llama3 */
-    API_RS_ORIGINAL_MAX_POSITION,     /* integer >= 1: dynamic, yarn, longrope, llama3 */
-    API_RS_BETA_FAST,                 /* >= 0 (0 = HF default 32): yarn */
-    API_RS_BETA_SLOW,                 /* >= 0 (0 = HF default 1): yarn */
-    API_RS_MSCALE,                    /* >= 0: yarn */
-    API_RS_MSCALE_ALL_DIM,            /* >= 0: yarn */
-    API_RS_ATTENTION_FACTOR,          /* > 0: yarn, longrope */
-    API_RS_TRUNCATE,                  /* bool (stored 0/1): yarn */
-    API_RS_LOW_FREQ_FACTOR,           /* > 0: llama3 */
-    API_RS_HIGH_FREQ_FACTOR,          /* > 0: llama3 */
-    API_RS_ALPHA,                     /* > 0: ntk (posenc's static NTK-aware) */
-    API_RS_SHORT_FACTOR,              /* array of rotary_dim/2 numbers > 0: longrope */
-    API_RS_LONG_FACTOR,               /* array of rotary_dim/2 numbers > 0: longrope */
+    API_RS_FACTOR = 0,            /* > 0: linear, dynamic, yarn, longrope, llama3 */
+    API_RS_ORIGINAL_MAX_POSITION, /* integer >= 1: dynamic, yarn, longrope, llama3 */
+    API_RS_BETA_FAST,             /* >= 0 (0 = HF default 32): yarn */
+    API_RS_BETA_SLOW,             /* >= 0 (0 = HF default 1): yarn */
+    API_RS_MSCALE,                /* >= 0: yarn */
+    API_RS_MSCALE_ALL_DIM,        /* >= 0: yarn */
+    API_RS_ATTENTION_FACTOR,      /* > 0: yarn, longrope */
+    API_RS_TRUNCATE,              /* bool (stored 0/1): yarn */
+    API_RS_LOW_FREQ_FACTOR,       /* > 0: llama3 */
+    API_RS_HIGH_FREQ_FACTOR,      /* > 0: llama3 */
+    API_RS_ALPHA,                 /* > 0: ntk (posenc's static NTK-aware) */
+    API_RS_SHORT_FACTOR,          /* array of rotary_dim/2 numbers > 0: longrope */
+    API_RS_LONG_FACTOR,           /* array of rotary_dim/2 numbers > 0: longrope */
     API_RS__COUNT
 } api_rs_field;
 
@@ -83,15 +83,15 @@ const char *api_rs_field_name(api_rs_field f);
  * their length depends on rotary_dim, so the caller validates them with origin[f].ptr).
  */
 typedef struct {
-    int present;                       /* 1 when a non-null scaling object was given */
-    pe_rope_type type;                 /* canonical type (su -> longrope) */
-    char type_given[24];               /* the spelling given ("su", "yarn" for phi3, ...) */
-    char ptr[API_RC_PTR];              /* pointer of the object: "/scaling", "/rope_scaling",
-                                        * "/config/rope_scaling" */
+    int present;          /* 1 when a non-null scaling object was given */
+    pe_rope_type type;    /* canonical type (su -> longrope) */
+    char type_given[24];  /* the spelling given ("su", "yarn" for phi3, ...) */
+    char ptr[API_RC_PTR]; /* pointer of the object: "/scaling", "/rope_scaling",
+                           * "/config/rope_scaling" */
     api_rc_origin type_origin;
     double num[API_RS__COUNT];
     api_rc_origin origin[API_RS__COUNT];
-    const json_t *list[2];             /* [0] short_factor, [1] long_factor (borrowed), or NULL */
+    const json_t *list[2]; /* [0] short_factor, [1] long_factor (borrowed), or NULL */
 } api_rope_scaling;
 
 /* Canonical API name of a type ("default", "linear", "dynamic", "yarn", "longrope", "llama3",
@@ -136,13 +136,13 @@ int api_rope_scaling_parse(api_problem *pb, const json_t *obj, const char *ptr,
  * evenness and limits are the caller's (with the origin's pointer).
  */
 typedef struct {
-    int64_t head_dim;                /* qk_rope_head_dim | head_dim | hidden_size / heads */
+    int64_t head_dim; /* qk_rope_head_dim | head_dim | hidden_size / heads */
     api_rc_origin head_dim_o;
-    int64_t rotary_dim;              /* GPT-J / CodeGen rotary_dim */
+    int64_t rotary_dim; /* GPT-J / CodeGen rotary_dim */
     api_rc_origin rotary_dim_o;
-    double partial_rotary_factor;    /* partial_rotary_factor | rotary_pct (GPT-NeoX) */
+    double partial_rotary_factor; /* partial_rotary_factor | rotary_pct (GPT-NeoX) */
     api_rc_origin partial_o;
-    double base;                     /* rope_theta | rotary_emb_base | rope_parameters.rope_theta */
+    double base; /* rope_theta | rotary_emb_base | rope_parameters.rope_theta */
     api_rc_origin base_o;
     pe_rope_layout layout;           /* rope_interleave, else model_type, else half */
     api_rc_origin layout_o;          /* always set (src "default" when nothing said) */

@@ -1,7 +1,7 @@
 /*
- * api/rope_multiaxis.c -- POST /rope with `axes` (multi-axis RoPE); see rope_multiaxis.h for the contract
- * and ../shared/docs/rope-multiaxis.md §1 for the rules. Structure as api/rope.c: parse and
- * validate everything into one struct (every broken rule a 422 naming its field), check the
+ * api/rope_multiaxis.c -- POST /rope with `axes` (multi-axis RoPE); see rope_multiaxis.h for the
+ * contract and ../shared/docs/rope-multiaxis.md §1 for the rules. Structure as api/rope.c: parse
+ * and validate everything into one struct (every broken rule a 422 naming its field), check the
  * response size before allocating, compute with core/, write the response.
  */
 #include <math.h>
@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rope_multiaxis.h"
 #include "attention.h"
-#include "rope_axes.h"
 #include "rope.h"
+#include "rope_axes.h"
 #include "rope_config.h"
+#include "rope_multiaxis.h"
 
 static const char *const AXES_FIELDS[] = {"type", "sections", "freqs", NULL};
 static const char *const TYPES[] = {"axial", "mrope", "pixtral", "mixed", NULL};
@@ -188,8 +188,8 @@ static int parse_dims(api_problem *pb, const json_t *req, axes_req *r)
     }
 
     int64_t rd = 0;
-    int rc = api_rope_rotary_dim_resolve(pb, req, cfg, r->head_dim, &r->head_dim_o, &rd,
-                                         &r->rotary_o);
+    int rc =
+        api_rope_rotary_dim_resolve(pb, req, cfg, r->head_dim, &r->head_dim_o, &rd, &r->rotary_o);
     if (rc < 0)
         return -1;
     if (rc > 0 && (rd < 2 || rd % 2 != 0 || rd > r->head_dim)) { /* an explicit rotary_dim */
@@ -430,8 +430,7 @@ static int resolve_axes(api_problem *pb, axes_req *r)
     pe_status st = pe_rope_axes_freqs(r->type, d, r->base, r->sections, r->A, r->F, r->pair_axis);
     if (st != PE_OK) {
         api_problem_field(pb, API_PB_INVALID_FIELD, blame(&r->base_o, r->axes_ptr),
-                          "this configuration gives no valid frequencies (%s)",
-                          pe_status_str(st));
+                          "this configuration gives no valid frequencies (%s)", pe_status_str(st));
         return -1;
     }
     return 0;
@@ -720,8 +719,7 @@ static int account(api_problem *pb, const api_limits *lim, size_t *total, size_t
 {
     size_t t;
     if (!pe_mul_ok(a, b, &t) || t > (size_t)-1 - c || t + c > (size_t)-1 - *total) {
-        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr, "%s: the response size overflows",
-                          what);
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr, "%s: the response size overflows", what);
         return -1;
     }
     *total += t + c;
@@ -748,8 +746,8 @@ static int check_sizes(api_problem *pb, const axes_req *r)
     /* compute budget: angles (A multiply-adds and a sin and cos per pair) for every position of
      * q, k and the table, rotations, and the scores */
     size_t work = 0;
-    if (api_check_work(pb, lim, &work, pq + pk + r->tpos.n, n, A + 2 * API_WORK_TRIG,
-                       "/positions", "the angles") < 0 ||
+    if (api_check_work(pb, lim, &work, pq + pk + r->tpos.n, n, A + 2 * API_WORK_TRIG, "/positions",
+                       "the angles") < 0 ||
         api_check_work(pb, lim, &work, pq + pk, hd, 1, "/q", "the rotations") < 0 ||
         (r->q && r->k && api_check_work(pb, lim, &work, pq, pk, hd, "/k", "the scores") < 0))
         return -1;
@@ -776,8 +774,7 @@ static int angles(api_problem *pb, const axes_req *r, const coord_set *cs, doubl
     if (pe_rope_axes_cos_sin(r->F, r->A, n, cs->v, cs->n, *c, *s, &bad) != PE_OK) {
         char ptr[API_RC_PTR];
         api_ptr_idx(ptr, sizeof ptr, cs->ptr, bad);
-        api_problem_field(pb, API_PB_INVALID_FIELD,
-                          r->type == PE_AXES_MIXED ? "/axes/freqs" : ptr,
+        api_problem_field(pb, API_PB_INVALID_FIELD, r->type == PE_AXES_MIXED ? "/axes/freqs" : ptr,
                           "the angle sum_a p_a F[a][j] at %s is not finite (frequencies x "
                           "coordinates overflow float64)",
                           ptr);

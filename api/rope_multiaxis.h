@@ -1,7 +1,7 @@
 /*
- * api/rope_multiaxis.h -- POST /rope in multi-axis mode (../shared/docs/rope-multiaxis.md §1; api.md
- * "Multi-axis RoPE (axes)"): coordinate-tuple positions, `axes` {type axial | mrope | pixtral |
- * mixed, sections?, freqs?}, and a pasted Qwen2-VL config whose rope_scaling (or v5
+ * api/rope_multiaxis.h -- POST /rope in multi-axis mode (../shared/docs/rope-multiaxis.md §1;
+ * api.md "Multi-axis RoPE (axes)"): coordinate-tuple positions, `axes` {type axial | mrope |
+ * pixtral | mixed, sections?, freqs?}, and a pasted Qwen2-VL config whose rope_scaling (or v5
  * rope_parameters) carries `mrope_section`. Numbers from core/rope_axes.h and pe_rope_rotate.
  *
  * api/rope.c (the 1-D handler) hands such requests over at its very top:

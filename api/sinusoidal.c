@@ -31,8 +31,8 @@ static void sin_release(void *self)
     free(s);
 }
 
-static const char *const FIELDS[] = {"d_model", "positions", "seq_len",    "offset",
-                                     "base",    "convention", "layout", NULL};
+static const char *const FIELDS[] = {"d_model", "positions",  "seq_len", "offset",
+                                     "base",    "convention", "layout",  NULL};
 static const char *const CONVENTIONS[] = {"vaswani", "tensor2tensor", "fairseq", NULL};
 static const char *const LAYOUTS[] = {"interleaved", "concat", NULL};
 
@@ -47,8 +47,8 @@ int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_probl
     if (rc == 0)
         api_problem_field(pb, API_PB_INVALID_FIELD, "/d_model", "d_model is required");
     else if (rc > 0 && (uint64_t)d > lim->max_dim)
-        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, "/d_model", "d_model %lld exceeds max_dim (%zu)",
-                          (long long)d, lim->max_dim);
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, "/d_model",
+                          "d_model %lld exceeds max_dim (%zu)", (long long)d, lim->max_dim);
     api_get_number(pb, req, "", "base", 1.0, HUGE_VAL, API_NUM_MIN_EXCL, &p.base);
     int conv = 0, layout = -1;
     api_get_enum(pb, req, "", "convention", CONVENTIONS, &conv);
@@ -110,8 +110,13 @@ int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_probl
     src->p = p;
     src->omega = omega;
     src->pos = pos;
-    api_rows rows = {.rows = n_pos, .cols = p.d_model, .row = sin_row, .release = sin_release,
-                     .self = src, .masked = 0, .max_abs = 1.0};
+    api_rows rows = {.rows = n_pos,
+                     .cols = p.d_model,
+                     .row = sin_row,
+                     .release = sin_release,
+                     .self = src,
+                     .masked = 0,
+                     .max_abs = 1.0};
     api_jw_rows(out, &rows); /* takes omega and pos: not used below */
     api_jw_key(out, "resolved");
     api_jw_obj_begin(out);

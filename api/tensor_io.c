@@ -108,8 +108,8 @@ size_t api_decode_le(api_dtype dt, const unsigned char *src, size_t n, double *o
             break;
         case API_DT_F32: {
             const unsigned char *p = src + 4 * i;
-            uint32_t b = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                         (uint32_t)p[3] << 24;
+            uint32_t b =
+                (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
             float f;
             memcpy(&f, &b, sizeof f);
             v = (double)f;
@@ -146,16 +146,18 @@ int api_table_json_parse(const char *body, size_t len, size_t max_table_bytes, a
     static const char *const FIELDS[] = {"data", NULL};
     memset(out, 0, sizeof *out);
     json_error_t err;
-    json_t *req = json_loadb(body ? body : "", len,
-                             JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, &err);
+    json_t *req =
+        json_loadb(body ? body : "", len,
+                   JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, &err);
     if (req == NULL) {
         api_problem_set(pb, API_PB_MALFORMED_JSON, "malformed JSON at line %d, column %d: %s",
                         err.line, err.column, err.text);
         return -1;
     }
     if (!json_is_object(req)) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, "", "the body must be a JSON object {\"data\": "
-                                                        "[[...], ...]}");
+        api_problem_field(pb, API_PB_INVALID_FIELD, "",
+                          "the body must be a JSON object {\"data\": "
+                          "[[...], ...]}");
         json_decref(req);
         return -1;
     }
@@ -292,10 +294,10 @@ static void body_fail(api_problem *pb, api_problem_code code, const char *fmt, .
     api_problem_field(pb, code, "", "%s", msg);
 }
 
-#define NPY_FAIL(...)                                         \
-    do {                                                      \
-        body_fail(pb, API_PB_INVALID_FIELD, __VA_ARGS__);     \
-        return -1;                                            \
+#define NPY_FAIL(...)                                                                              \
+    do {                                                                                           \
+        body_fail(pb, API_PB_INVALID_FIELD, __VA_ARGS__);                                          \
+        return -1;                                                                                 \
     } while (0)
 
 /* Parses the dict text; fills descr, fortran, dims. */
@@ -460,8 +462,9 @@ int api_npy_parse(const void *buf, size_t len, size_t max_table_bytes, int allow
 size_t api_npy_f64_header(char *out, size_t n, size_t rows, size_t cols)
 {
     char dict[96];
-    int k = snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': False, 'shape': (%zu, "
-                                        "%zu), }",
+    int k = snprintf(dict, sizeof dict,
+                     "{'descr': '<f8', 'fortran_order': False, 'shape': (%zu, "
+                     "%zu), }",
                      rows, cols);
     size_t dl = (size_t)k;
     size_t total = (10 + dl + 1 + 63) / 64 * 64; /* preamble + dict + '\n', padded to 64 */

@@ -34,10 +34,10 @@
 
 #include "problem.h"
 
-#define API_NPY_MAX_HEADER 65536u        /* bytes of an .npy header dict (numpy: 10000) */
-#define API_ST_MAX_HEADER (16u << 20)    /* bytes of a .safetensors JSON header */
-#define API_TABLE_NAME_MAX 64            /* characters of a table name */
-#define API_NPY_F64_HEADER_MAX 128       /* bytes api_npy_f64_header writes at most */
+#define API_NPY_MAX_HEADER 65536u     /* bytes of an .npy header dict (numpy: 10000) */
+#define API_ST_MAX_HEADER (16u << 20) /* bytes of a .safetensors JSON header */
+#define API_TABLE_NAME_MAX 64         /* characters of a table name */
+#define API_NPY_F64_HEADER_MAX 128    /* bytes api_npy_f64_header writes at most */
 
 /* Element types of an upload. */
 typedef enum { API_DT_F16 = 0, API_DT_BF16 = 1, API_DT_F32 = 2, API_DT_F64 = 3 } api_dtype;
@@ -144,23 +144,23 @@ typedef struct {
     unsigned char lenbuf[8]; /* the u64 header size while it arrives */
     size_t lenbuf_n;
     uint64_t header_len;
-    char *header;            /* header bytes while they arrive (freed once parsed) */
+    char *header; /* header bytes while they arrive (freed once parsed) */
     size_t header_n;
-    uint64_t data_pos;       /* bytes of the data section seen */
-    uint64_t begin, end;     /* the wanted tensor's range in the data section */
+    uint64_t data_pos;   /* bytes of the data section seen */
+    uint64_t begin, end; /* the wanted tensor's range in the data section */
     api_dtype dtype;
-    size_t es;               /* element size */
+    size_t es; /* element size */
     size_t rows, cols;
-    double *data;            /* [rows][cols], filled as bytes arrive */
-    size_t n_done;           /* elements decoded */
-    unsigned char carry[8];  /* an element split across feeds */
+    double *data;           /* [rows][cols], filled as bytes arrive */
+    size_t n_done;          /* elements decoded */
+    unsigned char carry[8]; /* an element split across feeds */
     size_t carry_n;
-    uint64_t total;          /* bytes fed */
-    char *name;              /* the chosen tensor's name (owned) */
-    api_problem err;         /* the sticky error once state is ST_FAILED */
-    api_st_hold_fn hold;     /* accounting hook or NULL (api_st_set_hold) */
-    void *hold_cls;          /* the hook's first argument */
-    size_t held;             /* bytes last reported to hold */
+    uint64_t total;      /* bytes fed */
+    char *name;          /* the chosen tensor's name (owned) */
+    api_problem err;     /* the sticky error once state is ST_FAILED */
+    api_st_hold_fn hold; /* accounting hook or NULL (api_st_set_hold) */
+    void *hold_cls;      /* the hook's first argument */
+    size_t held;         /* bytes last reported to hold */
 } api_st_stream;
 
 /*

@@ -54,7 +54,7 @@ static void st_fail(api_st_stream *s, api_problem_code code, const char *fmt, ..
     if (s->state != ST_FAILED) {
         api_problem_init(&s->err);
         api_problem_set(&s->err, code, "%s", msg); /* the message is the detail */
-        if (api_problem_status(code) < 500) /* a 4xx names the body at fault */
+        if (api_problem_status(code) < 500)        /* a 4xx names the body at fault */
             api_problem_field(&s->err, code, "", "%s", msg);
     }
     s->state = ST_FAILED;
@@ -201,15 +201,18 @@ static void st_header_done(api_st_stream *s)
         }
     }
     if (s->want && pick == NULL) {
-        st_fail(s, API_PB_INVALID_FIELD, ".safetensors: no tensor named \"%.60s\"; the file has %zu: %s",
-                s->want, n_all, names[0] ? names : "none");
+        st_fail(s, API_PB_INVALID_FIELD,
+                ".safetensors: no tensor named \"%.60s\"; the file has %zu: %s", s->want, n_all,
+                names[0] ? names : "none");
         json_decref(h);
         return;
     }
     if (!s->want && n_2d != 1) {
         if (n_2d == 0)
-            st_fail(s, API_PB_INVALID_FIELD, ".safetensors: the file has no 2-D tensor (%zu "
-                                             "tensors: %s)", n_all, names[0] ? names : "none");
+            st_fail(s, API_PB_INVALID_FIELD,
+                    ".safetensors: the file has no 2-D tensor (%zu "
+                    "tensors: %s)",
+                    n_all, names[0] ? names : "none");
         else
             st_fail(s, API_PB_INVALID_FIELD,
                     ".safetensors: the file has %zu 2-D tensors (%s); name one with ?tensor=", n_2d,
@@ -253,8 +256,7 @@ static void st_header_done(api_st_stream *s)
     s->es = api_dtype_size(s->dtype);
     size_t r = (size_t)chosen.dims[0], c = (size_t)chosen.dims[1], n, f64b, raw;
     if ((uint64_t)chosen.dims[0] > (size_t)-1 || (uint64_t)chosen.dims[1] > (size_t)-1 ||
-        !pe_mul_ok(r, c, &n) || !pe_mul_ok(n, sizeof(double), &f64b) ||
-        f64b > s->max_table_bytes) {
+        !pe_mul_ok(r, c, &n) || !pe_mul_ok(n, sizeof(double), &f64b) || f64b > s->max_table_bytes) {
         st_fail(s, API_PB_LIMIT_EXCEEDED,
                 ".safetensors: tensor \"%.60s\" [%lld, %lld] needs more than max_table_bytes (%zu) "
                 "as float64",
@@ -409,9 +411,9 @@ int api_st_finish(api_st_stream *s, api_tensor *out, const char **name_out, api_
                     (unsigned long long)s->total, s->name,
                     (unsigned long long)(8 + s->header_len + s->end));
         else
-            st_fail(s, API_PB_INVALID_FIELD,
-                    ".safetensors file ends after %llu bytes, inside its %s", (unsigned long long)s->total,
-                    s->state == ST_LEN ? "8-byte header size" : "header");
+            st_fail(
+                s, API_PB_INVALID_FIELD, ".safetensors file ends after %llu bytes, inside its %s",
+                (unsigned long long)s->total, s->state == ST_LEN ? "8-byte header size" : "header");
     }
     if (s->state == ST_FAILED) {
         *pb = s->err;

@@ -343,12 +343,13 @@ static void bench_json(size_t n)
     json_decref(arr);
     double mb = median(rb, JSON_REPS), ms = median(rs, JSON_REPS); /* rb, rs now sorted */
     char note[360];
-    snprintf(note, sizeof note,
-             "%zu doubles in (-1,1): api_jw_doubles into one growing buffer, best %.1f ms (%.1f MB, "
-             "shortest) vs jansson json_dumps best %.1f ms (%.1f MB, %%.17g; building its json_t "
-             "array took another %.1f ms); ratio median of %d interleaved runs, range %.1f-%.1f",
-             n, best_b * 1e3, (double)len_b / 1e6, best_j * 1e3, (double)len_j / 1e6,
-             t_build * 1e3, JSON_REPS, rb[0], rb[JSON_REPS - 1]);
+    snprintf(
+        note, sizeof note,
+        "%zu doubles in (-1,1): api_jw_doubles into one growing buffer, best %.1f ms (%.1f MB, "
+        "shortest) vs jansson json_dumps best %.1f ms (%.1f MB, %%.17g; building its json_t "
+        "array took another %.1f ms); ratio median of %d interleaved runs, range %.1f-%.1f",
+        n, best_b * 1e3, (double)len_b / 1e6, best_j * 1e3, (double)len_j / 1e6, t_build * 1e3,
+        JSON_REPS, rb[0], rb[JSON_REPS - 1]);
     line("json_1e6_doubles", mb, "x jansson", note);
     snprintf(note, sizeof note,
              "the same numbers as 1000 rows of a row source streamed 64 KiB at a time (the "

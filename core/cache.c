@@ -16,17 +16,17 @@
 #include <string.h>
 
 typedef struct cache_entry {
-    pe_freq_table t;             /* first member: a pe_freq_table * converts back to the entry */
-    struct cache_entry *hnext;   /* hash chain (reused as the to-free list once unlinked) */
-    struct cache_entry *lprev;   /* LRU neighbours */
+    pe_freq_table t;           /* first member: a pe_freq_table * converts back to the entry */
+    struct cache_entry *hnext; /* hash chain (reused as the to-free list once unlinked) */
+    struct cache_entry *lprev; /* LRU neighbours */
     struct cache_entry *lnext;
     uint64_t hash;
-    size_t refs;                 /* outstanding pe_cache_get references */
-    int in_table;                /* 1 while published in the index */
-    size_t bytes;                /* size of the whole allocation */
+    size_t refs;  /* outstanding pe_cache_get references */
+    int in_table; /* 1 while published in the index */
+    size_t bytes; /* size of the whole allocation */
     size_t key_len;
-    const unsigned char *key;    /* key_len bytes inside the same allocation */
-    double data[];               /* inv_freq, cos, sin */
+    const unsigned char *key; /* key_len bytes inside the same allocation */
+    double data[];            /* inv_freq, cos, sin */
 } cache_entry;
 
 struct pe_cache {
@@ -34,7 +34,7 @@ struct pe_cache {
     size_t max_bytes;
     size_t max_table_positions;
     cache_entry **buckets;
-    size_t n_buckets;            /* power of two */
+    size_t n_buckets; /* power of two */
     cache_entry *lru_head, *lru_tail;
     pe_cache_counters ctr;
 };
@@ -395,7 +395,7 @@ const pe_freq_table *pe_cache_get(pe_cache *c, const pe_rope_params *p, size_t n
         return NULL;
     }
     unsigned char stack_key[KEY_STACK_BYTES];
-    key_writer w = { stack_key, sizeof stack_key, 0 };
+    key_writer w = {stack_key, sizeof stack_key, 0};
     key_write(&w, p);
     unsigned char *key = stack_key;
     if (w.len > sizeof stack_key) {
@@ -404,7 +404,7 @@ const pe_freq_table *pe_cache_get(pe_cache *c, const pe_rope_params *p, size_t n
             *st = PE_ERR_NOMEM;
             return NULL;
         }
-        w = (key_writer){ key, w.len, 0 };
+        w = (key_writer){key, w.len, 0};
         key_write(&w, p);
     }
     size_t key_len = w.len;

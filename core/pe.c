@@ -4,8 +4,8 @@
 const char *pe_status_str(pe_status st)
 {
     switch (st) {
-#define PE__STATUS_CASE(name, num, text) \
-    case name:                           \
+#define PE__STATUS_CASE(name, num, text)                                                           \
+    case name:                                                                                     \
         return text;
         PE_STATUS_MAP(PE__STATUS_CASE)
 #undef PE__STATUS_CASE

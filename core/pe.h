@@ -10,13 +10,13 @@
 #include <stddef.h>
 
 /* One table generates the enum and its strings (style R4). Numbers are never reused. */
-#define PE_STATUS_MAP(X)                                                     \
-    X(PE_OK, 0, "success")                                                   \
-    X(PE_ERR_ARG, 1, "invalid argument")                                     \
-    X(PE_ERR_RANGE, 2, "value outside limits")                               \
-    X(PE_ERR_OVERFLOW, 3, "size would overflow")                             \
-    X(PE_ERR_NOMEM, 4, "out of memory")                                      \
-    X(PE_ERR_NONFINITE, 5, "result is not finite")                           \
+#define PE_STATUS_MAP(X)                                                                           \
+    X(PE_OK, 0, "success")                                                                         \
+    X(PE_ERR_ARG, 1, "invalid argument")                                                           \
+    X(PE_ERR_RANGE, 2, "value outside limits")                                                     \
+    X(PE_ERR_OVERFLOW, 3, "size would overflow")                                                   \
+    X(PE_ERR_NOMEM, 4, "out of memory")                                                            \
+    X(PE_ERR_NONFINITE, 5, "result is not finite")                                                 \
     X(PE_ERR_EMPTY_ROW, 6, "a query row has no visible key")
 
 typedef enum {

@@ -162,9 +162,9 @@ pe_status pe_txl_rel_table(int64_t lo, size_t n_delta, double base, size_t d_r, 
 }
 
 pe_status pe_txl_position_bias(const double *q, size_t tq, size_t tk, size_t d,
-                               const double *v_bias, const double *rel, int64_t lo,
-                               size_t n_delta, const int64_t *q_pos, const int64_t *k_pos,
-                               int64_t clamp_len, double scale, double *bias)
+                               const double *v_bias, const double *rel, int64_t lo, size_t n_delta,
+                               const int64_t *q_pos, const int64_t *k_pos, int64_t clamp_len,
+                               double scale, double *bias)
 {
     if (d == 0 || clamp_len < 0)
         return PE_ERR_ARG;

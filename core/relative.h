@@ -100,9 +100,9 @@ pe_status pe_txl_rel_table(int64_t lo, size_t n_delta, double base, size_t d_r, 
  * not finite. Source: transformer-xl `RelPartialLearnableMultiHeadAttn.forward` (BD term).
  */
 pe_status pe_txl_position_bias(const double *q, size_t tq, size_t tk, size_t d,
-                               const double *v_bias, const double *rel, int64_t lo,
-                               size_t n_delta, const int64_t *q_pos, const int64_t *k_pos,
-                               int64_t clamp_len, double scale, double *bias);
+                               const double *v_bias, const double *rel, int64_t lo, size_t n_delta,
+                               const int64_t *q_pos, const int64_t *k_pos, int64_t clamp_len,
+                               double scale, double *bias);
 
 /*
  * The content bias: q[i][c] += u[c] for i < t, c < d (the code's r_w_bias; the pipeline then

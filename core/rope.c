@@ -159,8 +159,8 @@ static void compute_yarn(const pe_rope_params *p, double *inv_freq, double *att,
         double extrapolation = 1.0 / pos_freq;
         double interpolation = 1.0 / (s * pos_freq);
         double extrapolation_factor = 1.0 - pe_rope_yarn_ramp(lo, hi, j);
-        inv_freq[j] = interpolation * (1.0 - extrapolation_factor) +
-                      extrapolation * extrapolation_factor;
+        inv_freq[j] =
+            interpolation * (1.0 - extrapolation_factor) + extrapolation * extrapolation_factor;
     }
 
     if (p->has_attention_factor) {
@@ -295,9 +295,8 @@ double pe_rope_softmax_scale_factor(const pe_rope_params *p)
     return g * g;
 }
 
-void pe_rope_cos_sin(const double *restrict inv_freq, size_t n,
-                     const int64_t *restrict positions, size_t n_pos,
-                     double *restrict cos_out, double *restrict sin_out)
+void pe_rope_cos_sin(const double *restrict inv_freq, size_t n, const int64_t *restrict positions,
+                     size_t n_pos, double *restrict cos_out, double *restrict sin_out)
 {
     for (size_t i = 0; i < n_pos; i++) {
         double pos = (double)positions[i];
@@ -423,10 +422,10 @@ static void rotate_row_interleaved_nt(const double *restrict x, const double *re
 {
     __m128d av = _mm_set1_pd(a);
     for (size_t j = 0; j < n; j++) {
-        __m128d xv = _mm_loadu_pd(x + 2 * j);         /* (xe, xo) */
-        __m128d sw = _mm_shuffle_pd(xv, xv, 1);       /* (xo, xe) */
+        __m128d xv = _mm_loadu_pd(x + 2 * j);   /* (xe, xo) */
+        __m128d sw = _mm_shuffle_pd(xv, xv, 1); /* (xo, xe) */
         __m128d cv = _mm_set1_pd(c[j]);
-        __m128d sv = _mm_set_pd(s[j], -s[j]);         /* (-s, s) in memory order */
+        __m128d sv = _mm_set_pd(s[j], -s[j]); /* (-s, s) in memory order */
         __m128d r = _mm_add_pd(_mm_mul_pd(xv, cv), _mm_mul_pd(sw, sv));
         _mm_stream_pd(out + 2 * j, _mm_mul_pd(av, r));
     }
@@ -441,12 +440,9 @@ static void rotate_row_interleaved_nt(const double *restrict x, const double *re
  */
 
 /* half_block_nt, 4-wide from the first 32-byte boundary of out on. */
-__attribute__((target("avx2"))) static void half_block_nt_avx2(const double *restrict p,
-                                                              const double *restrict q,
-                                                              const double *restrict c,
-                                                              const double *restrict s, size_t n,
-                                                              double a, int sign,
-                                                              double *restrict out)
+__attribute__((target("avx2"))) static void
+half_block_nt_avx2(const double *restrict p, const double *restrict q, const double *restrict c,
+                   const double *restrict s, size_t n, double a, int sign, double *restrict out)
 {
     size_t j = n > 0 && (uintptr_t)out % 32 != 0 ? 2 : 0; /* out is 16-byte aligned */
     half_block_nt(p, q, c, s, j, a, sign, out);
@@ -467,19 +463,17 @@ __attribute__((target("avx2"))) static void half_block_nt_avx2(const double *res
     half_block_nt(p + j, q + j, c + j, s + j, n - j, a, sign, out + j); /* a last pair */
 }
 
-__attribute__((target("avx2"))) static void rotate_row_half_nt_avx2(const double *restrict x,
-                                                                   const double *restrict c,
-                                                                   const double *restrict s,
-                                                                   size_t n, double a,
-                                                                   double *restrict out)
+__attribute__((target("avx2"))) static void
+rotate_row_half_nt_avx2(const double *restrict x, const double *restrict c,
+                        const double *restrict s, size_t n, double a, double *restrict out)
 {
     half_block_nt_avx2(x, x + n, c, s, n, a, -1, out);    /* x1 c - x2 s */
     half_block_nt_avx2(x + n, x, c, s, n, a, 1, out + n); /* x2 c + x1 s */
 }
 
-__attribute__((target("avx2"))) static void rotate_row_interleaved_nt_avx2(
-    const double *restrict x, const double *restrict c, const double *restrict s, size_t n,
-    double a, double *restrict out)
+__attribute__((target("avx2"))) static void
+rotate_row_interleaved_nt_avx2(const double *restrict x, const double *restrict c,
+                               const double *restrict s, size_t n, double a, double *restrict out)
 {
     __m256d av4 = _mm256_set1_pd(a);
     /* (s0, s0, s1, s1) with lanes 0 and 2 negated: (-s0, s0, -s1, s1), as in memory order */
@@ -527,9 +521,9 @@ static int use_nt(const double *out, size_t head_dim, size_t rotary_dim, pe_rope
 }
 
 /* One vector: rotated part, then the pass-through dims. */
-static void rotate_vec(const double *restrict x, const double *restrict c,
-                       const double *restrict s, size_t head_dim, size_t rotary_dim,
-                       pe_rope_layout layout, double a, int nt, double *restrict out)
+static void rotate_vec(const double *restrict x, const double *restrict c, const double *restrict s,
+                       size_t head_dim, size_t rotary_dim, pe_rope_layout layout, double a, int nt,
+                       double *restrict out)
 {
     size_t n = rotary_dim / 2;
 #ifdef PE_ROPE_NT
@@ -569,9 +563,8 @@ static void nt_done(int nt)
 }
 
 void pe_rope_rotate(const double *restrict x, size_t x_stride, const double *restrict cs_cos,
-                    const double *restrict cs_sin, size_t n_pos, size_t head_dim,
-                    size_t rotary_dim, pe_rope_layout layout, double attention_factor,
-                    double *restrict out)
+                    const double *restrict cs_sin, size_t n_pos, size_t head_dim, size_t rotary_dim,
+                    pe_rope_layout layout, double attention_factor, double *restrict out)
 {
     assert(rotary_dim % 2 == 0 && rotary_dim >= 2 && rotary_dim <= head_dim);
     size_t n = rotary_dim / 2;

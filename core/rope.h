@@ -41,31 +41,31 @@ typedef enum { PE_ROPE_HALF = 0, PE_ROPE_INTERLEAVED = 1 } pe_rope_layout;
  * (core/cache.h), so stray values there never split cache entries.
  */
 typedef struct {
-    size_t rotary_dim;          /* d: even, >= 2 (>= 4 for dynamic and ntk) */
-    double base;                /* rope_theta, > 1 */
+    size_t rotary_dim; /* d: even, >= 2 (>= 4 for dynamic and ntk) */
+    double base;       /* rope_theta, > 1 */
     pe_rope_type type;
-    double factor;              /* s > 0 (linear, dynamic, yarn, longrope, llama3) */
+    double factor;                           /* s > 0 (linear, dynamic, yarn, longrope, llama3) */
     double original_max_position_embeddings; /* L0 > 0 (dynamic, yarn, longrope, llama3) */
-    size_t seq_len;             /* L: current sequence length (dynamic, longrope); 0 acts as
-                                 * "short" (plain RoPE for dynamic, short list for longrope) */
+    size_t seq_len; /* L: current sequence length (dynamic, longrope); 0 acts as
+                     * "short" (plain RoPE for dynamic, short list for longrope) */
     /* yarn */
-    double beta_fast;           /* default 32 */
-    double beta_slow;           /* default 1 */
-    double mscale;              /* used only when has_mscale && has_mscale_all_dim, both non-zero */
-    double mscale_all_dim;      /* also alone: softmax_scale_factor when present and non-zero */
+    double beta_fast;      /* default 32 */
+    double beta_slow;      /* default 1 */
+    double mscale;         /* used only when has_mscale && has_mscale_all_dim, both non-zero */
+    double mscale_all_dim; /* also alone: softmax_scale_factor when present and non-zero */
     int has_mscale, has_mscale_all_dim;
-    int truncate;               /* 1 (default): floor/ceil the correction range */
+    int truncate; /* 1 (default): floor/ceil the correction range */
     /* yarn, longrope: explicit attention factor */
     double attention_factor;
     int has_attention_factor;
     /* llama3 */
-    double low_freq_factor;     /* default 1 */
-    double high_freq_factor;    /* default 4 */
+    double low_freq_factor;  /* default 1 */
+    double high_freq_factor; /* default 4 */
     /* longrope: d/2 numbers each, borrowed (must outlive the call) */
     const double *short_factor;
     const double *long_factor;
     /* ntk */
-    double alpha;               /* > 0 */
+    double alpha; /* > 0 */
     /* explicit frequencies (d/2 numbers, rad per position), borrowed; when non-NULL they are
      * used as is, type must be PE_ROPE_DEFAULT and base is ignored; attention_factor 1. */
     const double *inv_freq;
@@ -139,9 +139,8 @@ double pe_rope_softmax_scale_factor(const pe_rope_params *p);
  * product (double)positions[i] * inv_freq[j]. cos_out, sin_out: [n_pos][n], caller-owned, must not
  * overlap each other or the inputs. Never fails; pure; thread-safe.
  */
-void pe_rope_cos_sin(const double *restrict inv_freq, size_t n,
-                     const int64_t *restrict positions, size_t n_pos,
-                     double *restrict cos_out, double *restrict sin_out);
+void pe_rope_cos_sin(const double *restrict inv_freq, size_t n, const int64_t *restrict positions,
+                     size_t n_pos, double *restrict cos_out, double *restrict sin_out);
 
 /*
  * Same as pe_rope_cos_sin for the consecutive positions first, first+1, ..., first+n_pos-1
@@ -163,9 +162,8 @@ void pe_rope_cos_sin_range(const double *restrict inv_freq, size_t n, int64_t fi
  * out must not alias x, cs_cos or cs_sin. Never fails; pure; thread-safe.
  */
 void pe_rope_rotate(const double *restrict x, size_t x_stride, const double *restrict cs_cos,
-                    const double *restrict cs_sin, size_t n_pos, size_t head_dim,
-                    size_t rotary_dim, pe_rope_layout layout, double attention_factor,
-                    double *restrict out);
+                    const double *restrict cs_sin, size_t n_pos, size_t head_dim, size_t rotary_dim,
+                    pe_rope_layout layout, double attention_factor, double *restrict out);
 
 /*
  * RoPE on a [n_pos][n_heads][head_dim] tensor (q or k right after the projection, before the

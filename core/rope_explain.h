@@ -43,16 +43,16 @@ const char *pe_rope_band_class_str(pe_rope_band_class c);
 /* One entry of `bands` (api.md: {"pair", "inv_freq", "wavelength", "rotations", "class",
  * "ramp"}). */
 typedef struct {
-    size_t pair;              /* j, 0 .. n-1 */
-    double inv_freq;          /* theta_j after scaling, rad per position */
-    double wavelength;        /* tokens per full turn: 2 pi / |theta_j|; INFINITY when theta_j == 0
-                               * (api/ must not print it as a number then) */
-    double rotations;         /* L0 / wavelength: full turns over the original length; valid only
-                               * when has_rotations (0 otherwise) */
-    int has_rotations;        /* 1 when an original length is known (L0 > 0 in the params) */
+    size_t pair;       /* j, 0 .. n-1 */
+    double inv_freq;   /* theta_j after scaling, rad per position */
+    double wavelength; /* tokens per full turn: 2 pi / |theta_j|; INFINITY when theta_j == 0
+                        * (api/ must not print it as a number then) */
+    double rotations;  /* L0 / wavelength: full turns over the original length; valid only
+                        * when has_rotations (0 otherwise) */
+    int has_rotations; /* 1 when an original length is known (L0 > 0 in the params) */
     pe_rope_band_class cls;
-    double ramp;              /* yarn only: ramp_j in [0, 1] (0 extrapolate .. 1 interpolate) */
-    int has_ramp;             /* 1 for yarn */
+    double ramp;  /* yarn only: ramp_j in [0, 1] (0 extrapolate .. 1 interpolate) */
+    int has_ramp; /* 1 for yarn */
 } pe_rope_band;
 
 /*

@@ -246,7 +246,7 @@ typedef struct {
     char descr[8];
     size_t shape[API_JW_MAX_DEPTH];
     int ndim;
-    size_t count;       /* product of the shape */
+    size_t count; /* product of the shape */
     const unsigned char *data;
 } fz_npy;
 
@@ -362,7 +362,8 @@ static FZ_UNUSED int fz_check_route(const api_ctx *ctx, const api_route *route, 
         api_handle_route(ctx, route, body, len, "fuzz", &o_stream, &r1);
         if (fz_body(&r1, (unsigned)len) != 0)
             rc = fz_fail(why, wn, "streamed body unreadable or of the wrong size");
-        else if (r1.status != r0.status || r1.len != r0.len || memcmp(r1.body, r0.body, r0.len) != 0)
+        else if (r1.status != r0.status || r1.len != r0.len ||
+                 memcmp(r1.body, r0.body, r0.len) != 0)
             rc = fz_fail(why, wn, "streamed answer (%d, %zu bytes) differs from buffered (%d, %zu)",
                          r1.status, r1.len, r0.status, r0.len);
     }

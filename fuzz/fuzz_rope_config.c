@@ -158,8 +158,8 @@ static void run_scaling(const json_t *obj, api_rs_mode mode, int phi3)
     api_rope_scaling s;
     const char *prefix = mode == API_RS_STRICT ? "/scaling" : "/config/rope_scaling";
     int rc = api_rope_scaling_parse(&pb, obj, prefix,
-                                    mode == API_RS_STRICT ? "request" : "config.rope_scaling",
-                                    mode, phi3, NULL, &s, &w);
+                                    mode == API_RS_STRICT ? "request" : "config.rope_scaling", mode,
+                                    phi3, NULL, &s, &w);
     if ((rc == 0) == (api_problem_failed(&pb) != 0))
         die("scaling: return value disagrees with the problem", pb.detail);
     check_warnings(&w);

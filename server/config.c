@@ -10,12 +10,12 @@
 typedef enum { OPT_UINT, OPT_SIZE, OPT_I64, OPT_STR, OPT_FLAG } opt_kind;
 
 typedef struct {
-    const char *name;    /* flag without "--"; env is POSENC_ + upper-case with '_' */
+    const char *name; /* flag without "--"; env is POSENC_ + upper-case with '_' */
     opt_kind kind;
-    size_t offset;       /* into srv_config */
-    size_t str_size;     /* OPT_STR buffer size */
-    const char *def;     /* default as text */
-    long long min, max;  /* numeric bounds */
+    size_t offset;      /* into srv_config */
+    size_t str_size;    /* OPT_STR buffer size */
+    const char *def;    /* default as text */
+    long long min, max; /* numeric bounds */
     const char *help;
 } opt_row;
 
@@ -29,7 +29,8 @@ static const opt_row OPTS[] = {
      "worker threads in the epoll pool (0 = number of CPUs, at least 2)"},
     {"compute-threads", OPT_UINT, OFF(compute_threads), 0, "0", 0, 256,
      "threads that run computations, so HTTP threads stay free (0 = number of CPUs)"},
-    {"web-dir", OPT_STR, STR(web_dir), "web", 0, 0, "directory of the demo served at / (\"\" = none)"},
+    {"web-dir", OPT_STR, STR(web_dir), "web", 0, 0,
+     "directory of the demo served at / (\"\" = none)"},
     {"data-dir", OPT_STR, STR(data_dir), "data", 0, 0, "directory for stored learned tables"},
     {"spec", OPT_STR, STR(spec_path), "openapi.yaml", 0, 0, "OpenAPI file served at /openapi.yaml"},
     {"cors-origins", OPT_STR, STR(cors_origins), "*", 0, 0,
@@ -53,8 +54,7 @@ static const opt_row OPTS[] = {
      "largest stored table, bytes"},
     {"max-output-elements", OPT_SIZE, OFF(lim.max_output_elements), 0, "4194304", 1, 1LL << 32,
      "numbers in one response (422 above)"},
-    {"max-dim", OPT_SIZE, OFF(lim.max_dim), 0, "65536", 2, 1LL << 24,
-     "largest d_model / head_dim"},
+    {"max-dim", OPT_SIZE, OFF(lim.max_dim), 0, "65536", 2, 1LL << 24, "largest d_model / head_dim"},
     {"max-heads", OPT_SIZE, OFF(lim.max_heads), 0, "1024", 1, 1LL << 20, "largest num_heads"},
     {"max-positions", OPT_SIZE, OFF(lim.max_positions), 0, "1000000", 1, 1LL << 32,
      "positions in one request"},
@@ -97,8 +97,8 @@ static int set_opt(srv_config *cfg, const opt_row *o, const char *val, const cha
     char *end = NULL;
     long long v = strtoll(val, &end, 10);
     if (errno != 0 || end == val || *end != '\0' || v < o->min || v > o->max) {
-        fprintf(stderr, "posencd: %s: \"%s\" is not an integer in [%lld, %lld]\n", from, val, o->min,
-                o->max);
+        fprintf(stderr, "posencd: %s: \"%s\" is not an integer in [%lld, %lld]\n", from, val,
+                o->min, o->max);
         return -1;
     }
     switch (o->kind) {
@@ -119,7 +119,8 @@ static int set_opt(srv_config *cfg, const opt_row *o, const char *val, const cha
 
 /* max_inflight_bytes must cover the most that one request may hold: a body buffer of
  * max_body_bytes, or the table a streamed .safetensors upload keeps (max_table_bytes). Then every
- * request within its own limits fits an idle server, and a 503 overloaded is always worth a retry. */
+ * request within its own limits fits an idle server, and a 503 overloaded is always worth a retry.
+ */
 static int check_inflight(const api_limits *l)
 {
     const char *other = NULL;
@@ -154,7 +155,8 @@ void srv_config_usage(const char *prog)
         printf("  %-26s %s\n  %-26s [env %s, default \"%s\"]\n", flag, OPTS[i].help, "", env,
                OPTS[i].def);
     }
-    printf("  %-26s %s\n  %-26s %s\n", "--help", "print this help", "--version", "print the version");
+    printf("  %-26s %s\n  %-26s %s\n", "--help", "print this help", "--version",
+           "print the version");
 }
 
 int srv_config_load(srv_config *cfg, int argc, char **argv)

@@ -1,8 +1,8 @@
 /*
  * server/config.h -- daemon configuration: one table of options (style R16). Each option is a flag
- * `--name` and an environment variable `POSENC_NAME`; flags win over the environment, which wins over
- * the default. `--help` is generated from the table. A bad or unknown value stops start-up with a
- * message naming the option.
+ * `--name` and an environment variable `POSENC_NAME`; flags win over the environment, which wins
+ * over the default. `--help` is generated from the table. A bad or unknown value stops start-up
+ * with a message naming the option.
  */
 #ifndef SRV_CONFIG_H
 #define SRV_CONFIG_H
@@ -13,23 +13,23 @@
 #include "req.h"
 
 typedef struct {
-    unsigned port;                 /* TCP port (8080) */
-    char bind[64];                 /* listen address (0.0.0.0) */
-    unsigned threads;              /* worker threads of the epoll pool (>= 2) */
-    unsigned compute_threads;      /* threads that run computations (0 = number of CPUs) */
-    char web_dir[512];             /* static demo files ("" = none) */
-    char data_dir[512];            /* learned tables ("" = none) */
-    char spec_path[512];           /* openapi.yaml served at /openapi.yaml */
-    char cors_origins[512];        /* Access-Control-Allow-Origin value ("" = CORS off) */
-    char log_format[16];           /* "text" or "json" */
-    unsigned connection_timeout;   /* idle seconds before a connection is closed */
-    unsigned connection_limit;     /* simultaneous connections */
-    size_t connection_memory;      /* per-connection buffer for headers, bytes */
-    size_t cache_bytes;            /* frequency-table cache bound, bytes */
-    size_t cache_positions;        /* positions tabulated per cache entry at most */
-    unsigned drain_seconds;        /* graceful drain deadline after SIGTERM */
-    int healthcheck;               /* --healthcheck: GET /healthz on 127.0.0.1:port and exit */
-    api_limits lim;                /* request limits (api.md "Limits") */
+    unsigned port;               /* TCP port (8080) */
+    char bind[64];               /* listen address (0.0.0.0) */
+    unsigned threads;            /* worker threads of the epoll pool (>= 2) */
+    unsigned compute_threads;    /* threads that run computations (0 = number of CPUs) */
+    char web_dir[512];           /* static demo files ("" = none) */
+    char data_dir[512];          /* learned tables ("" = none) */
+    char spec_path[512];         /* openapi.yaml served at /openapi.yaml */
+    char cors_origins[512];      /* Access-Control-Allow-Origin value ("" = CORS off) */
+    char log_format[16];         /* "text" or "json" */
+    unsigned connection_timeout; /* idle seconds before a connection is closed */
+    unsigned connection_limit;   /* simultaneous connections */
+    size_t connection_memory;    /* per-connection buffer for headers, bytes */
+    size_t cache_bytes;          /* frequency-table cache bound, bytes */
+    size_t cache_positions;      /* positions tabulated per cache entry at most */
+    unsigned drain_seconds;      /* graceful drain deadline after SIGTERM */
+    int healthcheck;             /* --healthcheck: GET /healthz on 127.0.0.1:port and exit */
+    api_limits lim;              /* request limits (api.md "Limits") */
 } srv_config;
 
 /* Fills cfg from defaults, the environment, then argv. Returns 0 to run, 1 when --help/--version

@@ -26,31 +26,31 @@ static const char *const PUT_FORMATS[] = {"json", "npy", "safetensors"};
 
 /* Per-request state kept in *con_cls from the first call to the completion callback. */
 typedef struct {
-    const api_route *route;  /* compute route, or NULL */
-    const char *label;       /* metrics label */
+    const api_route *route; /* compute route, or NULL */
+    const char *label;      /* metrics label */
     char method[8];
     char path[160];
     char request_id[72];
-    char *buf;               /* request body so far */
+    char *buf; /* request body so far */
     size_t len, cap;
-    int too_big;             /* body over max_body_bytes: discard and answer 413 */
-    size_t held;             /* bytes reserved in ctx->budget: the buffer's capacity, or what the
-                              * .safetensors parser holds */
-    size_t declared;         /* the body's declared Content-Length (0: none) */
-    int overloaded;          /* the budget refused this body: discard it and answer 503 */
+    int too_big;               /* body over max_body_bytes: discard and answer 413 */
+    size_t held;               /* bytes reserved in ctx->budget: the buffer's capacity, or what the
+                                * .safetensors parser holds */
+    size_t declared;           /* the body's declared Content-Length (0: none) */
+    int overloaded;            /* the budget refused this body: discard it and answer 503 */
     size_t ovl_more, ovl_seen; /* the refusal: bytes asked for, bytes held by all then */
-    int compute;             /* a POST to a compute route */
-    int table_put;           /* a PUT /tables/{name} (an upload) */
-    int put_format;          /* PUT_JSON, PUT_NPY or PUT_ST */
+    int compute;               /* a POST to a compute route */
+    int table_put;             /* a PUT /tables/{name} (an upload) */
+    int put_format;            /* PUT_JSON, PUT_NPY or PUT_ST */
     char table[API_TABLE_NAME_MAX + 1];
-    api_st_stream *st;       /* PUT_ST: the incremental .safetensors parser (no body buffer) */
-    int queued;              /* a response was queued */
-    int submitted;           /* the computation was handed to the pool (connection suspended) */
+    api_st_stream *st;           /* PUT_ST: the incremental .safetensors parser (no body buffer) */
+    int queued;                  /* a response was queued */
+    int submitted;               /* the computation was handed to the pool (connection suspended) */
     struct MHD_Connection *conn; /* for the pool job: the suspended connection */
-    srv_ctx *ctx;            /* for the pool job */
-    api_opts opts;           /* response options (npy, streaming) */
-    api_response ar;         /* the pool job's result, sent when the connection resumes */
-    int status;              /* status of the queued response */
+    srv_ctx *ctx;                /* for the pool job */
+    api_opts opts;               /* response options (npy, streaming) */
+    api_response ar;             /* the pool job's result, sent when the connection resumes */
+    int status;                  /* status of the queued response */
     size_t resp_bytes;
     struct timespec t0;
 } srv_req;
@@ -160,9 +160,9 @@ static enum MHD_Result send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req 
         ar->stream = NULL;
         uint64_t size = api_stream_size(ss->s);
         rq->resp_bytes = 0;
-        resp = MHD_create_response_from_callback(
-            size == API_STREAM_SIZE_UNKNOWN ? MHD_SIZE_UNKNOWN : size, STREAM_BLOCK, stream_read,
-            ss, stream_done);
+        resp = MHD_create_response_from_callback(size == API_STREAM_SIZE_UNKNOWN ? MHD_SIZE_UNKNOWN
+                                                                                 : size,
+                                                 STREAM_BLOCK, stream_read, ss, stream_done);
         if (resp == NULL) {
             stream_done(ss);
             return MHD_NO;
@@ -216,7 +216,8 @@ static enum MHD_Result send_problem(srv_ctx *ctx, struct MHD_Connection *c, srv_
     return send_problem_hdr(ctx, c, rq, code, detail, allow ? MHD_HTTP_HEADER_ALLOW : NULL, allow);
 }
 
-/* ---- the budget for request bodies held in memory (budget.h, max_inflight_bytes) -------------- */
+/* ---- the budget for request bodies held in memory (budget.h, max_inflight_bytes) --------------
+ */
 
 /* Moves rq's reservation to want bytes. On a refusal rq->overloaded is set (the body is then
  * discarded and answered by send_overloaded) and -1 returned; nothing is reserved. */
@@ -332,8 +333,8 @@ static enum MHD_Result get_spec(srv_ctx *ctx, struct MHD_Connection *c, srv_req 
 {
     if (ctx->spec == NULL)
         return send_problem(ctx, c, rq, API_PB_NOT_FOUND, "openapi.yaml is not available", NULL);
-    struct MHD_Response *resp = MHD_create_response_from_buffer(ctx->spec_len, ctx->spec,
-                                                                MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(ctx->spec_len, ctx->spec, MHD_RESPMEM_PERSISTENT);
     rq->resp_bytes = ctx->spec_len;
     return send_resp(ctx, c, rq, 200, resp, "application/yaml");
 }
@@ -342,11 +343,18 @@ static const struct {
     const char *ext;
     const char *type;
 } MIME[] = {
-    {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
-    {".mjs", "text/javascript; charset=utf-8"}, {".css", "text/css; charset=utf-8"},
-    {".json", "application/json"}, {".svg", "image/svg+xml"}, {".png", "image/png"},
-    {".ico", "image/x-icon"}, {".txt", "text/plain; charset=utf-8"},
-    {".yaml", "application/yaml"}, {".woff2", "font/woff2"}, {".map", "application/json"},
+    {".html", "text/html; charset=utf-8"},
+    {".js", "text/javascript; charset=utf-8"},
+    {".mjs", "text/javascript; charset=utf-8"},
+    {".css", "text/css; charset=utf-8"},
+    {".json", "application/json"},
+    {".svg", "image/svg+xml"},
+    {".png", "image/png"},
+    {".ico", "image/x-icon"},
+    {".txt", "text/plain; charset=utf-8"},
+    {".yaml", "application/yaml"},
+    {".woff2", "font/woff2"},
+    {".map", "application/json"},
 };
 
 /* Serves a file under web_dir. Paths with "..", "//" or a NUL are refused (404). */
@@ -397,7 +405,8 @@ static enum MHD_Result get_static(srv_ctx *ctx, struct MHD_Connection *c, srv_re
         close(fd);
         return MHD_NO;
     }
-    /* HTML revalidates every time so a new deployment is seen at once; assets are cached briefly. */
+    /* HTML revalidates every time so a new deployment is seen at once; assets are cached briefly.
+     */
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
                             strstr(type, "text/html") ? "no-cache" : "public, max-age=300");
     rq->resp_bytes = (size_t)st.st_size;
@@ -459,7 +468,8 @@ static int json_content_type(const char *ct)
 static enum MHD_Result preflight(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
                                  const char *allow)
 {
-    struct MHD_Response *resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
     if (resp == NULL)
         return MHD_NO;
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
@@ -782,7 +792,8 @@ static enum MHD_Result table_put_finish(srv_ctx *ctx, struct MHD_Connection *c, 
 {
     if (rq->too_big) {
         char d[128];
-        snprintf(d, sizeof d, "the body exceeds max_body_bytes (%zu)", ctx->cfg->lim.max_body_bytes);
+        snprintf(d, sizeof d, "the body exceeds max_body_bytes (%zu)",
+                 ctx->cfg->lim.max_body_bytes);
         return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
     }
     if (rq->overloaded) /* the body was discarded: nothing is parsed or stored */
@@ -828,8 +839,9 @@ static enum MHD_Result table_put_finish(srv_ctx *ctx, struct MHD_Connection *c, 
     if (r == SRV_STORE_BAD_NAME)
         return bad_table_name(ctx, c, rq);
     return send_problem(ctx, c, rq, API_PB_UNAVAILABLE,
-                        r == SRV_STORE_IO ? err : r == SRV_STORE_NOMEM ? "out of memory"
-                                                                       : "no usable data directory",
+                        r == SRV_STORE_IO      ? err
+                        : r == SRV_STORE_NOMEM ? "out of memory"
+                                               : "no usable data directory",
                         NULL);
 }
 
@@ -1015,15 +1027,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     /* final call: the whole body is here */
     if (rq->too_big) {
         char d[128];
-        snprintf(d, sizeof d, "the body exceeds max_body_bytes (%zu)", ctx->cfg->lim.max_body_bytes);
+        snprintf(d, sizeof d, "the body exceeds max_body_bytes (%zu)",
+                 ctx->cfg->lim.max_body_bytes);
         return send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
     }
     if (rq->overloaded) /* the budget refused the body while it arrived: never computed */
         return send_overloaded(ctx, c, rq);
     if (rq->submitted) /* resumed: the pool job computed the response */
         return send_api(ctx, c, rq, &rq->ar);
-    rq->opts = (api_opts){api_accept_npy(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")),
-                          1};
+    rq->opts =
+        (api_opts){api_accept_npy(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")), 1};
     rq->conn = c;
     rq->submitted = 1;
     /* Compute on a pool thread with the connection suspended, so that this HTTP thread keeps
@@ -1057,8 +1070,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                ts, rq->method, rq->label, status, rq->resp_bytes, secs * 1e3, rq->request_id,
                toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "true" : "false");
     else
-        printf("%s %s %s %d %zu %.3fms id=%s%s\n", ts, rq->method, rq->path, status,
-               rq->resp_bytes, secs * 1e3, rq->request_id,
+        printf("%s %s %s %d %zu %.3fms id=%s%s\n", ts, rq->method, rq->path, status, rq->resp_bytes,
+               secs * 1e3, rq->request_id,
                toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
     fflush(stdout);
     free(rq->buf);
@@ -1157,15 +1170,14 @@ struct MHD_Daemon *srv_http_start(srv_ctx *ctx, unsigned *port_out)
         fprintf(stderr, "posencd: warning: no compute threads; computing on the HTTP threads\n");
     struct MHD_Daemon *d = MHD_start_daemon(
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0,
-        &accept_policy, ctx, &on_request,
-        ctx, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned int)threads, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->connection_timeout,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->connection_limit * 2u,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)cfg->connection_memory,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024, MHD_OPTION_LISTENING_ADDRESS_REUSE,
-        (unsigned int)1, MHD_OPTION_NOTIFY_COMPLETED, &on_completed, ctx,
-        MHD_OPTION_UNESCAPE_CALLBACK, &unescape_keep_nul, NULL, MHD_OPTION_NOTIFY_CONNECTION,
-        &on_connection, ctx, MHD_OPTION_END);
+        &accept_policy, ctx, &on_request, ctx, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)threads, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned int)cfg->connection_timeout, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned int)cfg->connection_limit * 2u, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)cfg->connection_memory, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1, MHD_OPTION_NOTIFY_COMPLETED,
+        &on_completed, ctx, MHD_OPTION_UNESCAPE_CALLBACK, &unescape_keep_nul, NULL,
+        MHD_OPTION_NOTIFY_CONNECTION, &on_connection, ctx, MHD_OPTION_END);
     if (d == NULL) {
         fprintf(stderr, "posencd: cannot listen on %s:%u: %s\n", cfg->bind, cfg->port,
                 strerror(errno));
@@ -1189,7 +1201,8 @@ void srv_http_drain_and_stop(srv_ctx *ctx, struct MHD_Daemon *d)
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while (now_since(&t0) < (double)ctx->cfg->drain_seconds) {
-        const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+        const union MHD_DaemonInfo *info =
+            MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
         if (info == NULL || info->num_connections == 0)
             break;
         struct timespec ts = {0, 20 * 1000 * 1000};

@@ -18,14 +18,14 @@ typedef struct {
     const srv_config *cfg;
     api_ctx api;
     srv_metrics *metrics;
-    srv_store *store;           /* learned tables (/tables, /learned); api.tables is its source */
-    struct srv_pool *pool;      /* compute threads (NULL: compute on the HTTP threads) */
-    srv_budget budget;          /* request bodies held in memory (max_inflight_bytes; init by main) */
-    atomic_int draining;        /* 1 after SIGTERM: /readyz 503, Connection: close, new work 503 */
+    srv_store *store;      /* learned tables (/tables, /learned); api.tables is its source */
+    struct srv_pool *pool; /* compute threads (NULL: compute on the HTTP threads) */
+    srv_budget budget;     /* request bodies held in memory (max_inflight_bytes; init by main) */
+    atomic_int draining;   /* 1 after SIGTERM: /readyz 503, Connection: close, new work 503 */
     atomic_uint_fast64_t next_id; /* request id counter */
-    atomic_uint open_conns;     /* connections open now (MHD_OPTION_NOTIFY_CONNECTION) */
+    atomic_uint open_conns;       /* connections open now (MHD_OPTION_NOTIFY_CONNECTION) */
     unsigned long long id_salt;   /* random per process, so ids differ across replicas */
-    char *spec;                 /* openapi.yaml contents (NULL if unreadable) */
+    char *spec;                   /* openapi.yaml contents (NULL if unreadable) */
     size_t spec_len;
 } srv_ctx;
 

@@ -11,12 +11,13 @@
 #include "cache.h"
 
 /* Fixed route labels besides the compute routes of api_routes(). */
-static const char *const EXTRA_ROUTES[] = {"healthz", "readyz", "limits", "metrics", "version",
-                                           "openapi", "docs", "static", "options", "tables",
-                                           "table", "table_put", "other"};
+static const char *const EXTRA_ROUTES[] = {"healthz", "readyz",    "limits", "metrics", "version",
+                                           "openapi", "docs",      "static", "options", "tables",
+                                           "table",   "table_put", "other"};
 #define N_EXTRA (sizeof EXTRA_ROUTES / sizeof EXTRA_ROUTES[0])
 #define MAX_ROUTES 32
-static const int STATUSES[] = {200, 201, 204, 304, 400, 404, 405, 409, 413, 415, 422, 431, 500, 503};
+static const int STATUSES[] = {200, 201, 204, 304, 400, 404, 405,
+                               409, 413, 415, 422, 431, 500, 503};
 #define N_STATUS (sizeof STATUSES / sizeof STATUSES[0])
 /* Latency bucket upper bounds, seconds. */
 static const double BUCKETS[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
@@ -29,7 +30,7 @@ struct srv_metrics {
     atomic_uint_fast64_t requests[MAX_ROUTES][N_STATUS + 1]; /* last column: other statuses */
     atomic_uint_fast64_t buckets[MAX_ROUTES][N_BUCKETS];     /* non-cumulative counts */
     atomic_uint_fast64_t count[MAX_ROUTES];
-    atomic_uint_fast64_t sum_us[MAX_ROUTES];                 /* total microseconds */
+    atomic_uint_fast64_t sum_us[MAX_ROUTES]; /* total microseconds */
 };
 
 srv_metrics *srv_metrics_create(void)
@@ -145,10 +146,12 @@ char *srv_metrics_render(const srv_metrics *m, pe_cache *cache, const srv_budget
         uint64_t cum = 0;
         for (size_t k = 0; k < N_BUCKETS; k++) {
             cum += atomic_load_explicit(&m->buckets[r][k], memory_order_relaxed);
-            sb_printf(&b, "posenc_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %llu\n",
+            sb_printf(&b,
+                      "posenc_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %llu\n",
                       m->routes[r], BUCKETS[k], (unsigned long long)cum);
         }
-        sb_printf(&b, "posenc_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %llu\n",
+        sb_printf(&b,
+                  "posenc_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %llu\n",
                   m->routes[r], (unsigned long long)cnt);
         sb_printf(&b, "posenc_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n", m->routes[r],
                   (double)atomic_load_explicit(&m->sum_us[r], memory_order_relaxed) / 1e6);
@@ -158,20 +161,21 @@ char *srv_metrics_render(const srv_metrics *m, pe_cache *cache, const srv_budget
     if (cache != NULL) {
         pe_cache_counters c;
         pe_cache_stats(cache, &c);
-        sb_printf(&b,
-                  "# HELP posenc_cache_hits_total Frequency-table cache lookups served from the cache.\n"
-                  "# TYPE posenc_cache_hits_total counter\nposenc_cache_hits_total %llu\n"
-                  "# HELP posenc_cache_misses_total Frequency-table cache lookups that built a table.\n"
-                  "# TYPE posenc_cache_misses_total counter\nposenc_cache_misses_total %llu\n"
-                  "# HELP posenc_cache_evictions_total Tables evicted to stay within the byte bound.\n"
-                  "# TYPE posenc_cache_evictions_total counter\nposenc_cache_evictions_total %llu\n"
-                  "# HELP posenc_cache_bytes Bytes held by cached tables.\n"
-                  "# TYPE posenc_cache_bytes gauge\nposenc_cache_bytes %llu\n"
-                  "# HELP posenc_cache_entries Cached tables.\n"
-                  "# TYPE posenc_cache_entries gauge\nposenc_cache_entries %llu\n",
-                  (unsigned long long)c.hits, (unsigned long long)c.misses,
-                  (unsigned long long)c.evictions, (unsigned long long)c.bytes,
-                  (unsigned long long)c.entries);
+        sb_printf(
+            &b,
+            "# HELP posenc_cache_hits_total Frequency-table cache lookups served from the cache.\n"
+            "# TYPE posenc_cache_hits_total counter\nposenc_cache_hits_total %llu\n"
+            "# HELP posenc_cache_misses_total Frequency-table cache lookups that built a table.\n"
+            "# TYPE posenc_cache_misses_total counter\nposenc_cache_misses_total %llu\n"
+            "# HELP posenc_cache_evictions_total Tables evicted to stay within the byte bound.\n"
+            "# TYPE posenc_cache_evictions_total counter\nposenc_cache_evictions_total %llu\n"
+            "# HELP posenc_cache_bytes Bytes held by cached tables.\n"
+            "# TYPE posenc_cache_bytes gauge\nposenc_cache_bytes %llu\n"
+            "# HELP posenc_cache_entries Cached tables.\n"
+            "# TYPE posenc_cache_entries gauge\nposenc_cache_entries %llu\n",
+            (unsigned long long)c.hits, (unsigned long long)c.misses,
+            (unsigned long long)c.evictions, (unsigned long long)c.bytes,
+            (unsigned long long)c.entries);
     }
     if (budget != NULL)
         sb_printf(&b,

@@ -1,7 +1,7 @@
 /*
  * server/metrics.h -- Prometheus text exposition (format 0.0.4) of request counters, a latency
- * histogram, the frequency-table cache counters and the request-body budget (budget.h). Lock-free: every counter is an atomic; any
- * thread may record while another renders.
+ * histogram, the frequency-table cache counters and the request-body budget (budget.h). Lock-free:
+ * every counter is an atomic; any thread may record while another renders.
  */
 #ifndef SRV_METRICS_H
 #define SRV_METRICS_H
@@ -18,8 +18,8 @@ typedef struct srv_metrics srv_metrics;
 srv_metrics *srv_metrics_create(void);
 void srv_metrics_destroy(srv_metrics *m);
 
-/* Records one finished request: route label (NULL or unknown → "other"), HTTP status and duration in
- * seconds. */
+/* Records one finished request: route label (NULL or unknown → "other"), HTTP status and duration
+ * in seconds. */
 void srv_metrics_record(srv_metrics *m, const char *route, int status, double seconds);
 
 /* Renders all metrics (cache and budget may be NULL) into a malloc'd NUL-terminated string; NULL

@@ -21,8 +21,8 @@
 
 typedef struct {
     char name[API_TABLE_NAME_MAX + 1];
-    srv_table *t;       /* the loaded table (one reference held by the map), or NULL */
-    int bad;            /* 1: the file with bad_id failed to load (reported once) */
+    srv_table *t; /* the loaded table (one reference held by the map), or NULL */
+    int bad;      /* 1: the file with bad_id failed to load (reported once) */
     srv_file_id bad_id;
 } map_entry;
 
@@ -220,9 +220,9 @@ srv_store_result srv_store_put(srv_store *s, const char *name, api_tensor *in, c
     srv_table *t = NULL;
     if (!api_table_name_valid(name) || strcmp(name, SRV_STORE_BUILTIN) == 0 || !s->has_dir) {
         api_tensor_free(in);
-        return !api_table_name_valid(name)              ? SRV_STORE_BAD_NAME
+        return !api_table_name_valid(name)            ? SRV_STORE_BAD_NAME
                : strcmp(name, SRV_STORE_BUILTIN) == 0 ? SRV_STORE_BUILTIN_NAME
-                                                        : SRV_STORE_NO_DIR;
+                                                      : SRV_STORE_NO_DIR;
     }
     t = srv__table_new(name, in->rows, in->cols, in->data);
     if (t == NULL) {
@@ -476,8 +476,9 @@ srv_store *srv_store_open(const char *dir, size_t max_table_bytes, FILE *log)
         struct stat st;
         if (mkdir_p(s->dir) != 0 || stat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
             if (log)
-                fprintf(log, "posencd: tables: cannot use the data directory %s (%s); only %s is "
-                             "available and PUT /tables answers 503\n",
+                fprintf(log,
+                        "posencd: tables: cannot use the data directory %s (%s); only %s is "
+                        "available and PUT /tables answers 503\n",
                         s->dir, strerror(errno), SRV_STORE_BUILTIN);
         } else {
             s->has_dir = 1;

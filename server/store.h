@@ -59,8 +59,8 @@ typedef enum {
     SRV_STORE_NOT_FOUND = 3,
     SRV_STORE_BUILTIN_NAME = 4, /* the built-in table cannot be replaced or deleted */
     SRV_STORE_BAD_NAME = 5,
-    SRV_STORE_NO_DIR = 6,   /* no usable data directory */
-    SRV_STORE_IO = 7,       /* a file operation failed (message says which) */
+    SRV_STORE_NO_DIR = 6, /* no usable data directory */
+    SRV_STORE_IO = 7,     /* a file operation failed (message says which) */
     SRV_STORE_NOMEM = 8,
 } srv_store_result;
 

@@ -9,14 +9,14 @@
 #include <unistd.h>
 
 #define TRAILER_MAGIC "POSENC-TABLE 1 "
-#define TRAILER_MAX 512     /* bytes after the data at most */
-#define IO_CHUNK (1u << 20) /* bytes per read/write call */
+#define TRAILER_MAX 512                 /* bytes after the data at most */
+#define IO_CHUNK (1u << 20)             /* bytes per read/write call */
 #define FNV_BASIS 0xcbf29ce484222325ULL /* FNV-1a 64 offset basis */
 
 srv_file_id srv__file_id_of(const struct stat *st)
 {
     srv_file_id id = {st->st_dev, st->st_ino, st->st_size,
-                  (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec};
+                      (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec};
     return id;
 }
 
@@ -160,7 +160,8 @@ static int parse_trailer(const char *tr, size_t n, uint64_t hash, srv_table *t, 
         return -1;
     }
     if (want_hash != hash) {
-        snprintf(why, why_n, "checksum mismatch (fnv1a64 %016llx in the trailer, data gives %016llx)",
+        snprintf(why, why_n,
+                 "checksum mismatch (fnv1a64 %016llx in the trailer, data gives %016llx)",
                  (unsigned long long)want_hash, (unsigned long long)hash);
         return -1;
     }
@@ -200,7 +201,8 @@ srv_table *srv__table_load(const char *path, const char *name, size_t max_table_
     api_npy_info info;
     int rc = api_npy_parse_header(head, hn, max_table_bytes, &info, &pb);
     if (rc <= 0) {
-        snprintf(why, why_n, "%s", rc == 0 ? "truncated inside its .npy header" : pb.errors[0].message);
+        snprintf(why, why_n, "%s",
+                 rc == 0 ? "truncated inside its .npy header" : pb.errors[0].message);
         goto out;
     }
     if (size < info.header_len || size - info.header_len < info.data_bytes) {
@@ -288,9 +290,9 @@ int srv__table_write(int fd, const srv_table *t)
         i += k;
     }
     char tr[TRAILER_MAX];
-    int tl = snprintf(tr, sizeof tr, TRAILER_MAGIC "dtype=%s format=%s created_ms=%lld fnv1a64=%016llx\n",
+    int tl = snprintf(tr, sizeof tr,
+                      TRAILER_MAGIC "dtype=%s format=%s created_ms=%lld fnv1a64=%016llx\n",
                       api_dtype_name(t->info.dtype), t->info.format, (long long)t->info.created_ms,
                       (unsigned long long)hash);
     return write_full(fd, tr, (size_t)tl);
 }
-

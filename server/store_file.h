@@ -23,11 +23,11 @@ typedef struct {
 
 /* An immutable table shared by reference count. */
 typedef struct {
-    api_table pub;       /* first member: an api_table * handed out is a srv_table * */
-    atomic_size_t refs;  /* the map's reference plus one per acquirer */
+    api_table pub;      /* first member: an api_table * handed out is a srv_table * */
+    atomic_size_t refs; /* the map's reference plus one per acquirer */
     srv_table_info info;
-    double *data;        /* [rows][cols], owned */
-    srv_file_id id;      /* the file it was read from or written to (zero for the built-in) */
+    double *data;   /* [rows][cols], owned */
+    srv_file_id id; /* the file it was read from or written to (zero for the built-in) */
 } srv_table;
 
 srv_file_id srv__file_id_of(const struct stat *st);

@@ -280,7 +280,8 @@ START_TEST(test_errors)
                "invalid-field");
     /* 1-wide rows cannot hold a rotation pair: the rope object's head_dim (defaulting to d) */
     expect_422("{'q': [[1]], 'k': [[1]], 'method': 'rope'}", "/rope/head_dim", NULL);
-    expect_422("{'q': [[1]], 'k': [[1]], 'method': 'shaw', 'shaw': {}}", "/shaw/max_relative_position", NULL);
+    expect_422("{'q': [[1]], 'k': [[1]], 'method': 'shaw', 'shaw': {}}",
+               "/shaw/max_relative_position", NULL);
     expect_422("{'q': [[1]], 'k': [[1]], 'method': 4}", "/method", NULL);
     expect_422("{'q': [[1]], 'k': [[1]], 'alibi': {'num_heads': 1}}", "/alibi", NULL);
     expect_422("{'q': [[1]], 'k': [[1]], 'method': 'alibi', 'alibi': {'num_heads': 1},"

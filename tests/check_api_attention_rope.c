@@ -26,7 +26,8 @@ START_TEST(test_rope_two_tokens)
     /* One pair, 0.5 rad per position, positions 0 and 1, scale 1/sqrt(2).
      * q0 = (1,0) at 0 stays (1,0); q1 = (0,1) at 1 turns to (-sin .5, cos .5).
      * k0 = (1,0) stays (1,0);      k1 = (1,0) at 1 turns to (cos .5, sin .5).
-     * logits·sqrt2: q0k0 = 1, q0k1 = cos .5, q1k0 = -sin .5, q1k1 = -sin.5 cos.5 + cos.5 sin.5 = 0. */
+     * logits·sqrt2: q0k0 = 1, q0k1 = cos .5, q1k0 = -sin .5, q1k1 = -sin.5 cos.5 + cos.5 sin.5 = 0.
+     */
     json_t *j = ok("{\"method\":\"rope\",\"q\":[[1,0],[0,1]],\"k\":[[1,0],[1,0]],"
                    "\"rope\":{\"inv_freq\":[0.5]}}");
     double s = 1 / sqrt(2.0);

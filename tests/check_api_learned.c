@@ -25,7 +25,9 @@ static int acquired, released;
 static const api_table *fake_acquire(void *self, const char *name)
 {
     (void)self;
-    const api_table *t = strcmp(name, "t512") == 0 ? &T512 : strcmp(name, "small") == 0 ? &SMALL : NULL;
+    const api_table *t = strcmp(name, "t512") == 0    ? &T512
+                         : strcmp(name, "small") == 0 ? &SMALL
+                                                      : NULL;
     acquired += t != NULL;
     return t;
 }

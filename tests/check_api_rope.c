@@ -205,11 +205,9 @@ static const bad_case BAD[] = {
     {"{\"head_dim\": 8, \"positions\": [0, -1]}", "/positions/1", NULL},
     {"{\"head_dim\": 8, \"positions\": [0, 4.5]}", "/positions/1", NULL},
     {"{\"head_dim\": 8, \"positions\": [2147483647]}", "/positions/0", NULL},
-    {"{\"head_dim\": 8, \"q_positions\": [1], \"query_positions\": [2]}", "/query_positions",
-     NULL},
+    {"{\"head_dim\": 8, \"q_positions\": [1], \"query_positions\": [2]}", "/query_positions", NULL},
     {"{\"head_dim\": 8, \"k_positions\": [1], \"key_positions\": [2]}", "/key_positions", NULL},
-    {"{\"head_dim\": 8, \"positions\": [0, 1], \"q\": [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]}", "/q",
-     NULL},
+    {"{\"head_dim\": 8, \"positions\": [0, 1], \"q\": [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]}", "/q", NULL},
     {"{\"head_dim\": 2, \"positions\": [0, 1, 2], \"q\": [[1, 0], [0, 1]]}", "/q", NULL},
     {"{\"head_dim\": 2, \"positions\": [0, 1], \"k\": [[1, 0], [0, 1, 2]]}", "/k/1", NULL},
     {"{\"head_dim\": 2, \"positions\": [0, 1], \"k\": [[1, 0, 3], [0, 1, 2]]}", "/k/0", NULL},
@@ -383,9 +381,9 @@ START_TEST(test_worked_example)
     ck_close(at2(j, "q_rotated", 0, 0), cos(1.0) - 2.0 * sin(1.0), 1e-15, 1e-14);
     ck_close(at2(j, "q_rotated", 0, 1), sin(1.0) + 2.0 * cos(1.0), 1e-15, 1e-14);
     ck_close(au_number(json_object_get(j, "attention_factor")), 1.0, 0, 0);
-    ck_assert_str_eq(json_string_value(
-                         json_object_get(json_object_get(j, "resolved"), "inv_freq_source")),
-                     "explicit");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(j, "resolved"), "inv_freq_source")),
+        "explicit");
     ck_assert(json_is_null(json_object_get(json_object_get(j, "resolved"), "scaling")));
     json_decref(j);
 }
@@ -516,9 +514,9 @@ START_TEST(test_longrope_switch)
 {
     /* long list only when seq_len > L0 strictly: theta_j = 1 / (lambda_j * 10000^(2j/8)) */
     static const double SHORT[4] = {1.0, 1.05, 1.2, 1.6}, LONG[4] = {1.0, 1.9, 5.3, 14.0};
-#define LONGROPE_AT(seq_len)                                                                    \
-    "{\"head_dim\": 8, \"scaling\": {\"type\": \"longrope\", \"factor\": 32,"                   \
-    " \"original_max_position_embeddings\": 4096, \"short_factor\": [1.0, 1.05, 1.2, 1.6],"     \
+#define LONGROPE_AT(seq_len)                                                                       \
+    "{\"head_dim\": 8, \"scaling\": {\"type\": \"longrope\", \"factor\": 32,"                      \
+    " \"original_max_position_embeddings\": 4096, \"short_factor\": [1.0, 1.05, 1.2, 1.6],"        \
     " \"long_factor\": [1.0, 1.9, 5.3, 14.0]}, \"seq_len\": " seq_len "}"
     static const char *const BODIES[2] = {LONGROPE_AT("4096"), LONGROPE_AT("4097")};
     for (int k = 0; k < 2; k++) {
@@ -542,8 +540,7 @@ START_TEST(test_longrope_switch)
                    " \"long_factor\": [1.0, 1.9, 5.3, 14.0]}, \"positions\": [0, 4096],"
                    " \"include\": [\"cos_sin\"]}");
     ck_assert_str_eq(json_string_value(rscal(j, "list_used")), "long_factor");
-    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "resolved"),
-                                                        "seq_len")),
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "resolved"), "seq_len")),
                      4097);
     json_decref(j);
 }
@@ -705,7 +702,7 @@ START_TEST(test_cos_sin_rows)
     json_t *j = ok("{\"head_dim\": 8, \"seq_len\": 300, \"include\": [\"cos_sin\"]}");
     json_decref(j);
     j = ok("{\"head_dim\": 8, \"positions\": [0, 7, 5000, 100000],"
-                   " \"include\": [\"cos_sin\"]}");
+           " \"include\": [\"cos_sin\"]}");
     static const int64_t P[4] = {0, 7, 5000, 100000};
     for (size_t i = 0; i < 4; i++) {
         for (size_t k = 0; k < 4; k++) {
@@ -824,9 +821,8 @@ START_TEST(test_config_overrides)
            " \"rope_scaling\": {\"type\": \"longrope\", \"long_mscale\": 1.24,"
            " \"short_factor\": [1, 1, 1, 1], \"long_factor\": [1, 2, 3, 4]}}, \"seq_len\": 10}");
     ck_assert_uint_eq(json_array_size(json_object_get(j, "warnings")), 1);
-    ck_assert_ptr_nonnull(
-        strstr(json_string_value(json_array_get(json_object_get(j, "warnings"), 0)),
-               "long_mscale"));
+    ck_assert_ptr_nonnull(strstr(
+        json_string_value(json_array_get(json_object_get(j, "warnings"), 0)), "long_mscale"));
     /* factor = 131072 / 4096 = 32 from the config's lengths */
     ck_close(au_number(rscal(j, "factor")), 32.0, 0, 0);
     ck_assert_str_eq(json_string_value(rscal(j, "list_used")), "short_factor");
@@ -840,9 +836,9 @@ START_TEST(test_config_overrides)
     ck_close(au_number(rscal(j, "original_max_position_embeddings")), 2048.0, 0, 0);
     ck_close(au_number(rscal(j, "effective_base")), 10000.0 * pow(3.0, 8.0 / 6.0), 0, 1e-14);
     ck_assert_uint_eq(json_array_size(json_object_get(j, "warnings")), 1);
-    ck_assert_str_eq(json_string_value(json_object_get(
-                         json_object_get(json_object_get(j, "resolved"), "sources"),
-                         "scaling.original_max_position_embeddings")),
+    ck_assert_str_eq(json_string_value(
+                         json_object_get(json_object_get(json_object_get(j, "resolved"), "sources"),
+                                         "scaling.original_max_position_embeddings")),
                      "config.max_position_embeddings");
     ck_assert_str_eq(json_string_value(json_object_get(
                          json_object_get(json_object_get(j, "resolved"), "sources"), "scaling")),

@@ -168,8 +168,8 @@ END_TEST
  */
 START_TEST(test_canonical_keys)
 {
-    static const double shortf[] = { 1.0, 1.05, 1.2, 1.6 };
-    static const double longf[] = { 1.0, 1.9, 5.3, 14.0 };
+    static const double shortf[] = {1.0, 1.05, 1.2, 1.6};
+    static const double longf[] = {1.0, 1.9, 5.3, 14.0};
     pe_cache *c = pe_cache_create(BIG, 100000);
     pe_status st;
     pe_rope_params p;
@@ -183,7 +183,7 @@ START_TEST(test_canonical_keys)
     p.type = PE_ROPE_DYNAMIC;
     p.factor = 2.0;
     p.original_max_position_embeddings = 2048.0;
-    static const size_t short_seqs[] = { 1, 2048 };
+    static const size_t short_seqs[] = {1, 2048};
     for (size_t i = 0; i < N_ELEMS(short_seqs); i++) {
         p.seq_len = short_seqs[i];
         t = pe_cache_get(c, &p, 1, &st);
@@ -341,7 +341,7 @@ START_TEST(test_disabled_and_errors)
     st = PE_OK;
     ck_assert_ptr_null(pe_cache_get(c, &p, 10, &st));
     ck_assert_int_eq(st, PE_ERR_ARG);
-    static const double zero_list[] = { 0.0, 1.0, 1.0, 1.0 };
+    static const double zero_list[] = {0.0, 1.0, 1.0, 1.0};
     pe_rope_params_init(&p);
     p.rotary_dim = 8;
     p.type = PE_ROPE_LONGROPE;
@@ -393,8 +393,8 @@ END_TEST
 #define N_THREADS 8
 #define N_ITER 400
 
-static const double TH_SHORT[] = { 1.0, 1.05, 1.2, 1.6, 1.7, 1.8, 1.9, 2.0 };
-static const double TH_LONG[] = { 1.0, 1.9, 5.3, 14.0, 15.0, 16.0, 17.0, 18.0 };
+static const double TH_SHORT[] = {1.0, 1.05, 1.2, 1.6, 1.7, 1.8, 1.9, 2.0};
+static const double TH_LONG[] = {1.0, 1.9, 5.3, 14.0, 15.0, 16.0, 17.0, 18.0};
 
 /* Configuration k of a small fixed set: several types, two pairs of which compute identical
  * numbers (0 and 6: plain and dynamic below L0; 4 and 7: longrope short at seq 1 and 4096). */
@@ -462,7 +462,7 @@ static uint64_t xorshift(uint64_t *s)
 static void *th_main(void *v)
 {
     th_arg *a = v;
-    const pe_freq_table *held[3] = { NULL, NULL, NULL };
+    const pe_freq_table *held[3] = {NULL, NULL, NULL};
     for (size_t it = 0; it < N_ITER; it++) {
         pe_rope_params p;
         th_config(xorshift(&a->seed) % 8, &p);
@@ -501,7 +501,7 @@ START_TEST(test_threads)
     th_arg args[N_THREADS];
     pthread_t tid[N_THREADS];
     for (size_t i = 0; i < N_THREADS; i++) {
-        args[i] = (th_arg){ c, 0x9E3779B97F4A7C15ULL * (i + 1), 0, 0 };
+        args[i] = (th_arg){c, 0x9E3779B97F4A7C15ULL * (i + 1), 0, 0};
         ck_assert_int_eq(pthread_create(&tid[i], NULL, th_main, &args[i]), 0);
     }
     size_t bad = 0, gets = 0;

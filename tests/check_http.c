@@ -16,8 +16,9 @@ static th_server srv;
 static void start(void)
 {
     /* A small body cap keeps the 413 tests cheap. */
-    static const char *const args[] = {"--max-body-bytes", "65536", "--web-dir", "web", "--spec",
-                                       "openapi.yaml", "--threads", "2", NULL};
+    static const char *const args[] = {
+        "--max-body-bytes", "65536",     "--web-dir", "web", "--spec",
+        "openapi.yaml",     "--threads", "2",         NULL};
     ck_assert_int_eq(th_server_start(&srv, args), 0);
 }
 
@@ -118,9 +119,9 @@ START_TEST(test_nonfinite_rejected)
 {
     /* q·k = 1e200 * 1e200 overflows to infinity: never NaN or Infinity in the output. */
     th_resp r;
-    ck_assert_int_eq(
-        th_post(&srv, "/attention", "{\"method\": \"none\", \"q\": [[1e200]], \"k\": [[1e200]]}", &r),
-        0);
+    ck_assert_int_eq(th_post(&srv, "/attention",
+                             "{\"method\": \"none\", \"q\": [[1e200]], \"k\": [[1e200]]}", &r),
+                     0);
     ck_assert_msg(r.status == 422, "status %ld: %s", r.status, r.body);
     ck_assert(strstr(r.body, "NaN") == NULL && strstr(r.body, "Infinity") == NULL);
     th_resp_free(&r);
@@ -227,8 +228,12 @@ START_TEST(test_lesson_numbers)
     const double h0[] = {0.074199, 0.045004, 0.548260, 0.332537};
     const double h7[] = {0.195285, 0.072123, 0.535004, 0.197587};
     for (size_t k = 0; k < 4; k++) {
-        ck_assert_double_eq_tol(json_number_value(json_array_get(json_array_get(json_array_get(w, 0), 0), k)), h0[k], 5e-7);
-        ck_assert_double_eq_tol(json_number_value(json_array_get(json_array_get(json_array_get(w, 7), 0), k)), h7[k], 5e-7);
+        ck_assert_double_eq_tol(
+            json_number_value(json_array_get(json_array_get(json_array_get(w, 0), 0), k)), h0[k],
+            5e-7);
+        ck_assert_double_eq_tol(
+            json_number_value(json_array_get(json_array_get(json_array_get(w, 7), 0), k)), h7[k],
+            5e-7);
     }
     json_decref(j);
     th_resp_free(&r);
@@ -294,7 +299,8 @@ START_TEST(test_metrics_cache_miss_then_hit)
     ck_assert_int_eq(th_request(&srv, "GET", "/metrics", NULL, NULL, 0, 0, &r), 0);
     long miss2 = strtol(strstr(r.body, "\nposenc_cache_misses_total ") + 27, NULL, 10);
     long hit2 = strtol(strstr(r.body, "\nposenc_cache_hits_total ") + 25, NULL, 10);
-    ck_assert_msg(strstr(r.body, "posenc_http_requests_total{route=\"rope\",status=\"200\"}") != NULL,
+    ck_assert_msg(strstr(r.body, "posenc_http_requests_total{route=\"rope\",status=\"200\"}") !=
+                      NULL,
                   "%s", r.body);
     th_resp_free(&r);
     ck_assert_int_eq(miss1, miss0 + 1);

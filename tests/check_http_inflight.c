@@ -46,9 +46,17 @@ static void start(void)
 {
     snprintf(dir, sizeof dir, "/tmp/posenc-inflight-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    static const char *args[] = {"--max-inflight-bytes", "65536", "--max-body-bytes", "65536",
-                                 "--max-table-bytes", "65536", "--threads", "2", "--data-dir",
-                                 dir, NULL};
+    static const char *args[] = {"--max-inflight-bytes",
+                                 "65536",
+                                 "--max-body-bytes",
+                                 "65536",
+                                 "--max-table-bytes",
+                                 "65536",
+                                 "--threads",
+                                 "2",
+                                 "--data-dir",
+                                 dir,
+                                 NULL};
     ck_assert_int_eq(th_server_start(&srv, args), 0);
 }
 
@@ -165,7 +173,8 @@ static void expect_overloaded(const th_resp *r, long long *held, long long *more
     json_error_t e;
     json_t *j = json_loads(r->body, 0, &e);
     ck_assert_msg(j != NULL, "not JSON: %s", r->body);
-    ck_assert_str_eq(json_string_value(json_object_get(j, "type")), "urn:posenc:problem:overloaded");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "type")),
+                     "urn:posenc:problem:overloaded");
     ck_assert_str_eq(json_string_value(json_object_get(j, "title")), "Server busy");
     ck_assert_int_eq(json_integer_value(json_object_get(j, "status")), 503);
     const char *d = json_string_value(json_object_get(j, "detail"));
@@ -187,15 +196,16 @@ static void expect_overloaded(const th_resp *r, long long *held, long long *more
     ck_assert_int_eq(limit, BUDGET);
     json_decref(j);
     th_resp_free(&lim);
-    ck_assert_msg(*more > 0 && *held + *more > limit, "held %lld + %lld more is within %lld",
-                  *held, *more, limit);
+    ck_assert_msg(*more > 0 && *held + *more > limit, "held %lld + %lld more is within %lld", *held,
+                  *more, limit);
 }
 
 /* B: the 10240-byte /rope body, declared or chunked; returns the response. */
 static void post_b(int chunked, th_resp *r)
 {
     char *b = rope_body(B_LEN);
-    ck_assert_int_eq(th_request(&srv, "POST", "/rope", "application/json", b, B_LEN, chunked, r), 0);
+    ck_assert_int_eq(th_request(&srv, "POST", "/rope", "application/json", b, B_LEN, chunked, r),
+                     0);
     free(b);
 }
 

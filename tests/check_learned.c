@@ -53,7 +53,8 @@ START_TEST(test_error)
 }
 END_TEST
 
-/* copy: row p = table[p mod 512]; 600 - 512 = 88, 1024 = 2 * 512 → row 0, 4095 → 4095 - 3584 = 511. */
+/* copy: row p = table[p mod 512]; 600 - 512 = 88, 1024 = 2 * 512 → row 0, 4095 → 4095 - 3584 = 511.
+ */
 START_TEST(test_copy)
 {
     pe_learned_params p = params(PE_LEARNED_COPY, 0);

@@ -289,8 +289,19 @@ START_TEST(test_jansson_reads_everything)
     char out[32];
     uint64_t s = 777;
     int bad = 0;
-    double fixed[] = {1e16, 1e17, 1e18, 9.2233720368547758e18, 1e19, 1e20, 1e21, 1e22, 1e300,
-                      DBL_MAX, -DBL_MAX, 123456789012345678.0, 4.9406564584124654e-324};
+    double fixed[] = {1e16,
+                      1e17,
+                      1e18,
+                      9.2233720368547758e18,
+                      1e19,
+                      1e20,
+                      1e21,
+                      1e22,
+                      1e300,
+                      DBL_MAX,
+                      -DBL_MAX,
+                      123456789012345678.0,
+                      4.9406564584124654e-324};
     for (int i = 0; i < 200000 + (int)(sizeof fixed / sizeof fixed[0]) && bad <= 5; i++) {
         double x;
         if (i < (int)(sizeof fixed / sizeof fixed[0]))
@@ -397,9 +408,9 @@ static void ref_add(char *s, const char *t, size_t n)
  * The text api_fmt_double must give for finite x, written into out (>= 64 bytes) the slow and
  * obvious way: ECMAScript Number::toString(x), step by step (step numbers of ECMA-262 5.1 §9.8.1,
  * the same up to ES2022 §6.1.6.1.20), with the digits s (k of them) and n such that x = s *
- * 10^(n-k) taken from api_numfmt_decimal and printed by snprintf, and posenc's one exception (jw.h):
- * the plain integer form only up to n = 17 (ECMAScript: 21). Returns the branch (REF_*); *k_out
- * and *n_out get k and n (0 for zero).
+ * 10^(n-k) taken from api_numfmt_decimal and printed by snprintf, and posenc's one exception
+ * (jw.h): the plain integer form only up to n = 17 (ECMAScript: 21). Returns the branch (REF_*);
+ * *k_out and *n_out get k and n (0 for zero).
  */
 static int ref_format(double x, char *out, int *k_out, int *n_out)
 {
@@ -601,8 +612,8 @@ START_TEST(test_layout_reference_rows)
                 x[c] = (double)(rng_next(&s) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
                 break;
             case 2: /* k digits at decimal exponent n */
-                x[c] = eq_digits(rng_next(&s), 1 + (int)((b >> 8) % 17),
-                                 -8 + (int)((b >> 16) % 30));
+                x[c] =
+                    eq_digits(rng_next(&s), 1 + (int)((b >> 8) % 17), -8 + (int)((b >> 16) % 30));
                 break;
             default: /* integers */
                 x[c] = (double)(rng_next(&s) >> (b >> 8) % 64);

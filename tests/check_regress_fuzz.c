@@ -257,9 +257,10 @@ static json_t *handle_json(api_handler h, const char *body, size_t len, api_resp
  */
 START_TEST(test_malformed_json_with_invalid_utf8_is_valid_problem)
 {
-    static const char body[] = "{\"\\\xca\x99V\x02\x10" "b\0\0a],]}";
-    static const api_handler hs[] = {api_sinusoidal, api_rope, api_alibi, api_attention,
-                                     api_t5_buckets, api_learned};
+    static const char body[] = "{\"\\\xca\x99V\x02\x10"
+                               "b\0\0a],]}";
+    static const api_handler hs[] = {api_sinusoidal, api_rope,       api_alibi,
+                                     api_attention,  api_t5_buckets, api_learned};
     for (size_t i = 0; i < sizeof hs / sizeof hs[0]; i++) {
         api_response r;
         json_t *j = handle_json(hs[i], body, sizeof body - 1, &r);
@@ -268,8 +269,8 @@ START_TEST(test_malformed_json_with_invalid_utf8_is_valid_problem)
         ck_assert_str_eq(json_string_value(json_object_get(j, "type")),
                          "urn:posenc:problem:malformed-json");
         /* the bad byte 0xCA is replaced by U+FFFD (UTF-8 EF BF BD) */
-        ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "detail")),
-                                     "\xef\xbf\xbd"));
+        ck_assert_ptr_nonnull(
+            strstr(json_string_value(json_object_get(j, "detail")), "\xef\xbf\xbd"));
         json_decref(j);
         api_response_free(&r);
     }
@@ -314,7 +315,10 @@ START_TEST(test_jw_str_replaces_ill_formed_utf8)
     static const struct {
         const char *in, *out;
     } CASES[] = {
-        {"a\xc3\xa9" "b", "\"a\xc3\xa9" "b\""},
+        {"a\xc3\xa9"
+         "b",
+         "\"a\xc3\xa9"
+         "b\""},
         {"\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\""},
         {"\xc0\x80", "\"\\ufffd\\ufffd\""},
         {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},
@@ -369,8 +373,8 @@ END_TEST
  * json_loadb; api/jw.c writes the integral double 1e20 as "100000000000000000000" (ECMAScript
  * style, valid JSON), which jansson refuses ("too big integer"), and every parse failure was
  * reported as out of memory. At position 0 the rotation is the identity, so the result is finite:
- * the answer must be 200 with the score 1e20 * 1 * scale = 5e19 (one head: scores is [t][t]; scale =
- * 1/sqrt(head_dim 4) = 0.5, as {"q":[[2,0,0,0]],"k":[[1,0,0,0]],"method":"rope"} gives 1).
+ * the answer must be 200 with the score 1e20 * 1 * scale = 5e19 (one head: scores is [t][t]; scale
+ * = 1/sqrt(head_dim 4) = 0.5, as {"q":[[2,0,0,0]],"k":[[1,0,0,0]],"method":"rope"} gives 1).
  */
 START_TEST(test_attention_rope_huge_integral_value)
 {

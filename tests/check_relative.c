@@ -123,17 +123,17 @@ START_TEST(test_txl_table_and_bias_hand)
     }
     const double q[] = {1.0, 1.0}, vb[] = {0.5};
     double bias[4];
-    ck_assert_int_eq(
-        pe_txl_position_bias(q, 2, 2, 1, vb, rel, -1, 3, NULL, NULL, 0, 1.0, bias), PE_OK);
+    ck_assert_int_eq(pe_txl_position_bias(q, 2, 2, 1, vb, rel, -1, 3, NULL, NULL, 0, 1.0, bias),
+                     PE_OK);
     ck_assert_double_eq(bias[0], 1.5 * rel[1]); /* delta 0 */
     ck_assert_double_eq(bias[1], 1.5 * rel[0]); /* query 0, key 1: delta -1 */
     ck_assert_double_eq(bias[2], 1.5 * rel[2]); /* delta +1 */
-    ck_assert(fabs(bias[1] - bias[2]) > 1.0);  /* 3 (sin 1 - sin(-1)) apart */
+    ck_assert(fabs(bias[1] - bias[2]) > 1.0);   /* 3 (sin 1 - sin(-1)) apart */
     /* identity w_r needs d == d_r */
     ck_assert_int_eq(pe_txl_rel_table(0, 1, 10000.0, 2, NULL, 1, work, rel), PE_ERR_ARG);
     /* a distance outside the table */
-    ck_assert_int_eq(
-        pe_txl_position_bias(q, 2, 2, 1, vb, rel, 0, 1, NULL, NULL, 0, 1.0, bias), PE_ERR_ARG);
+    ck_assert_int_eq(pe_txl_position_bias(q, 2, 2, 1, vb, rel, 0, 1, NULL, NULL, 0, 1.0, bias),
+                     PE_ERR_ARG);
 }
 END_TEST
 
@@ -230,8 +230,8 @@ END_TEST
 /*
  * clamp_len 1, T 3, same inputs as above: score[2][0] (delta 2, clipped to 1) equals score[1][0]
  * (delta 1) exactly, and score[0][2] equals score[0][1] (delta -2 clipped to -1); without the
- * clamp they are sin(2)/sqrt 2 = 0.643 and sin(1)/sqrt 2 = 0.595. u shifts only the content term: with k = (1, 0) rows and
- * u = (0.5, 0), every score grows by scale * 0.5 * 1 (q + u).k.
+ * clamp they are sin(2)/sqrt 2 = 0.643 and sin(1)/sqrt 2 = 0.595. u shifts only the content term:
+ * with k = (1, 0) rows and u = (0.5, 0), every score grows by scale * 0.5 * 1 (q + u).k.
  */
 START_TEST(test_txl_clamp_and_u)
 {

@@ -201,7 +201,8 @@ START_TEST(test_core_rejects)
 }
 END_TEST
 
-/* ---- POST /rope with axes through api_handle -------------------------------------------------- */
+/* ---- POST /rope with axes through api_handle --------------------------------------------------
+ */
 
 /* Every request goes to POST /rope; request bodies are written with ' for " (api_util.h). */
 static json_t *ok(const char *body_sq)
@@ -309,9 +310,9 @@ START_TEST(test_axial_relative)
     ck_assert_double_eq_tol(au_num(j, "scores", 3, 3, -1), s12, 1e-13);
     ck_assert(fabs(s21 - s12) > 0.5);
     /* positions are echoed as tuples */
-    ck_assert_int_eq(json_integer_value(json_array_get(
-                         json_array_get(json_object_get(j, "q_positions"), 2), 1)),
-                     12);
+    ck_assert_int_eq(
+        json_integer_value(json_array_get(json_array_get(json_object_get(j, "q_positions"), 2), 1)),
+        12);
     json_decref(j);
 }
 END_TEST
@@ -387,8 +388,8 @@ START_TEST(test_errors)
     expect_422("{'head_dim': 8, 'axes': {'type': 'axial'}, 'rope_scaling': {'rope_type': "
                "'mrope'}, 'positions': [[0, 0]]}",
                "/rope_scaling", "invalid-field");
-    expect_422("{'head_dim': 8, 'axes': {'type': 'axial'}, 'inv_freq': [1, 1, 1, 1]}",
-               "/inv_freq", "invalid-field");
+    expect_422("{'head_dim': 8, 'axes': {'type': 'axial'}, 'inv_freq': [1, 1, 1, 1]}", "/inv_freq",
+               "invalid-field");
     expect_422("{'head_dim': 8, 'rope_theta': 100, 'axes': {'type': 'mixed', 'freqs': "
                "[[1, 0, 0, 0]]}}",
                "/rope_theta", "invalid-field");
@@ -403,10 +404,10 @@ START_TEST(test_errors)
     expect_422("{'head_dim': 8, 'axes': {'type': 'axial'}, 'positions': [[0, 0]], "
                "'include': ['cos_sin', 'bands']}",
                "/include/1", "invalid-field");
-    expect_422("{'head_dim': 8, 'axes': {'type': 'pixtral', 'sections': [2, 2]}}",
-               "/axes/sections", "invalid-field");
-    expect_422("{'head_dim': 8, 'axes': {'type': 'axial', 'freqs': [[1, 1, 1, 1]]}}",
-               "/axes/freqs", "invalid-field");
+    expect_422("{'head_dim': 8, 'axes': {'type': 'pixtral', 'sections': [2, 2]}}", "/axes/sections",
+               "invalid-field");
+    expect_422("{'head_dim': 8, 'axes': {'type': 'axial', 'freqs': [[1, 1, 1, 1]]}}", "/axes/freqs",
+               "invalid-field");
     expect_422("{'head_dim': 8, 'axes': {}}", "/axes/type", "invalid-field");
     expect_422("{'head_dim': 8, 'axes': {'type': 'mrope', 'sections': [2, 0, 2]}}",
                "/axes/sections/1", "invalid-field");

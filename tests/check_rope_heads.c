@@ -4,9 +4,9 @@
  * from 4 MiB of output): every vector must be bit-identical to pe_rope_rotate on that vector
  * alone (a small call, so the plain cached path), for both layouts, full and partial rotary,
  * output 32-byte aligned, 16 bytes off (the AVX2 kernels then do a first pair 2-wide) and 8 bytes
- * off (plain path), and pair counts that leave a 2-wide tail. Plus one hand-derived value: theta_0 = 1 (j = 0), so pair 0 of
- * position p is (x1 cos p - x2 sin p, x2 cos p + x1 sin p).
- * Tolerance: none (ck_assert on the bits); the hand value to 1 ulp-scale 1e-15.
+ * off (plain path), and pair counts that leave a 2-wide tail. Plus one hand-derived value: theta_0
+ * = 1 (j = 0), so pair 0 of position p is (x1 cos p - x2 sin p, x2 cos p + x1 sin p). Tolerance:
+ * none (ck_assert on the bits); the hand value to 1 ulp-scale 1e-15.
  */
 #include <check.h>
 #include <math.h>
@@ -92,9 +92,9 @@ START_TEST(test_heads_large)
     for (size_t m = 0; m <= 2; m += 2) { /* 32-byte aligned, then 16 bytes off */
         check_heads(512, 16, 128, 128, PE_ROPE_HALF, m);
         check_heads(512, 16, 128, 128, PE_ROPE_INTERLEAVED, m);
-        check_heads(512, 16, 128, 64, PE_ROPE_HALF, m);        /* partial rotary, n even */
-        check_heads(512, 16, 128, 96, PE_ROPE_INTERLEAVED, m); /* partial rotary */
-        check_heads(512, 16, 100, 100, PE_ROPE_HALF, m);       /* n = 50: a 2-wide tail */
+        check_heads(512, 16, 128, 64, PE_ROPE_HALF, m);         /* partial rotary, n even */
+        check_heads(512, 16, 128, 96, PE_ROPE_INTERLEAVED, m);  /* partial rotary */
+        check_heads(512, 16, 100, 100, PE_ROPE_HALF, m);        /* n = 50: a 2-wide tail */
         check_heads(520, 16, 126, 126, PE_ROPE_INTERLEAVED, m); /* n = 63: a last single pair */
     }
     check_heads(520, 16, 126, 126, PE_ROPE_HALF, 0); /* n = 63 odd: plain path */

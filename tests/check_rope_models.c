@@ -522,7 +522,9 @@ START_TEST(test_gpt_j_6b)
     size_t len = (size_t)snprintf(extra, sizeof extra, "\"positions\": [2], \"q\": [");
     for (int d = 0; d < 256; d++)
         len += (size_t)snprintf(extra + len, sizeof extra - len, "%s%d", d ? "," : "",
-                                d == 1 ? 1 : d == 200 ? 7 : 0);
+                                d == 1     ? 1
+                                : d == 200 ? 7
+                                           : 0);
     snprintf(extra + len, sizeof extra - len, "]");
     json_t *j = post_config(GPT_J_6B, extra);
     double want[32];

@@ -81,8 +81,9 @@ static void remove_dir(void)
 
 static void start(th_server *s, const char *max_body)
 {
-    const char *args[] = {"--data-dir", dir, "--threads", "4", "--max-body-bytes",
-                          max_body ? max_body : "1048576", NULL};
+    const char *args[] = {
+        "--data-dir", dir, "--threads", "4", "--max-body-bytes", max_body ? max_body : "1048576",
+        NULL};
     ck_assert_int_eq(th_server_start(s, args), 0);
 }
 
@@ -272,12 +273,13 @@ static unsigned char *npy_body(int variant, size_t *len)
 static unsigned char *st_body(int variant, size_t *len)
 {
     char hdr[512];
-    int hl = snprintf(hdr, sizeof hdr,
-                      "{\"__metadata__\":{\"format\":\"pt\"},"
-                      "\"h.0.attn.bias\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},"
-                      "\"wpe.weight\":{\"dtype\":\"BF16\",\"shape\":[512,8],\"data_offsets\":[16,%d]},"
-                      "\"cube\":{\"dtype\":\"F16\",\"shape\":[2,2,2],\"data_offsets\":[%d,%d]}}",
-                      16 + ROWS * COLS * 2, 16 + ROWS * COLS * 2, 32 + ROWS * COLS * 2);
+    int hl =
+        snprintf(hdr, sizeof hdr,
+                 "{\"__metadata__\":{\"format\":\"pt\"},"
+                 "\"h.0.attn.bias\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},"
+                 "\"wpe.weight\":{\"dtype\":\"BF16\",\"shape\":[512,8],\"data_offsets\":[16,%d]},"
+                 "\"cube\":{\"dtype\":\"F16\",\"shape\":[2,2,2],\"data_offsets\":[%d,%d]}}",
+                 16 + ROWS * COLS * 2, 16 + ROWS * COLS * 2, 32 + ROWS * COLS * 2);
     size_t data = 32 + ROWS * COLS * 2;
     *len = 8 + (size_t)hl + data;
     unsigned char *b = malloc(*len);
@@ -356,7 +358,8 @@ static void check_download(const th_server *s, const char *name, int variant)
     free(b);
 }
 
-/* ---- tests ------------------------------------------------------------------------------------ */
+/* ---- tests ------------------------------------------------------------------------------------
+ */
 
 START_TEST(test_formats_identical)
 {
@@ -365,7 +368,7 @@ START_TEST(test_formats_identical)
     put_ok(&s, "t-json", 0, 0, 201);
     put_ok(&s, "t-npy", 1, 0, 201);
     put_ok(&s, "t-st?tensor=wpe.weight", 2, 0, 201);
-    put_ok(&s, "t-st2", 2, 0, 201); /* the only 2-D tensor, chosen without ?tensor= */
+    put_ok(&s, "t-st2", 2, 0, 201);  /* the only 2-D tensor, chosen without ?tensor= */
     put_ok(&s, "t-json", 0, 0, 200); /* replaced */
 
     const char *names[] = {"t-json", "t-npy", "t-st", "t-st2"};
@@ -414,9 +417,9 @@ START_TEST(test_formats_identical)
     json_decref(w);
     /* copy: row 600 = row 88; interpolate to 1023: position 2 = row 1 */
     char *m600, *m88;
-    ck_assert_int_eq(learned(&s, "{\"table\":\"t-json\",\"positions\":[600],\"extend\":\"copy\"}",
-                             &m600, NULL),
-                     200);
+    ck_assert_int_eq(
+        learned(&s, "{\"table\":\"t-json\",\"positions\":[600],\"extend\":\"copy\"}", &m600, NULL),
+        200);
     ck_assert_int_eq(learned(&s, "{\"table\":\"t-json\",\"positions\":[88]}", &m88, NULL), 200);
     ck_assert_str_eq(m600, m88);
     free(m600);
@@ -671,7 +674,7 @@ START_TEST(test_sigkill_durability)
     ck_assert_int_eq(simple(&s, "GET", "/tables/garbage"), 404);
     ck_assert_int_eq(simple(&s, "GET", "/tables/flipped"), 404);
     ck_assert(!file_exists(".tmp-t2-AbC123")); /* stale temp removed */
-    ck_assert(file_exists("trunc.npy"));      /* skipped, never deleted */
+    ck_assert(file_exists("trunc.npy"));       /* skipped, never deleted */
     th_resp r;
     ck_assert_int_eq(req(&s, "GET", "/tables", NULL, NULL, 0, NULL, NULL, &r), 200);
     json_t *j = parse(&r);
@@ -740,13 +743,12 @@ START_TEST(test_errors)
     ck_assert_int_eq(simple(&s, "DELETE", "/tables/nope"), 404);
     ck_assert_int_eq(simple(&s, "GET", "/tables/nope"), 404);
     /* names that could escape the directory or hide a file: 404, nothing written */
-    static const char *const bad[] = {"/tables/..",          "/tables/.hidden",
-                                      "/tables/a%2Fb",       "/tables/..%2F..%2Fescape",
-                                      "/tables/-x",          "/tables/a/b",
-                                      "/tables/",            "/tables/.tmp-x-123456"};
+    static const char *const bad[] = {
+        "/tables/..", "/tables/.hidden", "/tables/a%2Fb", "/tables/..%2F..%2Fescape",
+        "/tables/-x", "/tables/a/b",     "/tables/",      "/tables/.tmp-x-123456"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        ck_assert_msg(req(&s, "PUT", bad[i], "application/json", "{\"data\":[[1]]}", 14, NULL,
-                          NULL, &r) == 404,
+        ck_assert_msg(req(&s, "PUT", bad[i], "application/json", "{\"data\":[[1]]}", 14, NULL, NULL,
+                          &r) == 404,
                       "PUT %s: %ld", bad[i], r.status);
         th_resp_free(&r);
         ck_assert_msg(simple(&s, "GET", bad[i]) == 404, "GET %s", bad[i]);
@@ -755,14 +757,12 @@ START_TEST(test_errors)
     char long_name[80] = "/tables/";
     memset(long_name + 8, 'n', 65);
     long_name[73] = '\0';
-    ck_assert_int_eq(req(&s, "PUT", long_name, "application/json", "{\"data\":[[1]]}", 14, NULL,
-                         NULL, &r),
-                     404);
+    ck_assert_int_eq(
+        req(&s, "PUT", long_name, "application/json", "{\"data\":[[1]]}", 14, NULL, NULL, &r), 404);
     th_resp_free(&r);
     long_name[72] = '\0'; /* 64 characters: fine */
-    ck_assert_int_eq(req(&s, "PUT", long_name, "application/json", "{\"data\":[[1]]}", 14, NULL,
-                         NULL, &r),
-                     201);
+    ck_assert_int_eq(
+        req(&s, "PUT", long_name, "application/json", "{\"data\":[[1]]}", 14, NULL, NULL, &r), 201);
     th_resp_free(&r);
     DIR *d = opendir(dir);
     int files = 0;
@@ -773,7 +773,8 @@ START_TEST(test_errors)
     ck_assert_int_eq(files, 1); /* only the 64-character table */
     ck_assert_int_eq(access("/tmp/escape.npy", F_OK), -1);
     /* methods, media types, bodies */
-    ck_assert_int_eq(req(&s, "POST", "/tables/x", "application/json", "{}", 2, NULL, NULL, &r), 405);
+    ck_assert_int_eq(req(&s, "POST", "/tables/x", "application/json", "{}", 2, NULL, NULL, &r),
+                     405);
     ck_assert_msg(strstr(r.headers, "Allow: GET, HEAD, PUT, DELETE, OPTIONS") != NULL, "%s",
                   r.headers);
     th_resp_free(&r);
@@ -796,9 +797,8 @@ START_TEST(test_errors)
     ck_assert_int_eq(put(&s, "x", "application/x-npy", "\x93NUMPY\x01\x00\x10\x00{}", 12, &r), 422);
     ck_assert_msg(strstr(r.headers, "application/problem+json") != NULL, "%s", r.headers);
     th_resp_free(&r);
-    ck_assert_int_eq(put(&s, "x?tensor=nope", "application/octet-stream", "\x02\0\0\0\0\0\0\0{}",
-                         10, &r),
-                     422);
+    ck_assert_int_eq(
+        put(&s, "x?tensor=nope", "application/octet-stream", "\x02\0\0\0\0\0\0\0{}", 10, &r), 422);
     ck_assert_msg(strstr(r.body, "no tensor named") != NULL, "%s", r.body);
     th_resp_free(&r);
     ck_assert_int_eq(simple(&s, "GET", "/tables/x"), 404); /* nothing was stored */
@@ -873,8 +873,8 @@ static void *hot_worker(void *arg)
                 atomic_fetch_add(&hot_bad, 1);
         } else {
             const char *b = "{\"table\":\"hot\",\"positions\":[0,63,17]}";
-            st = req(&hot_srv, "POST", "/learned", "application/json", b, strlen(b), NULL, NULL,
-                     &r);
+            st =
+                req(&hot_srv, "POST", "/learned", "application/json", b, strlen(b), NULL, NULL, &r);
             if (st == 200) {
                 json_t *j = json_loads(r.body, 0, NULL);
                 json_t *m = json_object_get(j, "matrix");

@@ -23,12 +23,12 @@ static const char *pb_msg(const api_problem *pb)
     return pb->n_errors ? pb->errors[0].message : pb->detail;
 }
 
-#define ASSERT_FAILS_WITH(pb, code_, needle)                                                   \
-    do {                                                                                       \
-        ck_assert_msg((pb).code == (code_), "code %d, want %d (%s)", (int)(pb).code,           \
-                      (int)(code_), pb_msg(&(pb)));                                            \
-        ck_assert_msg(strstr(pb_msg(&(pb)), (needle)) != NULL, "message \"%s\" lacks \"%s\"", \
-                      pb_msg(&(pb)), (needle));                                                \
+#define ASSERT_FAILS_WITH(pb, code_, needle)                                                       \
+    do {                                                                                           \
+        ck_assert_msg((pb).code == (code_), "code %d, want %d (%s)", (int)(pb).code, (int)(code_), \
+                      pb_msg(&(pb)));                                                              \
+        ck_assert_msg(strstr(pb_msg(&(pb)), (needle)) != NULL, "message \"%s\" lacks \"%s\"",      \
+                      pb_msg(&(pb)), (needle));                                                    \
     } while (0)
 
 /* A .npy 1.0 file with the given dict text (padded to 64 bytes with spaces and '\n') and data. */
@@ -76,8 +76,8 @@ static void put_f32(unsigned char *p, float f)
 START_TEST(test_names)
 {
     static const char *const good[] = {"a", "Z9", "wpe.weight", "demo-512x64", "a_b-c.d", "0"};
-    static const char *const bad[] = {"", ".a", "-a", "_a", "a/b", "..", "../x", "a b", "a\\b",
-                                      "tab\tx", "caf\xc3\xa9", "x?y", "x%2Fy"};
+    static const char *const bad[] = {"",    ".a",   "-a",     "_a",          "a/b", "..",   "../x",
+                                      "a b", "a\\b", "tab\tx", "caf\xc3\xa9", "x?y", "x%2Fy"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         ck_assert_msg(api_table_name_valid(good[i]), "%s should be valid", good[i]);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -103,9 +103,9 @@ START_TEST(test_f16)
         uint16_t h;
         double want;
     } CASES[] = {
-        {0x3C00, 1.0},                    /* e 15, f 0 */
-        {0xC000, -2.0},                   /* sign, e 16 */
-        {0x3555, 1365.0 / 4096.0},        /* e 13, f 0x155 = 341: (1024+341) 2^-12 = 0.333251953125 */
+        {0x3C00, 1.0},             /* e 15, f 0 */
+        {0xC000, -2.0},            /* sign, e 16 */
+        {0x3555, 1365.0 / 4096.0}, /* e 13, f 0x155 = 341: (1024+341) 2^-12 = 0.333251953125 */
         {0x0001, 5.9604644775390625e-08}, /* smallest subnormal 2^-24 */
         {0x03FF, 1023.0 / 16777216.0},    /* largest subnormal 1023 * 2^-24 */
         {0x0400, 6.103515625e-05},        /* smallest normal 2^-14 */
@@ -124,11 +124,11 @@ END_TEST
 /* bfloat16 h is the binary32 with bits h << 16: exponent bias 127, 7-bit fraction. */
 START_TEST(test_bf16)
 {
-    ck_assert_double_eq(api_bf16_to_double(0x3F80), 1.0);   /* 0x3F800000 */
-    ck_assert_double_eq(api_bf16_to_double(0xC040), -3.0);  /* 0xC0400000 = -1.5 * 2 */
+    ck_assert_double_eq(api_bf16_to_double(0x3F80), 1.0);  /* 0x3F800000 */
+    ck_assert_double_eq(api_bf16_to_double(0xC040), -3.0); /* 0xC0400000 = -1.5 * 2 */
     /* 0x3EAB: exponent 0x7D = 125 → 2^-2, fraction 0x2B = 43 of 128: (1 + 43/128)/4 = 171/512 */
     ck_assert_double_eq(api_bf16_to_double(0x3EAB), 171.0 / 512.0);
-    ck_assert_double_eq(api_bf16_to_double(0x0001), ldexp(1.0, -133)); /* 2^16 * 2^-149 */
+    ck_assert_double_eq(api_bf16_to_double(0x0001), ldexp(1.0, -133));  /* 2^16 * 2^-149 */
     ck_assert_double_eq(api_bf16_to_double(0x7F7F), ldexp(255.0, 120)); /* (1+127/128) 2^127 */
     ck_assert(isinf(api_bf16_to_double(0x7F80)));
     ck_assert(isnan(api_bf16_to_double(0x7FC0)));
@@ -215,7 +215,8 @@ START_TEST(test_json_errors)
         ck_assert_ptr_null(t.data);
         if (CASES[i].ptr)
             ck_assert_msg(pb.n_errors > 0 && strcmp(pb.errors[0].pointer, CASES[i].ptr) == 0,
-                          "%s: pointer %s", CASES[i].body, pb.n_errors ? pb.errors[0].pointer : "-");
+                          "%s: pointer %s", CASES[i].body,
+                          pb.n_errors ? pb.errors[0].pointer : "-");
     }
     /* 3 x 2 x 8 = 48 bytes > 40: limit-exceeded naming max_table_bytes */
     api_problem pb;
@@ -276,9 +277,11 @@ END_TEST
 START_TEST(test_npy_dtypes)
 {
     unsigned char file[512];
-    const unsigned char h[] = {0x00, 0x3C, 0x00, 0xC0, 0x55, 0x35, 0x01, 0x00}; /* 1, -2, 1365/4096, 2^-24 */
-    size_t n = npy_build(file, sizeof file, "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 2), }",
-                         h, sizeof h);
+    const unsigned char h[] = {0x00, 0x3C, 0x00, 0xC0,
+                               0x55, 0x35, 0x01, 0x00}; /* 1, -2, 1365/4096, 2^-24 */
+    size_t n =
+        npy_build(file, sizeof file, "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 2), }",
+                  h, sizeof h);
     api_problem pb;
     api_problem_init(&pb);
     api_tensor t;
@@ -294,8 +297,8 @@ START_TEST(test_npy_dtypes)
     put_f32(f, 0.1f);
     put_f32(f + 4, -65536.0f);
     /* keys in another order, double quotes, no trailing comma, Python 2 long */
-    n = npy_build(file, sizeof file, "{\"shape\": (1L, 2L), \"fortran_order\": False, \"descr\": \"<f4\"}",
-                  f, 8);
+    n = npy_build(file, sizeof file,
+                  "{\"shape\": (1L, 2L), \"fortran_order\": False, \"descr\": \"<f4\"}", f, 8);
     ck_assert_int_eq(api_npy_parse(file, n, 1 << 20, 0, &t, NULL, &pb), 0);
     ck_assert_double_eq(t.data[0], (double)0.1f);
     ck_assert_double_eq(t.data[1], -65536.0);
@@ -386,9 +389,8 @@ START_TEST(test_npy_refusals)
     ck_assert_int_eq(api_npy_parse("\x93NUMPY\x04\x00\x10\x00", 10, 1 << 20, 0, &t, NULL, &pb), -1);
     ASSERT_FAILS_WITH(pb, API_PB_INVALID_FIELD, "version 4.0");
     api_problem_init(&pb);
-    ck_assert_int_eq(api_npy_parse("\x93NUMPY\x02\x00\x00\x00\x10\x00", 12, 1 << 20, 0, &t, NULL,
-                                   &pb),
-                     -1);
+    ck_assert_int_eq(
+        api_npy_parse("\x93NUMPY\x02\x00\x00\x00\x10\x00", 12, 1 << 20, 0, &t, NULL, &pb), -1);
     ASSERT_FAILS_WITH(pb, API_PB_INVALID_FIELD, "exceeds the cap");
     /* a NaN is named by row and column */
     double vals[4] = {1, 2, 3, NAN};
@@ -438,10 +440,11 @@ static size_t st_sample(unsigned char *out, size_t cap)
     const float vals[6] = {0.5f, -1.25f, 3.0f, 0.1f, -0.0f, 65504.0f};
     for (int i = 0; i < 6; i++)
         put_f32(data + 8 + 4 * i, vals[i]);
-    const char *hdr = "{\"__metadata__\": {\"format\": \"pt\"}, "
-                      "\"bias\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]}, "
-                      "\"wpe.weight\": {\"dtype\": \"F32\", \"shape\": [2, 3], \"data_offsets\": [8, 32]}, "
-                      "\"cube\": {\"dtype\": \"F16\", \"shape\": [2, 2, 2], \"data_offsets\": [32, 48]}}";
+    const char *hdr =
+        "{\"__metadata__\": {\"format\": \"pt\"}, "
+        "\"bias\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]}, "
+        "\"wpe.weight\": {\"dtype\": \"F32\", \"shape\": [2, 3], \"data_offsets\": [8, 32]}, "
+        "\"cube\": {\"dtype\": \"F16\", \"shape\": [2, 2, 2], \"data_offsets\": [32, 48]}}";
     return st_build(out, cap, hdr, data, sizeof data);
 }
 
@@ -601,10 +604,11 @@ START_TEST(test_st_refusals)
     put_f32(data + 12, 2.0f);
     put_f32(data + 16, 3.0f);
     put_f32(data + 20, NAN);
-    size_t n = st_build(file, sizeof file,
-                        "{\"junk\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]}, "
-                        "\"a\": {\"dtype\": \"F32\", \"shape\": [2, 2], \"data_offsets\": [8, 24]}}",
-                        data, sizeof data);
+    size_t n =
+        st_build(file, sizeof file,
+                 "{\"junk\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]}, "
+                 "\"a\": {\"dtype\": \"F32\", \"shape\": [2, 2], \"data_offsets\": [8, 24]}}",
+                 data, sizeof data);
     api_problem_init(&pb);
     ck_assert_int_eq(api_safetensors_parse(file, n, "a", 1 << 20, &t, &pb), -1);
     ASSERT_FAILS_WITH(pb, API_PB_INVALID_FIELD, "row 1, column 1 is not finite");
@@ -704,10 +708,10 @@ START_TEST(test_st_hold)
     check_sample_table(&t);
     api_tensor_free(&t);
     ck_assert_int_eq(b.calls, 3);
-    ck_assert_uint_eq(b.log[0], hl); /* the header */
-    ck_assert_uint_eq(b.log[1], 0);  /* freed once parsed */
-    ck_assert_uint_eq(b.log[2], 48); /* the 2 x 3 table as float64 */
-    ck_assert_uint_eq(b.held, 48);   /* handed to the caller with the table */
+    ck_assert_uint_eq(b.log[0], hl);     /* the header */
+    ck_assert_uint_eq(b.log[1], 0);      /* freed once parsed */
+    ck_assert_uint_eq(b.log[2], 48);     /* the 2 x 3 table as float64 */
+    ck_assert_uint_eq(b.held, 48);       /* handed to the caller with the table */
     for (int at = 1; at <= 3; at += 2) { /* refuse the header, then the table */
         fake_budget r = {.refuse_at = at};
         ck_assert_int_eq(st_held_run(&r, file, n, &t, &pb), -1);

@@ -21,9 +21,9 @@ int th_server_stop(th_server *s);
 
 typedef struct {
     long status;
-    char *body;          /* NUL-terminated, malloc'd */
+    char *body; /* NUL-terminated, malloc'd */
     size_t len;
-    char headers[4096];  /* raw response headers */
+    char headers[4096]; /* raw response headers */
 } th_resp;
 
 /* One request. content_type may be NULL; chunked sends the body with Transfer-Encoding: chunked.
