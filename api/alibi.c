@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attention.h"
-#include "attention_method.h"
+#include "api/attention_method.h"
+#include "core/attention.h"
 
 static const char *const FIELDS[] = {
     "num_heads", "seq_len",     "query_positions", "q_positions", "key_positions", "k_positions",
@@ -146,7 +146,7 @@ static int get_pos(api_problem *pb, const json_t *req, const char *key, const ch
     return 1;
 }
 
-int api_alibi(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb)
+int api_alibi(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb)
 {
     const api_limits *lim = ctx->lim;
     alibi_bufs b;
@@ -390,52 +390,52 @@ int api_alibi(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *p
         }
     }
 
-    api_jw_obj_begin(out);
-    api_jw_key(out, "slopes");
-    api_jw_doubles(out, b.cfg.slopes, H);
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "slopes");
+    wire_jw_doubles(out, b.cfg.slopes, H);
     if (include_bias) {
-        api_jw_key(out, "bias");
-        api_jw_arr_begin(out);
-        for (size_t h = 0; h < H && api_jw_ok(out); h++)
+        wire_jw_key(out, "bias");
+        wire_jw_arr_begin(out);
+        for (size_t h = 0; h < H && wire_jw_ok(out); h++)
             api_att_write_masked(out, b.bias + h * n, tq, tk);
-        api_jw_arr_end(out);
+        wire_jw_arr_end(out);
     }
     if (has_w) {
-        api_jw_key(out, "weights");
-        api_jw_arr_begin(out);
-        for (size_t h = 0; h < H && api_jw_ok(out); h++)
-            api_jw_matrix(out, b.weights + h * n, NULL, tq, tk);
-        api_jw_arr_end(out);
+        wire_jw_key(out, "weights");
+        wire_jw_arr_begin(out);
+        for (size_t h = 0; h < H && wire_jw_ok(out); h++)
+            wire_jw_matrix(out, b.weights + h * n, NULL, tq, tk);
+        wire_jw_arr_end(out);
     }
     if (b.v) {
-        api_jw_key(out, "output");
-        api_jw_arr_begin(out);
-        for (size_t h = 0; h < H && api_jw_ok(out); h++)
-            api_jw_matrix(out, b.out + h * tq * dv, NULL, tq, dv);
-        api_jw_arr_end(out);
+        wire_jw_key(out, "output");
+        wire_jw_arr_begin(out);
+        for (size_t h = 0; h < H && wire_jw_ok(out); h++)
+            wire_jw_matrix(out, b.out + h * tq * dv, NULL, tq, dv);
+        wire_jw_arr_end(out);
     }
-    api_jw_key(out, "resolved");
-    api_jw_obj_begin(out);
+    wire_jw_key(out, "resolved");
+    wire_jw_obj_begin(out);
     api_alibi_cfg_resolved(out, &b.cfg, mode);
-    api_jw_key(out, "include_bias");
-    api_jw_bool(out, include_bias);
-    api_jw_key(out, "logits");
+    wire_jw_key(out, "include_bias");
+    wire_jw_bool(out, include_bias);
+    wire_jw_key(out, "logits");
     if (has_scores)
-        api_jw_str(out, b.sc.heads ? "scores per head" : "scores shared by all heads");
+        wire_jw_str(out, b.sc.heads ? "scores per head" : "scores shared by all heads");
     else if (b.q)
-        api_jw_str(out, "q.k/sqrt(d)");
+        wire_jw_str(out, "q.k/sqrt(d)");
     else
-        api_jw_null(out);
+        wire_jw_null(out);
     if (b.q) {
-        api_jw_key(out, "scale");
-        api_jw_double(out, scale);
+        wire_jw_key(out, "scale");
+        wire_jw_double(out, scale);
     }
-    api_jw_key(out, "query_positions");
-    api_jw_ints(out, b.qp, tq);
-    api_jw_key(out, "key_positions");
-    api_jw_ints(out, b.kp, tk);
-    api_jw_obj_end(out);
-    api_jw_obj_end(out);
+    wire_jw_key(out, "query_positions");
+    wire_jw_ints(out, b.qp, tq);
+    wire_jw_key(out, "key_positions");
+    wire_jw_ints(out, b.kp, tk);
+    wire_jw_obj_end(out);
+    wire_jw_obj_end(out);
     release_all(&b);
     return 0;
 }

@@ -1,22 +1,22 @@
 /* api/api.c -- routing table and the request → response driver. See api.h. */
-#include "api.h"
+#include "api/api.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jw_priv.h"
+#include "wire/jw_priv.h"
 
 /* The main array of each route for `Accept: application/x-npy` (api.h api_route.npy): the first
  * key present in the response wins. Masked cells: -inf in biases and scores, 0 in weights. */
-static const api_npy_key NPY_MATRIX[] = {{"matrix", 0.0}, {NULL, 0.0}};
-static const api_npy_key NPY_ROPE[] = {{"scores", -INFINITY}, {"q_rotated", 0.0},
-                                       {"k_rotated", 0.0},    {"cos", 0.0},
-                                       {"inv_freq", 0.0},     {NULL, 0.0}};
-static const api_npy_key NPY_ALIBI[] = {
+static const wire_npy_key NPY_MATRIX[] = {{"matrix", 0.0}, {NULL, 0.0}};
+static const wire_npy_key NPY_ROPE[] = {{"scores", -INFINITY}, {"q_rotated", 0.0},
+                                        {"k_rotated", 0.0},    {"cos", 0.0},
+                                        {"inv_freq", 0.0},     {NULL, 0.0}};
+static const wire_npy_key NPY_ALIBI[] = {
     {"output", 0.0}, {"weights", 0.0}, {"bias", -INFINITY}, {"slopes", 0.0}, {NULL, 0.0}};
-static const api_npy_key NPY_ATTENTION[] = {{"output", 0.0}, {"weights", 0.0}, {NULL, 0.0}};
-static const api_npy_key NPY_T5[] = {{"buckets", 0.0}, {NULL, 0.0}};
+static const wire_npy_key NPY_ATTENTION[] = {{"output", 0.0}, {"weights", 0.0}, {NULL, 0.0}};
+static const wire_npy_key NPY_T5[] = {{"buckets", 0.0}, {NULL, 0.0}};
 
 static const api_route ROUTES[] = {
     {"/sinusoidal", "sinusoidal", api_sinusoidal, NPY_MATRIX},
@@ -55,7 +55,7 @@ void api_response_free(api_response *r)
     free(r->body);
     r->body = NULL;
     r->len = 0;
-    api_stream_free(r->stream);
+    wire_stream_free(r->stream);
     r->stream = NULL;
 }
 
@@ -65,14 +65,14 @@ static const char OOM_BODY[] =
 
 void api_problem_response(const api_problem *pb, const char *request_id, api_response *out)
 {
-    api_jw w;
-    api_jw_init(&w, 1u << 16);
+    wire_jw w;
+    wire_jw_init(&w, 1u << 16);
     api_problem_write(pb, request_id, &w);
     out->stream = NULL;
     out->npy_array = NULL;
     out->status = api_problem_status(pb->code);
     out->content_type = "application/problem+json";
-    out->body = api_jw_take(&w, &out->len);
+    out->body = wire_jw_take(&w, &out->len);
     if (out->body == NULL) {
         out->status = 503;
         out->body = malloc(sizeof OOM_BODY);
@@ -121,7 +121,7 @@ static int take_dtype(json_t *req, int npy, api_problem *pb)
 /* Bodies up to this size are sent from one buffer even when streaming is allowed. */
 #define STREAM_MIN_BYTES 65536u
 
-static void handle(const api_ctx *ctx, api_handler h, const api_npy_key *keys, const char *body,
+static void handle(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, const char *body,
                    size_t len, const char *request_id, const api_opts *opts, api_response *out)
 {
     api_opts none = {0, 0};
@@ -151,26 +151,29 @@ static void handle(const api_ctx *ctx, api_handler h, const api_npy_key *keys, c
         api_problem_response(&pb, request_id, out);
         return;
     }
-    api_jw w;
-    api_jw_mode mode = npy ? API_JW_NPY : opts->stream ? API_JW_STREAM : API_JW_BUFFER;
+    wire_jw w;
+    wire_jw_mode mode = npy ? WIRE_JW_NPY : opts->stream ? WIRE_JW_STREAM : WIRE_JW_BUFFER;
     size_t max = api_max_response_bytes(ctx->lim);
-    api_jw_init_mode(&w, max, mode, keys);
+    wire_jw_init_mode(&w, max, mode, keys);
     int rc = h(ctx, req, &w, &pb);
     json_decref(req);
-    if (rc == 0 && !api_problem_failed(&pb) && api_jw_ok(&w) && !w.nonfinite) {
-        api_stream *s = NULL;
-        if (npy)
-            s = api_stream_npy(&w, f32, &pb);
-        else if (w.ext != NULL && w.ext->n_segs > 0)
-            s = api_stream_json(&w);
+    if (rc == 0 && !api_problem_failed(&pb) && wire_jw_ok(&w) && !w.nonfinite) {
+        wire_stream *s = NULL;
+        if (npy) {
+            wire_err we;
+            wire_err_init(&we);
+            s = wire_stream_npy(&w, f32, &we);
+            api_problem_from_wire(&pb, &we);
+        } else if (w.ext != NULL && w.ext->n_segs > 0)
+            s = wire_stream_json(&w);
         else
-            out->body = api_jw_take(&w, &out->len);
+            out->body = wire_jw_take(&w, &out->len);
         if (s != NULL) {
-            out->npy_array = api_stream_array(s);
-            if (opts->stream && api_stream_size(s) > STREAM_MIN_BYTES)
+            out->npy_array = wire_stream_array(s);
+            if (opts->stream && wire_stream_size(s) > STREAM_MIN_BYTES)
                 out->stream = s;
             else
-                out->body = api_stream_drain(s, api_max_response_bytes(ctx->lim), &out->len);
+                out->body = wire_stream_drain(s, api_max_response_bytes(ctx->lim), &out->len);
         }
         if (out->body != NULL || out->stream != NULL) {
             out->status = 200;
@@ -189,7 +192,7 @@ static void handle(const api_ctx *ctx, api_handler h, const api_npy_key *keys, c
                               "the response would exceed its size limit (max_output_elements %zu)",
                               ctx->lim->max_output_elements);
     }
-    api_jw_free(&w);
+    wire_jw_free(&w);
     api_problem_response(&pb, request_id, out);
 }
 

@@ -9,45 +9,27 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "jw.h"
-#include "problem.h"
-#include "req.h"
-#include "stream.h"
+#include "api/problem.h"
+#include "api/req.h"
+#include "store/table.h"
+#include "wire/jw.h"
+#include "wire/stream.h"
 
 typedef struct pe_cache pe_cache;
-
-/* A learned position table as handlers see it: immutable while acquired. */
-typedef struct {
-    size_t rows;        /* positions, >= 1 */
-    size_t cols;        /* embedding width, >= 1 */
-    const double *data; /* [rows][cols] row-major, finite */
-} api_table;
-
-/*
- * Where handlers find learned tables by name (server/store.c in the daemon, a fake in tests).
- * acquire returns the table named `name` (a valid name, see api_table_name_valid) or NULL when
- * there is none; a non-NULL table stays valid and unchanged until given back with release (a
- * concurrent replace or delete never touches it). Both are safe to call from any thread.
- */
-typedef struct api_table_source {
-    void *self;
-    const api_table *(*acquire)(void *self, const char *name);
-    void (*release)(void *self, const api_table *t);
-} api_table_source;
 
 /* What handlers may use; owned by the server, shared by all threads (read-only except the cache
  * and the table source, which are thread-safe). */
 typedef struct {
     const api_limits *lim;
-    pe_cache *cache;                /* RoPE frequency-table cache; never NULL in the server */
-    const api_table_source *tables; /* learned tables; NULL = none (every lookup misses) */
+    pe_cache *cache;            /* RoPE frequency-table cache; never NULL in the server */
+    const store_source *tables; /* learned tables; NULL = none (every lookup misses) */
 } api_ctx;
 
 /*
  * A compute handler: validates req (a JSON object, borrowed), computes, and writes the response
  * object into out. Returns 0 on success, -1 with pb filled (out is then discarded).
  */
-typedef int (*api_handler)(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
+typedef int (*api_handler)(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
 
 /* One compute route: POST <path> with a JSON body. */
 typedef struct {
@@ -56,7 +38,7 @@ typedef struct {
     api_handler handler;
     /* `Accept: application/x-npy`: the top-level response keys whose array becomes the .npy body,
      * best first (the first one present wins), with the value of masked cells; NULL-key ended */
-    const api_npy_key *npy;
+    const wire_npy_key *npy;
 } api_route;
 
 /* The compute routes (static table, NULL-terminated by path). */
@@ -65,13 +47,13 @@ const api_route *api_routes(void);
 const api_route *api_route_find(const char *path);
 
 /* A finished response: either body (malloc'd) or, for large 200 responses when the caller allowed
- * it, stream (read it with api_stream_read while sending). Free with api_response_free. */
+ * it, stream (read it with wire_stream_read while sending). Free with api_response_free. */
 typedef struct {
     int status;
     const char *content_type; /* static string */
     char *body;
     size_t len;
-    api_stream *stream;    /* NULL unless streamed; body is then NULL */
+    wire_stream *stream;   /* NULL unless streamed; body is then NULL */
     const char *npy_array; /* .npy body: the response key whose array it is; else NULL */
 } api_response;
 
@@ -110,12 +92,12 @@ void api_simple_problem(api_problem_code code, const char *detail, const char *r
 void api_response_free(api_response *r);
 
 /* Handlers (one module each). */
-int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
-int api_rope(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
-int api_alibi(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
-int api_attention(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
-int api_t5_buckets(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
-int api_learned(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
+int api_sinusoidal(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
+int api_rope(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
+int api_alibi(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
+int api_attention(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
+int api_t5_buckets(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
+int api_learned(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
 
 /* Bytes a response writer may grow to for a given limit set (numbers x 32 bytes + 1 MiB). */
 size_t api_max_response_bytes(const api_limits *lim);

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attention.h"
-#include "attention_method.h"
+#include "api/attention_method.h"
+#include "core/attention.h"
 
 /* method "none": plain scaled dot-product attention, no object, no hooks. */
 static const api_att_method METHOD_NONE = {.name = "none"};
@@ -41,28 +41,28 @@ static const struct {
 static const char *const SHARED_FIELDS[] = {"q", "k", "v", "causal", "scale", "method"};
 #define N_SHARED (sizeof SHARED_FIELDS / sizeof SHARED_FIELDS[0])
 
-void api_att_write_masked(api_jw *w, const double *x, size_t rows, size_t cols)
+void api_att_write_masked(wire_jw *w, const double *x, size_t rows, size_t cols)
 {
-    api_jw_arr_begin(w);
-    for (size_t i = 0; i < rows && api_jw_ok(w); i++) {
+    wire_jw_arr_begin(w);
+    for (size_t i = 0; i < rows && wire_jw_ok(w); i++) {
         const double *r = x + i * cols;
         size_t j = 0;
         while (j < cols && !pe_attention_is_masked(r[j]))
             j++;
         if (j == cols) { /* no masked entry: the fast path */
-            api_jw_doubles(w, r, cols);
+            wire_jw_doubles(w, r, cols);
             continue;
         }
-        api_jw_arr_begin(w);
+        wire_jw_arr_begin(w);
         for (j = 0; j < cols; j++) {
             if (pe_attention_is_masked(r[j]))
-                api_jw_null(w);
+                wire_jw_null(w);
             else
-                api_jw_double(w, r[j]);
+                wire_jw_double(w, r[j]);
         }
-        api_jw_arr_end(w);
+        wire_jw_arr_end(w);
     }
-    api_jw_arr_end(w);
+    wire_jw_arr_end(w);
 }
 
 static void check_top_fields(api_problem *pb, const json_t *req)
@@ -225,23 +225,23 @@ static int evaluate(const api_att_input *in, att_bufs *b, api_problem *pb)
 }
 
 /* Writes [H][rows][cols] (or [rows][cols] without a head axis). */
-static void write_heads(api_jw *out, const double *x, size_t H, int head_axis, size_t rows,
+static void write_heads(wire_jw *out, const double *x, size_t H, int head_axis, size_t rows,
                         size_t cols, int masked)
 {
     if (head_axis)
-        api_jw_arr_begin(out);
-    for (size_t h = 0; h < H && api_jw_ok(out); h++) {
+        wire_jw_arr_begin(out);
+    for (size_t h = 0; h < H && wire_jw_ok(out); h++) {
         const double *xh = x + h * rows * cols;
         if (masked)
             api_att_write_masked(out, xh, rows, cols);
         else
-            api_jw_matrix(out, xh, NULL, rows, cols);
+            wire_jw_matrix(out, xh, NULL, rows, cols);
     }
     if (head_axis)
-        api_jw_arr_end(out);
+        wire_jw_arr_end(out);
 }
 
-int api_attention(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb)
+int api_attention(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb)
 {
     const api_limits *lim = ctx->lim;
     att_bufs b;
@@ -351,41 +351,41 @@ int api_attention(const api_ctx *ctx, const json_t *req, api_jw *out, api_proble
         return -1;
     }
 
-    api_jw_obj_begin(out);
-    api_jw_key(out, "scores");
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "scores");
     write_heads(out, b.scores, H, b.plan.head_axis, t, t, 1);
-    api_jw_key(out, "weights");
+    wire_jw_key(out, "weights");
     write_heads(out, b.weights, H, b.plan.head_axis, t, t, 0);
     if (b.v) {
-        api_jw_key(out, "output");
+        wire_jw_key(out, "output");
         write_heads(out, b.out, H, b.plan.head_axis, t, in.dv, 0);
     }
-    api_jw_key(out, "resolved");
-    api_jw_obj_begin(out);
-    api_jw_key(out, "method");
-    api_jw_str(out, mth->name);
-    api_jw_key(out, "causal");
-    api_jw_bool(out, causal);
-    api_jw_key(out, "scale");
-    api_jw_double(out, scale);
-    api_jw_key(out, "seq_len");
-    api_jw_int(out, (int64_t)t);
-    api_jw_key(out, "d");
-    api_jw_int(out, (int64_t)d);
+    wire_jw_key(out, "resolved");
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "method");
+    wire_jw_str(out, mth->name);
+    wire_jw_key(out, "causal");
+    wire_jw_bool(out, causal);
+    wire_jw_key(out, "scale");
+    wire_jw_double(out, scale);
+    wire_jw_key(out, "seq_len");
+    wire_jw_int(out, (int64_t)t);
+    wire_jw_key(out, "d");
+    wire_jw_int(out, (int64_t)d);
     if (b.v) {
-        api_jw_key(out, "dv");
-        api_jw_int(out, (int64_t)in.dv);
+        wire_jw_key(out, "dv");
+        wire_jw_int(out, (int64_t)in.dv);
     }
-    api_jw_key(out, "num_heads");
-    api_jw_int(out, (int64_t)H);
+    wire_jw_key(out, "num_heads");
+    wire_jw_int(out, (int64_t)H);
     if (mth->resolved) {
-        api_jw_key(out, mth->name);
-        api_jw_obj_begin(out);
+        wire_jw_key(out, mth->name);
+        wire_jw_obj_begin(out);
         mth->resolved(&in, &b.plan, out);
-        api_jw_obj_end(out);
+        wire_jw_obj_end(out);
     }
-    api_jw_obj_end(out);
-    api_jw_obj_end(out);
+    wire_jw_obj_end(out);
+    wire_jw_obj_end(out);
     release_all(&b);
     return 0;
 }

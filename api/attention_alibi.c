@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "attention_method.h"
+#include "api/attention_method.h"
 
 static const char *const RULES[] = {"press", "mpt", NULL};
 static const char *const MODES[] = {"causal", "symmetric", NULL};
@@ -150,20 +150,20 @@ int api_alibi_cfg_parse(api_problem *pb, const json_t *obj, const char *base, co
     return 0;
 }
 
-void api_alibi_cfg_resolved(api_jw *out, const api_alibi_cfg *cfg, int mode_used)
+void api_alibi_cfg_resolved(wire_jw *out, const api_alibi_cfg *cfg, int mode_used)
 {
-    api_jw_key(out, "num_heads");
-    api_jw_int(out, (int64_t)cfg->num_heads);
-    api_jw_key(out, "slopes_rule");
-    api_jw_str(out, cfg->rule == API_ALIBI_RULE_EXPLICIT ? "explicit"
-                    : cfg->rule == PE_ALIBI_MPT          ? "mpt"
-                                                         : "press");
+    wire_jw_key(out, "num_heads");
+    wire_jw_int(out, (int64_t)cfg->num_heads);
+    wire_jw_key(out, "slopes_rule");
+    wire_jw_str(out, cfg->rule == API_ALIBI_RULE_EXPLICIT ? "explicit"
+                     : cfg->rule == PE_ALIBI_MPT          ? "mpt"
+                                                          : "press");
     if (cfg->rule == PE_ALIBI_MPT) {
-        api_jw_key(out, "alibi_bias_max");
-        api_jw_double(out, cfg->bias_max);
+        wire_jw_key(out, "alibi_bias_max");
+        wire_jw_double(out, cfg->bias_max);
     }
-    api_jw_key(out, "mode");
-    api_jw_str(out, api_alibi_mode_name(mode_used));
+    wire_jw_key(out, "mode");
+    wire_jw_str(out, api_alibi_mode_name(mode_used));
 }
 
 /* ---- /attention method "alibi" ------------------------------------------------------------ */
@@ -236,13 +236,13 @@ static int alibi_bias(const api_att_input *in, const api_att_plan *plan, size_t 
     return 0;
 }
 
-static void alibi_resolved(const api_att_input *in, const api_att_plan *plan, api_jw *out)
+static void alibi_resolved(const api_att_input *in, const api_att_plan *plan, wire_jw *out)
 {
     (void)in;
     const alibi_state *s = plan->state;
     api_alibi_cfg_resolved(out, &s->cfg, s->mode);
-    api_jw_key(out, "slopes");
-    api_jw_doubles(out, s->cfg.slopes, s->cfg.num_heads);
+    wire_jw_key(out, "slopes");
+    wire_jw_doubles(out, s->cfg.slopes, s->cfg.num_heads);
 }
 
 const api_att_method api_att_method_alibi = {

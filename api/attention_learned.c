@@ -11,16 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "attention_method.h"
-#include "learned_cfg.h"
+#include "api/attention_method.h"
+#include "api/learned_cfg.h"
 
 static const char *const FIELDS[] = {"table", "extend", "offset", "target_length", NULL};
 
 typedef struct {
     api_learned_cfg cfg;
     pe_learned_params p;
-    const api_table *table; /* acquired; released by lrn_release */
-    const api_table_source *src;
+    const store_table *table; /* acquired; released by lrn_release */
+    const store_source *src;
     int64_t offset; /* position of row 0 */
 } lrn_state;
 
@@ -103,13 +103,13 @@ static int lrn_transform(const api_att_input *in, const api_att_plan *plan, doub
     return 0;
 }
 
-static void lrn_resolved(const api_att_input *in, const api_att_plan *plan, api_jw *out)
+static void lrn_resolved(const api_att_input *in, const api_att_plan *plan, wire_jw *out)
 {
     (void)in;
     const lrn_state *s = plan->state;
     api_learned_resolved(out, &s->cfg, &s->p);
-    api_jw_key(out, "offset");
-    api_jw_int(out, s->offset);
+    wire_jw_key(out, "offset");
+    wire_jw_int(out, s->offset);
 }
 
 const api_att_method api_att_method_learned = {

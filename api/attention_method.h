@@ -21,9 +21,9 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "alibi.h"
-#include "api.h"
-#include "t5.h"
+#include "api/api.h"
+#include "core/alibi.h"
+#include "core/t5.h"
 
 /* What every method sees: the validated request fields shared by all methods (borrowed). */
 typedef struct {
@@ -69,7 +69,7 @@ typedef struct {
     int (*add_output)(const api_att_input *in, const api_att_plan *plan, size_t h,
                       const double *weights, double *out, api_problem *pb);
     /* Writes the members of the method's resolved object (inside an open JSON object). */
-    void (*resolved)(const api_att_input *in, const api_att_plan *plan, api_jw *out);
+    void (*resolved)(const api_att_input *in, const api_att_plan *plan, wire_jw *out);
     /* Frees plan->state. */
     void (*release)(api_att_plan *plan);
 } api_att_method;
@@ -87,7 +87,7 @@ extern const api_att_method api_att_method_transformer_xl; /* attention_transfor
  * Writes a [rows][cols] row-major matrix whose PE_MASKED entries are written as null (api.md:
  * masked bias/score entries are null). Defined in api/attention.c.
  */
-void api_att_write_masked(api_jw *w, const double *x, size_t rows, size_t cols);
+void api_att_write_masked(wire_jw *w, const double *x, size_t rows, size_t cols);
 
 /* ---- ALiBi configuration shared by POST /alibi and /attention method alibi ---------------- */
 
@@ -116,7 +116,7 @@ int api_alibi_cfg_parse(api_problem *pb, const json_t *obj, const char *base, co
                         api_alibi_cfg *cfg);
 /* Writes num_heads, slopes_rule ("press", "mpt" or "explicit"), alibi_bias_max (mpt only) and
  * mode (mode_used) as members of the open object. */
-void api_alibi_cfg_resolved(api_jw *out, const api_alibi_cfg *cfg, int mode_used);
+void api_alibi_cfg_resolved(wire_jw *out, const api_alibi_cfg *cfg, int mode_used);
 void api_alibi_cfg_free(api_alibi_cfg *cfg);
 /* "causal" / "symmetric". */
 const char *api_alibi_mode_name(int mode);
@@ -137,6 +137,6 @@ int api_t5_cfg_parse(api_problem *pb, const json_t *obj, const char *base, const
                      int def_bidirectional, size_t def_num_buckets, const char *def_ptr,
                      pe_t5_params *p);
 /* Writes bidirectional, num_buckets, max_distance as members of the open object. */
-void api_t5_cfg_resolved(api_jw *out, const pe_t5_params *p);
+void api_t5_cfg_resolved(wire_jw *out, const pe_t5_params *p);
 
 #endif

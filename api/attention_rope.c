@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attention_method.h"
+#include "api/attention_method.h"
 
 static const char *const FIELDS[] = {"head_dim", "rotary_dim",   "partial_rotary_factor",
                                      "base",     "rope_theta",   "layout",
@@ -149,12 +149,12 @@ static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem
 
     api_problem sp;
     api_problem_init(&sp);
-    api_jw w;
-    api_jw_init(&w, api_max_response_bytes(lim));
+    wire_jw w;
+    wire_jw_init(&w, api_max_response_bytes(lim));
     rc = api_rope(in->ctx, sub, &w, &sp);
     json_decref(sub);
-    if (rc != 0 || api_problem_failed(&sp) || !api_jw_ok(&w) || w.nonfinite) {
-        api_jw_free(&w);
+    if (rc != 0 || api_problem_failed(&sp) || !wire_jw_ok(&w) || w.nonfinite) {
+        wire_jw_free(&w);
         if (api_problem_failed(&sp))
             reroot_errors(&sp, in->base, pb);
         else
@@ -163,7 +163,7 @@ static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem
         return -1;
     }
     size_t len = 0;
-    char *text = api_jw_take(&w, &len);
+    char *text = wire_jw_take(&w, &len);
     json_t *resp = text ? json_loadb(text, len, 0, NULL) : NULL;
     int had_text = text != NULL;
     free(text);
@@ -216,7 +216,7 @@ static int rope_transform(const api_att_input *in, const api_att_plan *plan, dou
     return 0;
 }
 
-static void rope_resolved(const api_att_input *in, const api_att_plan *plan, api_jw *out)
+static void rope_resolved(const api_att_input *in, const api_att_plan *plan, wire_jw *out)
 {
     (void)in;
     const rope_state *s = plan->state;
@@ -224,8 +224,8 @@ static void rope_resolved(const api_att_input *in, const api_att_plan *plan, api
     json_t *val;
     json_object_foreach(s->resolved, key, val)
     {
-        api_jw_key(out, key);
-        api_jw_json(out, val);
+        wire_jw_key(out, key);
+        wire_jw_json(out, val);
     }
 }
 

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "attention_method.h"
-#include "relative.h"
+#include "api/attention_method.h"
+#include "core/relative.h"
 
 static const char *const FIELDS[] = {"max_relative_position", "key_embeddings", "value_embeddings",
                                      NULL};
@@ -131,18 +131,18 @@ static int shaw_add_output(const api_att_input *in, const api_att_plan *plan, si
     return 0;
 }
 
-static void shaw_resolved(const api_att_input *in, const api_att_plan *plan, api_jw *out)
+static void shaw_resolved(const api_att_input *in, const api_att_plan *plan, wire_jw *out)
 {
     (void)in;
     const shaw_state *s = plan->state;
-    api_jw_key(out, "max_relative_position");
-    api_jw_int(out, (int64_t)s->K);
-    api_jw_key(out, "table_rows");
-    api_jw_int(out, (int64_t)(2 * s->K + 1));
-    api_jw_key(out, "index");
-    api_jw_str(out, "clip(key - query, -K, K) + K");
-    api_jw_key(out, "value_embeddings");
-    api_jw_bool(out, s->val_emb != NULL);
+    wire_jw_key(out, "max_relative_position");
+    wire_jw_int(out, (int64_t)s->K);
+    wire_jw_key(out, "table_rows");
+    wire_jw_int(out, (int64_t)(2 * s->K + 1));
+    wire_jw_key(out, "index");
+    wire_jw_str(out, "clip(key - query, -K, K) + K");
+    wire_jw_key(out, "value_embeddings");
+    wire_jw_bool(out, s->val_emb != NULL);
 }
 
 const api_att_method api_att_method_shaw = {

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "attention_method.h"
-#include "sinusoidal.h"
+#include "api/attention_method.h"
+#include "core/sinusoidal.h"
 
 static const char *const FIELDS[] = {"d_model", "base", "convention", "layout", "offset", NULL};
 static const char *const CONVENTIONS[] = {"vaswani", "tensor2tensor", "fairseq", NULL};
@@ -109,21 +109,21 @@ static int sin_transform(const api_att_input *in, const api_att_plan *plan, doub
     return 0;
 }
 
-static void sin_resolved(const api_att_input *in, const api_att_plan *plan, api_jw *out)
+static void sin_resolved(const api_att_input *in, const api_att_plan *plan, wire_jw *out)
 {
     (void)in;
     const sin_state *s = plan->state;
-    api_jw_key(out, "d_model");
-    api_jw_int(out, (int64_t)s->p.d_model);
-    api_jw_key(out, "base");
-    api_jw_double(out, s->p.base);
-    api_jw_key(out, "convention");
-    api_jw_str(out, CONVENTIONS[s->conv]);
-    api_jw_key(out, "layout");
-    api_jw_str(out, pe_sinusoidal_resolved_layout(&s->p) == PE_SINUSOIDAL_CONCAT ? "concat"
-                                                                                 : "interleaved");
-    api_jw_key(out, "offset");
-    api_jw_int(out, s->offset);
+    wire_jw_key(out, "d_model");
+    wire_jw_int(out, (int64_t)s->p.d_model);
+    wire_jw_key(out, "base");
+    wire_jw_double(out, s->p.base);
+    wire_jw_key(out, "convention");
+    wire_jw_str(out, CONVENTIONS[s->conv]);
+    wire_jw_key(out, "layout");
+    wire_jw_str(out, pe_sinusoidal_resolved_layout(&s->p) == PE_SINUSOIDAL_CONCAT ? "concat"
+                                                                                  : "interleaved");
+    wire_jw_key(out, "offset");
+    wire_jw_int(out, s->offset);
 }
 
 const api_att_method api_att_method_sinusoidal = {

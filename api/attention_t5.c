@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "attention_method.h"
+#include "api/attention_method.h"
 
 int api_t5_cfg_parse(api_problem *pb, const json_t *obj, const char *base, const api_limits *lim,
                      int def_bidirectional, size_t def_num_buckets, const char *def_ptr,
@@ -86,14 +86,14 @@ int api_t5_cfg_parse(api_problem *pb, const json_t *obj, const char *base, const
     return 0;
 }
 
-void api_t5_cfg_resolved(api_jw *out, const pe_t5_params *p)
+void api_t5_cfg_resolved(wire_jw *out, const pe_t5_params *p)
 {
-    api_jw_key(out, "bidirectional");
-    api_jw_bool(out, p->bidirectional);
-    api_jw_key(out, "num_buckets");
-    api_jw_int(out, (int64_t)p->num_buckets);
-    api_jw_key(out, "max_distance");
-    api_jw_int(out, (int64_t)p->max_distance);
+    wire_jw_key(out, "bidirectional");
+    wire_jw_bool(out, p->bidirectional);
+    wire_jw_key(out, "num_buckets");
+    wire_jw_int(out, (int64_t)p->num_buckets);
+    wire_jw_key(out, "max_distance");
+    wire_jw_int(out, (int64_t)p->max_distance);
 }
 
 /* ---- /attention method "t5" --------------------------------------------------------------- */
@@ -184,13 +184,13 @@ static int t5_bias(const api_att_input *in, const api_att_plan *plan, size_t h, 
     return 0;
 }
 
-static void t5_resolved(const api_att_input *in, const api_att_plan *plan, api_jw *out)
+static void t5_resolved(const api_att_input *in, const api_att_plan *plan, wire_jw *out)
 {
     (void)in;
     const t5_state *s = plan->state;
     api_t5_cfg_resolved(out, &s->p);
-    api_jw_key(out, "num_heads");
-    api_jw_int(out, (int64_t)s->heads);
+    wire_jw_key(out, "num_heads");
+    wire_jw_int(out, (int64_t)s->heads);
 }
 
 const api_att_method api_att_method_t5 = {

@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "attention_method.h"
-#include "relative.h"
+#include "api/attention_method.h"
+#include "core/relative.h"
 
 static const char *const FIELDS[] = {"u", "v", "w_r", "base", "clamp_len", NULL};
 
@@ -157,28 +157,28 @@ static int txl_bias(const api_att_input *in, const api_att_plan *plan, size_t h,
     return 0;
 }
 
-static void txl_resolved(const api_att_input *in, const api_att_plan *plan, api_jw *out)
+static void txl_resolved(const api_att_input *in, const api_att_plan *plan, wire_jw *out)
 {
     const txl_state *s = plan->state;
-    api_jw_key(out, "base");
-    api_jw_double(out, s->base);
-    api_jw_key(out, "d_r");
-    api_jw_int(out, (int64_t)s->d_r);
-    api_jw_key(out, "w_r");
-    api_jw_str(out, s->w_r ? "request" : "identity");
-    api_jw_key(out, "u");
-    api_jw_str(out, s->u ? "request" : "zero");
-    api_jw_key(out, "v");
-    api_jw_str(out, s->vb ? "request" : "zero");
-    api_jw_key(out, "clamp_len");
+    wire_jw_key(out, "base");
+    wire_jw_double(out, s->base);
+    wire_jw_key(out, "d_r");
+    wire_jw_int(out, (int64_t)s->d_r);
+    wire_jw_key(out, "w_r");
+    wire_jw_str(out, s->w_r ? "request" : "identity");
+    wire_jw_key(out, "u");
+    wire_jw_str(out, s->u ? "request" : "zero");
+    wire_jw_key(out, "v");
+    wire_jw_str(out, s->vb ? "request" : "zero");
+    wire_jw_key(out, "clamp_len");
     if (s->clamp_len > 0)
-        api_jw_int(out, s->clamp_len);
+        wire_jw_int(out, s->clamp_len);
     else
-        api_jw_null(out);
-    api_jw_key(out, "distance");
-    api_jw_str(out, "query - key");
-    api_jw_key(out, "negative_distances");
-    api_jw_bool(out, !in->causal); /* XLNet's bidirectional form */
+        wire_jw_null(out);
+    wire_jw_key(out, "distance");
+    wire_jw_str(out, "query - key");
+    wire_jw_key(out, "negative_distances");
+    wire_jw_bool(out, !in->causal); /* XLNet's bidirectional form */
 }
 
 const api_att_method api_att_method_transformer_xl = {

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "learned.h"
-#include "learned_cfg.h"
-#include "tensor_io.h"
+#include "api/api.h"
+#include "api/learned_cfg.h"
+#include "core/learned.h"
+#include "wire/tensor_io.h"
 
 static const char *const FIELDS[] = {"table",  "positions",     "seq_len", "offset",
                                      "extend", "target_length", NULL};
@@ -34,7 +34,7 @@ int api_learned_cfg_parse(api_problem *pb, const json_t *obj, const char *base,
         api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
                           "table is required (a stored table's name, "
                           "see GET /tables)");
-    } else if (!json_is_string(t) || !api_table_name_valid(json_string_value(t))) {
+    } else if (!json_is_string(t) || !store_name_valid(json_string_value(t))) {
         api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
                           "must be a table name matching [A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     } else {
@@ -58,11 +58,11 @@ int api_learned_cfg_parse(api_problem *pb, const json_t *obj, const char *base,
     return api_problem_failed(pb) ? -1 : 0;
 }
 
-const api_table *api_learned_acquire(api_problem *pb, const api_ctx *ctx, const char *ptr,
-                                     const api_learned_cfg *cfg, pe_learned_params *p)
+const store_table *api_learned_acquire(api_problem *pb, const api_ctx *ctx, const char *ptr,
+                                       const api_learned_cfg *cfg, pe_learned_params *p)
 {
-    const api_table_source *src = ctx->tables;
-    const api_table *t = src ? src->acquire(src->self, cfg->table) : NULL;
+    const store_source *src = ctx->tables;
+    const store_table *t = src ? src->acquire(src->self, cfg->table) : NULL;
     if (t == NULL) {
         api_problem_field(
             pb, API_PB_INVALID_FIELD, ptr,
@@ -95,23 +95,23 @@ void api_learned_range_error(api_problem *pb, const char *ptr, const api_learned
             (long long)pos, cfg->table, p->rows, p->rows - 1);
 }
 
-void api_learned_resolved(api_jw *out, const api_learned_cfg *cfg, const pe_learned_params *p)
+void api_learned_resolved(wire_jw *out, const api_learned_cfg *cfg, const pe_learned_params *p)
 {
-    api_jw_key(out, "table");
-    api_jw_str(out, cfg->table);
-    api_jw_key(out, "rows");
-    api_jw_int(out, (int64_t)p->rows);
-    api_jw_key(out, "cols");
-    api_jw_int(out, (int64_t)p->cols);
-    api_jw_key(out, "extend");
-    api_jw_str(out, API_LEARNED_EXTENDS[cfg->extend]);
+    wire_jw_key(out, "table");
+    wire_jw_str(out, cfg->table);
+    wire_jw_key(out, "rows");
+    wire_jw_int(out, (int64_t)p->rows);
+    wire_jw_key(out, "cols");
+    wire_jw_int(out, (int64_t)p->cols);
+    wire_jw_key(out, "extend");
+    wire_jw_str(out, API_LEARNED_EXTENDS[cfg->extend]);
     if (cfg->extend == PE_LEARNED_INTERPOLATE) {
-        api_jw_key(out, "target_length");
-        api_jw_int(out, (int64_t)cfg->target_length);
+        wire_jw_key(out, "target_length");
+        wire_jw_int(out, (int64_t)cfg->target_length);
     }
 }
 
-int api_learned(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb)
+int api_learned(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb)
 {
     const api_limits *lim = ctx->lim;
     api_check_fields(pb, req, "", FIELDS);
@@ -125,7 +125,7 @@ int api_learned(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem 
         return -1;
     }
     pe_learned_params p;
-    const api_table *t = api_learned_acquire(pb, ctx, "/table", &cfg, &p);
+    const store_table *t = api_learned_acquire(pb, ctx, "/table", &cfg, &p);
     if (t == NULL) {
         free(pos);
         return -1;
@@ -169,23 +169,23 @@ int api_learned(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem 
             return -1;
         }
     }
-    api_jw_obj_begin(out);
-    api_jw_key(out, "shape");
-    api_jw_arr_begin(out);
-    api_jw_int(out, (int64_t)n_pos);
-    api_jw_int(out, (int64_t)p.cols);
-    api_jw_arr_end(out);
-    api_jw_key(out, "positions");
-    api_jw_ints(out, pos, n_pos);
-    api_jw_key(out, "matrix");
-    api_jw_matrix_take(out, m, n_pos, p.cols);
-    api_jw_key(out, "resolved");
-    api_jw_obj_begin(out);
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "shape");
+    wire_jw_arr_begin(out);
+    wire_jw_int(out, (int64_t)n_pos);
+    wire_jw_int(out, (int64_t)p.cols);
+    wire_jw_arr_end(out);
+    wire_jw_key(out, "positions");
+    wire_jw_ints(out, pos, n_pos);
+    wire_jw_key(out, "matrix");
+    wire_jw_matrix_take(out, m, n_pos, p.cols);
+    wire_jw_key(out, "resolved");
+    wire_jw_obj_begin(out);
     api_learned_resolved(out, &cfg, &p);
-    api_jw_key(out, "n_positions");
-    api_jw_int(out, (int64_t)n_pos);
-    api_jw_obj_end(out);
-    api_jw_obj_end(out);
+    wire_jw_key(out, "n_positions");
+    wire_jw_int(out, (int64_t)n_pos);
+    wire_jw_obj_end(out);
+    wire_jw_obj_end(out);
     ctx->tables->release(ctx->tables->self, t);
     free(pos);
     return 0;

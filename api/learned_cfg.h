@@ -9,18 +9,18 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "api.h"
-#include "learned.h"
-#include "tensor_io.h"
+#include "api/api.h"
+#include "core/learned.h"
+#include "wire/tensor_io.h"
 
 /* "error", "copy", "interpolate" (NULL-terminated; index = pe_learned_extend). */
 extern const char *const API_LEARNED_EXTENDS[];
 
 /* A validated {table, extend, target_length}. */
 typedef struct {
-    char table[API_TABLE_NAME_MAX + 1]; /* a valid table name */
-    pe_learned_extend extend;           /* default PE_LEARNED_ERROR */
-    uint64_t target_length;             /* L >= 2 with interpolate, else 0 */
+    char table[STORE_NAME_MAX + 1]; /* a valid table name */
+    pe_learned_extend extend;       /* default PE_LEARNED_ERROR */
+    uint64_t target_length;         /* L >= 2 with interpolate, else 0 */
 } api_learned_cfg;
 
 /*
@@ -35,8 +35,8 @@ int api_learned_cfg_parse(api_problem *pb, const json_t *obj, const char *base,
  * Acquires the table cfg->table from ctx->tables and fills *p for core/learned.h. Returns the
  * table (give it back with ctx->tables->release) or NULL with a 422 at ptr ("no table named").
  */
-const api_table *api_learned_acquire(api_problem *pb, const api_ctx *ctx, const char *ptr,
-                                     const api_learned_cfg *cfg, pe_learned_params *p);
+const store_table *api_learned_acquire(api_problem *pb, const api_ctx *ctx, const char *ptr,
+                                       const api_learned_cfg *cfg, pe_learned_params *p);
 
 /* Records the 422 for position pos at or past pe_learned_limit(p), at ptr: it names the position
  * and the table's row count (or target_length for interpolate). */
@@ -44,6 +44,6 @@ void api_learned_range_error(api_problem *pb, const char *ptr, const api_learned
                              const pe_learned_params *p, int64_t pos);
 
 /* Writes table, rows, cols, extend and (interpolate) target_length as members of an open object. */
-void api_learned_resolved(api_jw *out, const api_learned_cfg *cfg, const pe_learned_params *p);
+void api_learned_resolved(wire_jw *out, const api_learned_cfg *cfg, const pe_learned_params *p);
 
 #endif

@@ -1,5 +1,5 @@
 /* api/problem.c -- see problem.h. */
-#include "problem.h"
+#include "api/problem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,39 +72,59 @@ void api_problem_field(api_problem *pb, api_problem_code code, const char *point
                  fe->message);
 }
 
-void api_problem_write(const api_problem *pb, const char *instance, api_jw *w)
+void api_problem_from_wire(api_problem *pb, const wire_err *e)
+{
+    static const api_problem_code CODE[] = {
+        [WIRE_OK] = API_PB_NONE,
+        [WIRE_EINVALID] = API_PB_INVALID_FIELD,
+        [WIRE_ELIMIT] = API_PB_LIMIT_EXCEEDED,
+        [WIRE_ENOMEM] = API_PB_UNAVAILABLE,
+        [WIRE_EREFUSED] = API_PB_OVERLOADED,
+        [WIRE_EINTERNAL] = API_PB_INTERNAL,
+    };
+    if (e->status == WIRE_OK)
+        return;
+    api_problem_code code =
+        (unsigned)e->status < sizeof CODE / sizeof CODE[0] ? CODE[e->status] : API_PB_INTERNAL;
+    if (!e->has_pointer || e->pointer[0] == '\0')
+        api_problem_set(pb, code, "%s", e->detail);
+    if (e->has_pointer)
+        api_problem_field(pb, code, e->pointer, "%s", e->detail);
+}
+
+void api_problem_write(const api_problem *pb, const char *instance, wire_jw *w)
 {
     char type[96];
     snprintf(type, sizeof type, "urn:posenc:problem:%s", api_problem_code_str(pb->code));
-    api_jw_obj_begin(w);
-    api_jw_key(w, "type");
-    api_jw_str(w, type);
-    api_jw_key(w, "title");
-    api_jw_str(w, api_problem_title(pb->code));
-    api_jw_key(w, "status");
-    api_jw_int(w, api_problem_status(pb->code));
-    api_jw_key(w, "detail");
-    api_jw_str(w, pb->detail[0] ? pb->detail : api_problem_title(pb->code));
+    wire_jw_obj_begin(w);
+    wire_jw_key(w, "type");
+    wire_jw_str(w, type);
+    wire_jw_key(w, "title");
+    wire_jw_str(w, api_problem_title(pb->code));
+    wire_jw_key(w, "status");
+    wire_jw_int(w, api_problem_status(pb->code));
+    wire_jw_key(w, "detail");
+    wire_jw_str(w, pb->detail[0] ? pb->detail : api_problem_title(pb->code));
     if (instance && instance[0]) {
         char inst[128];
         snprintf(inst, sizeof inst, "urn:posenc:request:%s", instance);
-        api_jw_key(w, "instance");
-        api_jw_str(w, inst);
+        wire_jw_key(w, "instance");
+        wire_jw_str(w, inst);
     }
     if (pb->n_errors > 0) {
-        api_jw_key(w, "errors");
-        api_jw_arr_begin(w);
+        wire_jw_key(w, "errors");
+        wire_jw_arr_begin(w);
         for (size_t i = 0; i < pb->n_errors; i++) {
-            api_jw_obj_begin(w);
+            wire_jw_obj_begin(w);
             if (pb->errors[i].pointer[0] || pb->code >= API_PB_INVALID_FIELD) {
-                api_jw_key(w, "pointer");
-                api_jw_str(w, pb->errors[i].pointer);
+                wire_jw_key(w, "pointer");
+                wire_jw_str(w, pb->errors[i].pointer);
             }
-            api_jw_key(w, "message");
-            api_jw_str(w, pb->errors[i].message);
-            api_jw_obj_end(w);
+            wire_jw_key(w, "message");
+            wire_jw_str(w, pb->errors[i].message);
+            wire_jw_obj_end(w);
         }
-        api_jw_arr_end(w);
+        wire_jw_arr_end(w);
     }
-    api_jw_obj_end(w);
+    wire_jw_obj_end(w);
 }

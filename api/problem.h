@@ -10,7 +10,8 @@
 
 #include <stddef.h>
 
-#include "jw.h"
+#include "wire/err.h"
+#include "wire/jw.h"
 
 /* X(enum, code string, HTTP status, title) */
 #define API_PROBLEM_MAP(X)                                                                         \
@@ -68,8 +69,15 @@ int api_problem_status(api_problem_code code);
 const char *api_problem_code_str(api_problem_code code);
 const char *api_problem_title(api_problem_code code);
 
+/* Records a wire/ error in pb: WIRE_EINVALID → 422 invalid-field, WIRE_ELIMIT → 422
+ * limit-exceeded, WIRE_ENOMEM → 503 unavailable, WIRE_EREFUSED → 503 overloaded, WIRE_EINTERNAL →
+ * 500. With e->has_pointer a field error is recorded at e->pointer too; a whole-body error
+ * (pointer "") keeps e->detail itself as the problem's detail, any other pointer leads it
+ * ("/dtype: ..."), as api_problem_field does. Nothing when e holds no error. */
+void api_problem_from_wire(api_problem *pb, const wire_err *e);
+
 /* Writes pb as a problem+json object into w; instance (a request id, may be NULL) goes into
  * "instance" as "urn:posenc:request:<id>". */
-void api_problem_write(const api_problem *pb, const char *instance, api_jw *w);
+void api_problem_write(const api_problem *pb, const char *instance, wire_jw *w);
 
 #endif

@@ -1,5 +1,5 @@
 /* api/req.c -- see req.h. */
-#include "req.h"
+#include "api/req.h"
 
 #include <math.h>
 #include <stdio.h>

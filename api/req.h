@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pe.h"
-#include "problem.h"
+#include "api/problem.h"
+#include "core/pe.h"
 
 /* Service limits (api.md "Limits"; flags and POSENC_* variables in server/config.c). */
 typedef struct {

@@ -27,13 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "attention.h"
-#include "cache.h"
-#include "rope.h"
-#include "rope_config.h"
-#include "rope_explain.h"
-#include "rope_multiaxis.h"
+#include "api/api.h"
+#include "api/rope_config.h"
+#include "api/rope_multiaxis.h"
+#include "core/attention.h"
+#include "core/cache.h"
+#include "core/rope.h"
+#include "core/rope_explain.h"
 
 static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_error", NULL};
 enum { INC_COS_SIN = 1, INC_BANDS = 2, INC_DECAY = 4, INC_F32 = 8 };
@@ -684,184 +684,184 @@ static int rotate_side(api_problem *pb, const rope_req *r, const pe_freq_table *
     return 0;
 }
 
-static void write_origin(api_jw *out, const char *key, const api_rc_origin *o)
+static void write_origin(wire_jw *out, const char *key, const api_rc_origin *o)
 {
-    api_jw_key(out, key);
-    api_jw_str(out, o->set ? o->src : "default");
+    wire_jw_key(out, key);
+    wire_jw_str(out, o->set ? o->src : "default");
 }
 
-static void write_scaling(api_jw *out, const rope_req *r, const pe_rope_params *p,
+static void write_scaling(wire_jw *out, const rope_req *r, const pe_rope_params *p,
                           const pe_freq_table *t)
 {
     const api_rope_scaling *sc = &r->sc;
-    api_jw_obj_begin(out);
-    api_jw_key(out, "type");
-    api_jw_str(out, api_rope_type_name(p->type));
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "type");
+    wire_jw_str(out, api_rope_type_name(p->type));
     if (sc->present && sc->type_given[0] && strcmp(sc->type_given, api_rope_type_name(p->type))) {
-        api_jw_key(out, "type_given");
-        api_jw_str(out, sc->type_given);
+        wire_jw_key(out, "type_given");
+        wire_jw_str(out, sc->type_given);
     }
     switch (p->type) {
     case PE_ROPE_DEFAULT:
         break;
     case PE_ROPE_LINEAR:
-        api_jw_key(out, "factor");
-        api_jw_double(out, p->factor);
+        wire_jw_key(out, "factor");
+        wire_jw_double(out, p->factor);
         break;
     case PE_ROPE_DYNAMIC: {
         double l0 = p->original_max_position_embeddings;
-        api_jw_key(out, "factor");
-        api_jw_double(out, p->factor);
-        api_jw_key(out, "original_max_position_embeddings");
-        api_jw_double(out, l0);
-        api_jw_key(out, "seq_len");
-        api_jw_int(out, (int64_t)p->seq_len);
-        api_jw_key(out, "effective_seq_len"); /* L' = max(seq_len, L0) */
-        api_jw_double(out, (double)p->seq_len > l0 ? (double)p->seq_len : l0);
-        api_jw_key(out, "effective_base");
-        api_jw_double(out, t->info.effective_base);
+        wire_jw_key(out, "factor");
+        wire_jw_double(out, p->factor);
+        wire_jw_key(out, "original_max_position_embeddings");
+        wire_jw_double(out, l0);
+        wire_jw_key(out, "seq_len");
+        wire_jw_int(out, (int64_t)p->seq_len);
+        wire_jw_key(out, "effective_seq_len"); /* L' = max(seq_len, L0) */
+        wire_jw_double(out, (double)p->seq_len > l0 ? (double)p->seq_len : l0);
+        wire_jw_key(out, "effective_base");
+        wire_jw_double(out, t->info.effective_base);
         break;
     }
     case PE_ROPE_YARN: {
-        api_jw_key(out, "factor");
-        api_jw_double(out, p->factor);
-        api_jw_key(out, "original_max_position_embeddings");
-        api_jw_double(out, p->original_max_position_embeddings);
-        api_jw_key(out, "beta_fast");
-        api_jw_double(out, p->beta_fast != 0.0 ? p->beta_fast : 32.0);
-        api_jw_key(out, "beta_slow");
-        api_jw_double(out, p->beta_slow != 0.0 ? p->beta_slow : 1.0);
-        api_jw_key(out, "mscale");
+        wire_jw_key(out, "factor");
+        wire_jw_double(out, p->factor);
+        wire_jw_key(out, "original_max_position_embeddings");
+        wire_jw_double(out, p->original_max_position_embeddings);
+        wire_jw_key(out, "beta_fast");
+        wire_jw_double(out, p->beta_fast != 0.0 ? p->beta_fast : 32.0);
+        wire_jw_key(out, "beta_slow");
+        wire_jw_double(out, p->beta_slow != 0.0 ? p->beta_slow : 1.0);
+        wire_jw_key(out, "mscale");
         if (p->has_mscale)
-            api_jw_double(out, p->mscale);
+            wire_jw_double(out, p->mscale);
         else
-            api_jw_null(out);
-        api_jw_key(out, "mscale_all_dim");
+            wire_jw_null(out);
+        wire_jw_key(out, "mscale_all_dim");
         if (p->has_mscale_all_dim)
-            api_jw_double(out, p->mscale_all_dim);
+            wire_jw_double(out, p->mscale_all_dim);
         else
-            api_jw_null(out);
-        api_jw_key(out, "attention_factor");
+            wire_jw_null(out);
+        wire_jw_key(out, "attention_factor");
         if (p->has_attention_factor)
-            api_jw_double(out, p->attention_factor);
+            wire_jw_double(out, p->attention_factor);
         else
-            api_jw_null(out);
-        api_jw_key(out, "attention_factor_rule");
+            wire_jw_null(out);
+        wire_jw_key(out, "attention_factor_rule");
         if (p->has_attention_factor)
-            api_jw_str(out, "given");
+            wire_jw_str(out, "given");
         else if (p->has_mscale && p->has_mscale_all_dim && p->mscale != 0.0 &&
                  p->mscale_all_dim != 0.0)
-            api_jw_str(out, "g(factor, mscale) / g(factor, mscale_all_dim), "
-                            "g(s, m) = 0.1 m ln s + 1 (1 if s <= 1)");
+            wire_jw_str(out, "g(factor, mscale) / g(factor, mscale_all_dim), "
+                             "g(s, m) = 0.1 m ln s + 1 (1 if s <= 1)");
         else
-            api_jw_str(out, "g(factor, 1) = 0.1 ln factor + 1 (1 if factor <= 1)");
-        api_jw_key(out, "truncate");
-        api_jw_bool(out, p->truncate);
-        api_jw_key(out, "ramp_low"); /* correction range after truncate/clamp */
-        api_jw_double(out, t->info.ramp_low);
-        api_jw_key(out, "ramp_high");
-        api_jw_double(out, t->info.ramp_high);
+            wire_jw_str(out, "g(factor, 1) = 0.1 ln factor + 1 (1 if factor <= 1)");
+        wire_jw_key(out, "truncate");
+        wire_jw_bool(out, p->truncate);
+        wire_jw_key(out, "ramp_low"); /* correction range after truncate/clamp */
+        wire_jw_double(out, t->info.ramp_low);
+        wire_jw_key(out, "ramp_high");
+        wire_jw_double(out, t->info.ramp_high);
         break;
     }
     case PE_ROPE_LONGROPE: {
         size_t n = p->rotary_dim / 2;
-        api_jw_key(out, "factor");
-        api_jw_double(out, p->factor);
-        api_jw_key(out, "original_max_position_embeddings");
-        api_jw_double(out, p->original_max_position_embeddings);
-        api_jw_key(out, "short_factor");
-        api_jw_doubles(out, p->short_factor, n);
-        api_jw_key(out, "long_factor");
-        api_jw_doubles(out, p->long_factor, n);
-        api_jw_key(out, "attention_factor");
+        wire_jw_key(out, "factor");
+        wire_jw_double(out, p->factor);
+        wire_jw_key(out, "original_max_position_embeddings");
+        wire_jw_double(out, p->original_max_position_embeddings);
+        wire_jw_key(out, "short_factor");
+        wire_jw_doubles(out, p->short_factor, n);
+        wire_jw_key(out, "long_factor");
+        wire_jw_doubles(out, p->long_factor, n);
+        wire_jw_key(out, "attention_factor");
         if (p->has_attention_factor)
-            api_jw_double(out, p->attention_factor);
+            wire_jw_double(out, p->attention_factor);
         else
-            api_jw_null(out);
-        api_jw_key(out, "attention_factor_rule");
-        api_jw_str(out, p->has_attention_factor ? "given"
-                        : p->factor <= 1.0
-                            ? "1 (factor <= 1)"
-                            : "sqrt(1 + ln factor / ln original_max_position_embeddings)");
-        api_jw_key(out, "seq_len");
-        api_jw_int(out, (int64_t)p->seq_len);
-        api_jw_key(out, "list_used"); /* long when seq_len > original (strictly) */
-        api_jw_str(out, t->info.longrope_long ? "long_factor" : "short_factor");
+            wire_jw_null(out);
+        wire_jw_key(out, "attention_factor_rule");
+        wire_jw_str(out, p->has_attention_factor ? "given"
+                         : p->factor <= 1.0
+                             ? "1 (factor <= 1)"
+                             : "sqrt(1 + ln factor / ln original_max_position_embeddings)");
+        wire_jw_key(out, "seq_len");
+        wire_jw_int(out, (int64_t)p->seq_len);
+        wire_jw_key(out, "list_used"); /* long when seq_len > original (strictly) */
+        wire_jw_str(out, t->info.longrope_long ? "long_factor" : "short_factor");
         break;
     }
     case PE_ROPE_LLAMA3: {
         double l0 = p->original_max_position_embeddings;
-        api_jw_key(out, "factor");
-        api_jw_double(out, p->factor);
-        api_jw_key(out, "original_max_position_embeddings");
-        api_jw_double(out, l0);
-        api_jw_key(out, "low_freq_factor");
-        api_jw_double(out, p->low_freq_factor);
-        api_jw_key(out, "high_freq_factor");
-        api_jw_double(out, p->high_freq_factor);
-        api_jw_key(out, "low_freq_wavelen"); /* wavelengths above: divided by factor */
-        api_jw_double(out, l0 / p->low_freq_factor);
-        api_jw_key(out, "high_freq_wavelen"); /* wavelengths below: kept */
-        api_jw_double(out, l0 / p->high_freq_factor);
+        wire_jw_key(out, "factor");
+        wire_jw_double(out, p->factor);
+        wire_jw_key(out, "original_max_position_embeddings");
+        wire_jw_double(out, l0);
+        wire_jw_key(out, "low_freq_factor");
+        wire_jw_double(out, p->low_freq_factor);
+        wire_jw_key(out, "high_freq_factor");
+        wire_jw_double(out, p->high_freq_factor);
+        wire_jw_key(out, "low_freq_wavelen"); /* wavelengths above: divided by factor */
+        wire_jw_double(out, l0 / p->low_freq_factor);
+        wire_jw_key(out, "high_freq_wavelen"); /* wavelengths below: kept */
+        wire_jw_double(out, l0 / p->high_freq_factor);
         break;
     }
     case PE_ROPE_NTK:
-        api_jw_key(out, "alpha");
-        api_jw_double(out, p->alpha);
-        api_jw_key(out, "effective_base"); /* base * alpha^(d/(d-2)) */
-        api_jw_double(out, t->info.effective_base);
+        wire_jw_key(out, "alpha");
+        wire_jw_double(out, p->alpha);
+        wire_jw_key(out, "effective_base"); /* base * alpha^(d/(d-2)) */
+        wire_jw_double(out, t->info.effective_base);
         break;
     }
-    api_jw_obj_end(out);
+    wire_jw_obj_end(out);
 }
 
-static void write_resolved(api_jw *out, const rope_req *r, const pe_rope_params *p,
+static void write_resolved(wire_jw *out, const rope_req *r, const pe_rope_params *p,
                            const pe_freq_table *t)
 {
-    api_jw_key(out, "resolved");
-    api_jw_obj_begin(out);
-    api_jw_key(out, "head_dim");
-    api_jw_int(out, r->head_dim);
-    api_jw_key(out, "rotary_dim");
-    api_jw_int(out, r->rotary_dim);
-    api_jw_key(out, "layout");
-    api_jw_str(out, r->layout == PE_ROPE_INTERLEAVED ? "interleaved" : "half");
-    api_jw_key(out, "inv_freq_source");
-    api_jw_str(out, p->inv_freq ? "explicit" : "computed");
-    api_jw_key(out, "base");
+    wire_jw_key(out, "resolved");
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "head_dim");
+    wire_jw_int(out, r->head_dim);
+    wire_jw_key(out, "rotary_dim");
+    wire_jw_int(out, r->rotary_dim);
+    wire_jw_key(out, "layout");
+    wire_jw_str(out, r->layout == PE_ROPE_INTERLEAVED ? "interleaved" : "half");
+    wire_jw_key(out, "inv_freq_source");
+    wire_jw_str(out, p->inv_freq ? "explicit" : "computed");
+    wire_jw_key(out, "base");
     if (p->inv_freq)
-        api_jw_null(out);
+        wire_jw_null(out);
     else
-        api_jw_double(out, p->base);
-    api_jw_key(out, "scaling");
+        wire_jw_double(out, p->base);
+    wire_jw_key(out, "scaling");
     if (p->inv_freq)
-        api_jw_null(out);
+        wire_jw_null(out);
     else
         write_scaling(out, r, p, t);
-    api_jw_key(out, "seq_len");
+    wire_jw_key(out, "seq_len");
     if (r->L > 0)
-        api_jw_int(out, r->L);
+        wire_jw_int(out, r->L);
     else
-        api_jw_null(out);
-    api_jw_key(out, "seq_len_source");
-    api_jw_str(out, r->has_seq_len ? "request" : r->L > 0 ? "largest position + 1" : "none");
+        wire_jw_null(out);
+    wire_jw_key(out, "seq_len_source");
+    wire_jw_str(out, r->has_seq_len ? "request" : r->L > 0 ? "largest position + 1" : "none");
     if (r->has_config) {
         const api_rope_scaling *sc = &r->sc;
-        api_jw_key(out, "sources");
-        api_jw_obj_begin(out);
+        wire_jw_key(out, "sources");
+        wire_jw_obj_begin(out);
         write_origin(out, "head_dim", &r->head_dim_o);
         write_origin(out, "rotary_dim", &r->rotary_o);
         if (!p->inv_freq) {
             write_origin(out, "base", &r->base_o);
-            api_jw_key(out, "scaling");
+            wire_jw_key(out, "scaling");
             if (!sc->present) {
-                api_jw_str(out, "none");
+                wire_jw_str(out, "none");
             } else if (strncmp(sc->ptr, "/config/", 8) == 0) {
                 char src[API_RC_PTR];
                 snprintf(src, sizeof src, "config.%s", sc->ptr + 8);
-                api_jw_str(out, src);
+                wire_jw_str(out, src);
             } else {
-                api_jw_str(out, "request");
+                wire_jw_str(out, "request");
             }
             if (sc->present) {
                 write_origin(out, "scaling.type", &sc->type_origin);
@@ -875,39 +875,39 @@ static void write_resolved(api_jw *out, const rope_req *r, const pe_rope_params 
             }
         }
         write_origin(out, "layout", &r->layout_o);
-        api_jw_obj_end(out);
+        wire_jw_obj_end(out);
     }
-    api_jw_obj_end(out);
+    wire_jw_obj_end(out);
 }
 
-static void write_bands(api_jw *out, const pe_rope_band *b, size_t n)
+static void write_bands(wire_jw *out, const pe_rope_band *b, size_t n)
 {
-    api_jw_key(out, "bands");
-    api_jw_arr_begin(out);
-    for (size_t j = 0; j < n && api_jw_ok(out); j++) {
-        api_jw_obj_begin(out);
-        api_jw_key(out, "pair");
-        api_jw_int(out, (int64_t)b[j].pair);
-        api_jw_key(out, "inv_freq");
-        api_jw_double(out, b[j].inv_freq);
-        api_jw_key(out, "wavelength");
+    wire_jw_key(out, "bands");
+    wire_jw_arr_begin(out);
+    for (size_t j = 0; j < n && wire_jw_ok(out); j++) {
+        wire_jw_obj_begin(out);
+        wire_jw_key(out, "pair");
+        wire_jw_int(out, (int64_t)b[j].pair);
+        wire_jw_key(out, "inv_freq");
+        wire_jw_double(out, b[j].inv_freq);
+        wire_jw_key(out, "wavelength");
         if (isfinite(b[j].wavelength))
-            api_jw_double(out, b[j].wavelength);
+            wire_jw_double(out, b[j].wavelength);
         else
-            api_jw_null(out); /* inv_freq 0: never turns */
+            wire_jw_null(out); /* inv_freq 0: never turns */
         if (b[j].has_rotations) {
-            api_jw_key(out, "rotations");
-            api_jw_double(out, b[j].rotations);
+            wire_jw_key(out, "rotations");
+            wire_jw_double(out, b[j].rotations);
         }
-        api_jw_key(out, "class");
-        api_jw_str(out, pe_rope_band_class_str(b[j].cls));
+        wire_jw_key(out, "class");
+        wire_jw_str(out, pe_rope_band_class_str(b[j].cls));
         if (b[j].has_ramp) {
-            api_jw_key(out, "ramp");
-            api_jw_double(out, b[j].ramp);
+            wire_jw_key(out, "ramp");
+            wire_jw_double(out, b[j].ramp);
         }
-        api_jw_obj_end(out);
+        wire_jw_obj_end(out);
     }
-    api_jw_arr_end(out);
+    wire_jw_arr_end(out);
 }
 
 /* Fills the core parameters from the validated request. */
@@ -1006,7 +1006,7 @@ static void cache_failure(api_problem *pb, const rope_req *r, pe_status st)
 }
 
 /* Writes the response; returns 0 or -1 (pb filled). */
-static int compute(const api_ctx *ctx, rope_req *r, api_jw *out, api_problem *pb)
+static int compute(const api_ctx *ctx, rope_req *r, wire_jw *out, api_problem *pb)
 {
     pe_rope_params p;
     fill_params(r, &p);
@@ -1089,83 +1089,83 @@ static int compute(const api_ctx *ctx, rope_req *r, api_jw *out, api_problem *pb
         goto done;
     }
 
-    api_jw_obj_begin(out);
-    api_jw_key(out, "inv_freq");
-    api_jw_doubles(out, t->inv_freq, n);
-    api_jw_key(out, "attention_factor");
-    api_jw_double(out, t->attention_factor);
-    api_jw_key(out, "softmax_scale_factor");
-    api_jw_double(out, t->softmax_scale_factor);
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "inv_freq");
+    wire_jw_doubles(out, t->inv_freq, n);
+    wire_jw_key(out, "attention_factor");
+    wire_jw_double(out, t->attention_factor);
+    wire_jw_key(out, "softmax_scale_factor");
+    wire_jw_double(out, t->softmax_scale_factor);
     if (r->warn.n > 0) {
-        api_jw_key(out, "warnings");
-        api_jw_arr_begin(out);
+        wire_jw_key(out, "warnings");
+        wire_jw_arr_begin(out);
         for (size_t i = 0; i < r->warn.n; i++)
-            api_jw_str(out, r->warn.text[i]);
+            wire_jw_str(out, r->warn.text[i]);
         if (r->warn.n_dropped > 0) {
             char more[64];
             snprintf(more, sizeof more, "(%zu more warnings omitted)", r->warn.n_dropped);
-            api_jw_str(out, more);
+            wire_jw_str(out, more);
         }
-        api_jw_arr_end(out);
+        wire_jw_arr_end(out);
     }
     if (qr) {
-        api_jw_key(out, "q_positions");
-        api_jw_ints(out, r->qpos.v, pq);
-        api_jw_key(out, "q_rotated");
-        api_jw_matrix(out, qr, NULL, pq, hd);
+        wire_jw_key(out, "q_positions");
+        wire_jw_ints(out, r->qpos.v, pq);
+        wire_jw_key(out, "q_rotated");
+        wire_jw_matrix(out, qr, NULL, pq, hd);
     }
     if (kr) {
-        api_jw_key(out, "k_positions");
-        api_jw_ints(out, r->kpos.v, pk);
-        api_jw_key(out, "k_rotated");
-        api_jw_matrix(out, kr, NULL, pk, hd);
+        wire_jw_key(out, "k_positions");
+        wire_jw_ints(out, r->kpos.v, pk);
+        wire_jw_key(out, "k_rotated");
+        wire_jw_matrix(out, kr, NULL, pk, hd);
     }
     if (sc) {
-        api_jw_key(out, "scores");
-        api_jw_matrix(out, sc, NULL, pq, pk);
+        wire_jw_key(out, "scores");
+        wire_jw_matrix(out, sc, NULL, pq, pk);
     }
     if (r->include & (INC_COS_SIN | INC_F32)) {
-        api_jw_key(out, "positions");
-        api_jw_ints(out, r->tpos.v, r->tpos.n);
+        wire_jw_key(out, "positions");
+        wire_jw_ints(out, r->tpos.v, r->tpos.n);
     }
     if (cs) {
-        api_jw_key(out, "cos");
-        api_jw_matrix(out, cs, NULL, r->tpos.n, n);
-        api_jw_key(out, "sin");
-        api_jw_matrix(out, sn, NULL, r->tpos.n, n);
+        wire_jw_key(out, "cos");
+        wire_jw_matrix(out, cs, NULL, r->tpos.n, n);
+        wire_jw_key(out, "sin");
+        wire_jw_matrix(out, sn, NULL, r->tpos.n, n);
     }
     if (bands)
         write_bands(out, bands, n);
     if (decay) {
-        api_jw_key(out, "decay");
-        api_jw_arr_begin(out);
-        for (size_t i = 0; i < r->n_dist && api_jw_ok(out); i++) {
-            api_jw_obj_begin(out);
-            api_jw_key(out, "distance");
-            api_jw_int(out, decay[i].distance);
-            api_jw_key(out, "upper_bound");
-            api_jw_double(out, decay[i].upper_bound_rel);
-            api_jw_key(out, "upper_bound_sum");
-            api_jw_double(out, decay[i].upper_bound);
-            api_jw_key(out, "mean_cos");
-            api_jw_double(out, decay[i].mean_cos);
-            api_jw_obj_end(out);
+        wire_jw_key(out, "decay");
+        wire_jw_arr_begin(out);
+        for (size_t i = 0; i < r->n_dist && wire_jw_ok(out); i++) {
+            wire_jw_obj_begin(out);
+            wire_jw_key(out, "distance");
+            wire_jw_int(out, decay[i].distance);
+            wire_jw_key(out, "upper_bound");
+            wire_jw_double(out, decay[i].upper_bound_rel);
+            wire_jw_key(out, "upper_bound_sum");
+            wire_jw_double(out, decay[i].upper_bound);
+            wire_jw_key(out, "mean_cos");
+            wire_jw_double(out, decay[i].mean_cos);
+            wire_jw_obj_end(out);
         }
-        api_jw_arr_end(out);
+        wire_jw_arr_end(out);
     }
     if (r->include & INC_F32) {
-        api_jw_key(out, "float32_error");
-        api_jw_obj_begin(out);
-        api_jw_key(out, "angle_max_abs");
-        api_jw_double(out, f32.angle_max_abs);
-        api_jw_key(out, "cos_max_abs");
-        api_jw_double(out, f32.cos_max_abs);
-        api_jw_key(out, "sin_max_abs");
-        api_jw_double(out, f32.sin_max_abs);
-        api_jw_obj_end(out);
+        wire_jw_key(out, "float32_error");
+        wire_jw_obj_begin(out);
+        wire_jw_key(out, "angle_max_abs");
+        wire_jw_double(out, f32.angle_max_abs);
+        wire_jw_key(out, "cos_max_abs");
+        wire_jw_double(out, f32.cos_max_abs);
+        wire_jw_key(out, "sin_max_abs");
+        wire_jw_double(out, f32.sin_max_abs);
+        wire_jw_obj_end(out);
     }
     write_resolved(out, r, &p, t);
-    api_jw_obj_end(out);
+    wire_jw_obj_end(out);
     rc = 0;
 done:
     free(qr);
@@ -1179,7 +1179,7 @@ done:
     return rc;
 }
 
-int api_rope(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb)
+int api_rope(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb)
 {
     /* multi-axis requests (`axes`, or a pasted config with mrope_section): api/rope_multiaxis.c */
     if (api_rope_axes_wanted(req))

@@ -2,14 +2,14 @@
  * api/rope_config.c -- the scaling object parser and the pasted-config resolver of POST /rope
  * (see rope_config.h). Pure functions: borrowed jansson values in, caller-owned structs out.
  */
-#include "rope_config.h"
+#include "api/rope_config.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "req.h"
+#include "api/req.h"
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 

@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "problem.h"
-#include "rope.h"
+#include "api/problem.h"
+#include "core/rope.h"
 
 #define API_RC_PTR 160 /* bytes of a JSON pointer (as api_field_error.pointer) */
 #define API_RC_SRC 112 /* bytes of a provenance text */

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attention.h"
-#include "rope.h"
-#include "rope_axes.h"
-#include "rope_config.h"
-#include "rope_multiaxis.h"
+#include "api/rope_config.h"
+#include "api/rope_multiaxis.h"
+#include "core/attention.h"
+#include "core/rope.h"
+#include "core/rope_axes.h"
 
 static const char *const AXES_FIELDS[] = {"type", "sections", "freqs", NULL};
 static const char *const TYPES[] = {"axial", "mrope", "pixtral", "mixed", NULL};
@@ -809,77 +809,77 @@ done:
     return rc;
 }
 
-static void write_tuples(api_jw *out, const char *key, const coord_set *cs, size_t A)
+static void write_tuples(wire_jw *out, const char *key, const coord_set *cs, size_t A)
 {
-    api_jw_key(out, key);
-    api_jw_arr_begin(out);
-    for (size_t i = 0; i < cs->n && api_jw_ok(out); i++)
-        api_jw_ints(out, cs->v + i * A, A);
-    api_jw_arr_end(out);
+    wire_jw_key(out, key);
+    wire_jw_arr_begin(out);
+    for (size_t i = 0; i < cs->n && wire_jw_ok(out); i++)
+        wire_jw_ints(out, cs->v + i * A, A);
+    wire_jw_arr_end(out);
 }
 
-static void write_origin(api_jw *out, const char *key, const api_rc_origin *o)
+static void write_origin(wire_jw *out, const char *key, const api_rc_origin *o)
 {
-    api_jw_key(out, key);
-    api_jw_str(out, o->set ? o->src : "default");
+    wire_jw_key(out, key);
+    wire_jw_str(out, o->set ? o->src : "default");
 }
 
-static void write_resolved(api_jw *out, const axes_req *r)
+static void write_resolved(wire_jw *out, const axes_req *r)
 {
-    api_jw_key(out, "resolved");
-    api_jw_obj_begin(out);
-    api_jw_key(out, "head_dim");
-    api_jw_int(out, r->head_dim);
-    api_jw_key(out, "rotary_dim");
-    api_jw_int(out, r->rotary_dim);
-    api_jw_key(out, "layout");
-    api_jw_str(out, r->layout == PE_ROPE_INTERLEAVED ? "interleaved" : "half");
-    api_jw_key(out, "base");
+    wire_jw_key(out, "resolved");
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "head_dim");
+    wire_jw_int(out, r->head_dim);
+    wire_jw_key(out, "rotary_dim");
+    wire_jw_int(out, r->rotary_dim);
+    wire_jw_key(out, "layout");
+    wire_jw_str(out, r->layout == PE_ROPE_INTERLEAVED ? "interleaved" : "half");
+    wire_jw_key(out, "base");
     if (r->type == PE_AXES_MIXED)
-        api_jw_null(out);
+        wire_jw_null(out);
     else
-        api_jw_double(out, r->base);
-    api_jw_key(out, "scaling");
-    api_jw_null(out);
-    api_jw_key(out, "axes");
-    api_jw_obj_begin(out);
-    api_jw_key(out, "type");
-    api_jw_str(out, pe_axes_type_str(r->type));
-    api_jw_key(out, "num_axes");
-    api_jw_int(out, (int64_t)r->A);
+        wire_jw_double(out, r->base);
+    wire_jw_key(out, "scaling");
+    wire_jw_null(out);
+    wire_jw_key(out, "axes");
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "type");
+    wire_jw_str(out, pe_axes_type_str(r->type));
+    wire_jw_key(out, "num_axes");
+    wire_jw_int(out, (int64_t)r->A);
     if (r->sections != NULL) {
-        api_jw_key(out, "sections");
-        api_jw_arr_begin(out);
+        wire_jw_key(out, "sections");
+        wire_jw_arr_begin(out);
         for (size_t a = 0; a < r->A; a++)
-            api_jw_int(out, (int64_t)r->sections[a]);
-        api_jw_arr_end(out);
+            wire_jw_int(out, (int64_t)r->sections[a]);
+        wire_jw_arr_end(out);
     }
-    api_jw_key(out, "source");
-    api_jw_str(out, r->axes_src);
-    api_jw_obj_end(out);
-    api_jw_key(out, "seq_len");
+    wire_jw_key(out, "source");
+    wire_jw_str(out, r->axes_src);
+    wire_jw_obj_end(out);
+    wire_jw_key(out, "seq_len");
     if (r->L > 0)
-        api_jw_int(out, r->L);
+        wire_jw_int(out, r->L);
     else
-        api_jw_null(out);
-    api_jw_key(out, "seq_len_source");
-    api_jw_str(out, r->has_seq_len ? "request" : r->L > 0 ? "largest coordinate + 1" : "none");
+        wire_jw_null(out);
+    wire_jw_key(out, "seq_len_source");
+    wire_jw_str(out, r->has_seq_len ? "request" : r->L > 0 ? "largest coordinate + 1" : "none");
     if (r->has_config) {
-        api_jw_key(out, "sources");
-        api_jw_obj_begin(out);
+        wire_jw_key(out, "sources");
+        wire_jw_obj_begin(out);
         write_origin(out, "head_dim", &r->head_dim_o);
         write_origin(out, "rotary_dim", &r->rotary_o);
         if (r->type != PE_AXES_MIXED)
             write_origin(out, "base", &r->base_o);
         write_origin(out, "layout", &r->layout_o);
-        api_jw_key(out, "axes");
-        api_jw_str(out, r->axes_src);
-        api_jw_obj_end(out);
+        wire_jw_key(out, "axes");
+        wire_jw_str(out, r->axes_src);
+        wire_jw_obj_end(out);
     }
-    api_jw_obj_end(out);
+    wire_jw_obj_end(out);
 }
 
-static int compute(axes_req *r, api_jw *out, api_problem *pb)
+static int compute(axes_req *r, wire_jw *out, api_problem *pb)
 {
     size_t n = (size_t)r->rotary_dim / 2, hd = (size_t)r->head_dim, A = r->A;
     size_t pq = r->qpos.n, pk = r->kpos.n;
@@ -910,51 +910,51 @@ static int compute(axes_req *r, api_jw *out, api_problem *pb)
             invf[j] = r->F[(size_t)r->pair_axis[j] * n + j]; /* the column's nonzero entry */
     }
 
-    api_jw_obj_begin(out);
+    wire_jw_obj_begin(out);
     if (invf) {
-        api_jw_key(out, "inv_freq");
-        api_jw_doubles(out, invf, n);
+        wire_jw_key(out, "inv_freq");
+        wire_jw_doubles(out, invf, n);
     }
-    api_jw_key(out, "axis_freqs");
-    api_jw_matrix(out, r->F, NULL, A, n);
+    wire_jw_key(out, "axis_freqs");
+    wire_jw_matrix(out, r->F, NULL, A, n);
     if (invf) {
-        api_jw_key(out, "pair_axis");
-        api_jw_ints(out, r->pair_axis, n);
+        wire_jw_key(out, "pair_axis");
+        wire_jw_ints(out, r->pair_axis, n);
     }
-    api_jw_key(out, "attention_factor");
-    api_jw_double(out, 1.0);
-    api_jw_key(out, "softmax_scale_factor");
-    api_jw_double(out, 1.0);
+    wire_jw_key(out, "attention_factor");
+    wire_jw_double(out, 1.0);
+    wire_jw_key(out, "softmax_scale_factor");
+    wire_jw_double(out, 1.0);
     if (r->warn.n > 0) {
-        api_jw_key(out, "warnings");
-        api_jw_arr_begin(out);
+        wire_jw_key(out, "warnings");
+        wire_jw_arr_begin(out);
         for (size_t i = 0; i < r->warn.n; i++)
-            api_jw_str(out, r->warn.text[i]);
-        api_jw_arr_end(out);
+            wire_jw_str(out, r->warn.text[i]);
+        wire_jw_arr_end(out);
     }
     if (qr) {
         write_tuples(out, "q_positions", &r->qpos, A);
-        api_jw_key(out, "q_rotated");
-        api_jw_matrix(out, qr, NULL, pq, hd);
+        wire_jw_key(out, "q_rotated");
+        wire_jw_matrix(out, qr, NULL, pq, hd);
     }
     if (kr) {
         write_tuples(out, "k_positions", &r->kpos, A);
-        api_jw_key(out, "k_rotated");
-        api_jw_matrix(out, kr, NULL, pk, hd);
+        wire_jw_key(out, "k_rotated");
+        wire_jw_matrix(out, kr, NULL, pk, hd);
     }
     if (sc) {
-        api_jw_key(out, "scores");
-        api_jw_matrix(out, sc, NULL, pq, pk);
+        wire_jw_key(out, "scores");
+        wire_jw_matrix(out, sc, NULL, pq, pk);
     }
     if (cs) {
         write_tuples(out, "positions", &r->tpos, A);
-        api_jw_key(out, "cos");
-        api_jw_matrix(out, cs, NULL, r->tpos.n, n);
-        api_jw_key(out, "sin");
-        api_jw_matrix(out, sn, NULL, r->tpos.n, n);
+        wire_jw_key(out, "cos");
+        wire_jw_matrix(out, cs, NULL, r->tpos.n, n);
+        wire_jw_key(out, "sin");
+        wire_jw_matrix(out, sn, NULL, r->tpos.n, n);
     }
     write_resolved(out, r);
-    api_jw_obj_end(out);
+    wire_jw_obj_end(out);
     rc = 0;
 done:
     free(qr);
@@ -966,7 +966,7 @@ done:
     return rc;
 }
 
-int api_rope_axes(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb)
+int api_rope_axes(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb)
 {
     axes_req r;
     memset(&r, 0, sizeof r);

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "api.h"
+#include "api/api.h"
 
 /*
  * 1 when the /rope request req (a JSON object, borrowed) is multi-axis: it has a non-null `axes`,
@@ -35,6 +35,6 @@ int api_rope_axes_wanted(const json_t *req);
  * The frequency-table cache (core/cache.h) is not used: it is keyed by 1-D configurations and
  * indexed by a scalar position; multi-axis angles are computed directly (A products per pair).
  */
-int api_rope_axes(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb);
+int api_rope_axes(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
 
 #endif

@@ -5,10 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "api.h"
-#include "sinusoidal.h"
+#include "api/api.h"
+#include "core/sinusoidal.h"
 
-/* The matrix as a row source (api/jw.h): row i is computed when it is sent, so a streamed
+/* The matrix as a row source (wire/jw.h): row i is computed when it is sent, so a streamed
  * response holds O(d_model) numbers, never the table or its text. */
 typedef struct {
     pe_sinusoidal_params p;
@@ -36,7 +36,7 @@ static const char *const FIELDS[] = {"d_model", "positions",  "seq_len", "offset
 static const char *const CONVENTIONS[] = {"vaswani", "tensor2tensor", "fairseq", NULL};
 static const char *const LAYOUTS[] = {"interleaved", "concat", NULL};
 
-int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb)
+int api_sinusoidal(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb)
 {
     const api_limits *lim = ctx->lim;
     api_check_fields(pb, req, "", FIELDS);
@@ -97,40 +97,40 @@ int api_sinusoidal(const api_ctx *ctx, const json_t *req, api_jw *out, api_probl
     }
     pe_sinusoidal_layout lay = pe_sinusoidal_resolved_layout(&p);
 
-    api_jw_obj_begin(out);
-    api_jw_key(out, "shape");
-    api_jw_arr_begin(out);
-    api_jw_int(out, (int64_t)n_pos);
-    api_jw_int(out, (int64_t)p.d_model);
-    api_jw_arr_end(out);
-    api_jw_key(out, "positions");
-    api_jw_ints(out, pos, n_pos);
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "shape");
+    wire_jw_arr_begin(out);
+    wire_jw_int(out, (int64_t)n_pos);
+    wire_jw_int(out, (int64_t)p.d_model);
+    wire_jw_arr_end(out);
+    wire_jw_key(out, "positions");
+    wire_jw_ints(out, pos, n_pos);
     /* rows are computed one at a time, when written (streamed: when sent); sines are finite */
-    api_jw_key(out, "matrix");
+    wire_jw_key(out, "matrix");
     src->p = p;
     src->omega = omega;
     src->pos = pos;
-    api_rows rows = {.rows = n_pos,
-                     .cols = p.d_model,
-                     .row = sin_row,
-                     .release = sin_release,
-                     .self = src,
-                     .masked = 0,
-                     .max_abs = 1.0};
-    api_jw_rows(out, &rows); /* takes omega and pos: not used below */
-    api_jw_key(out, "resolved");
-    api_jw_obj_begin(out);
-    api_jw_key(out, "d_model");
-    api_jw_int(out, (int64_t)p.d_model);
-    api_jw_key(out, "base");
-    api_jw_double(out, p.base);
-    api_jw_key(out, "convention");
-    api_jw_str(out, CONVENTIONS[conv]);
-    api_jw_key(out, "layout");
-    api_jw_str(out, lay == PE_SINUSOIDAL_CONCAT ? "concat" : "interleaved");
-    api_jw_key(out, "n_positions");
-    api_jw_int(out, (int64_t)n_pos);
-    api_jw_obj_end(out);
-    api_jw_obj_end(out);
+    wire_rows rows = {.rows = n_pos,
+                      .cols = p.d_model,
+                      .row = sin_row,
+                      .release = sin_release,
+                      .self = src,
+                      .masked = 0,
+                      .max_abs = 1.0};
+    wire_jw_rows(out, &rows); /* takes omega and pos: not used below */
+    wire_jw_key(out, "resolved");
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "d_model");
+    wire_jw_int(out, (int64_t)p.d_model);
+    wire_jw_key(out, "base");
+    wire_jw_double(out, p.base);
+    wire_jw_key(out, "convention");
+    wire_jw_str(out, CONVENTIONS[conv]);
+    wire_jw_key(out, "layout");
+    wire_jw_str(out, lay == PE_SINUSOIDAL_CONCAT ? "concat" : "interleaved");
+    wire_jw_key(out, "n_positions");
+    wire_jw_int(out, (int64_t)n_pos);
+    wire_jw_obj_end(out);
+    wire_jw_obj_end(out);
     return 0;
 }

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "attention_method.h"
+#include "api/attention_method.h"
 
 static const char *const FIELDS[] = {"relative_positions", "query_positions", "q_positions",
                                      "key_positions",      "k_positions",     "bidirectional",
@@ -79,7 +79,7 @@ static int get_pos(api_problem *pb, const json_t *req, const char *key, const ch
     return 1;
 }
 
-int api_t5_buckets(const api_ctx *ctx, const json_t *req, api_jw *out, api_problem *pb)
+int api_t5_buckets(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb)
 {
     const api_limits *lim = ctx->lim;
     api_check_fields(pb, req, "", FIELDS);
@@ -142,35 +142,35 @@ int api_t5_buckets(const api_ctx *ctx, const json_t *req, api_jw *out, api_probl
         return -1;
     }
 
-    api_jw_obj_begin(out);
-    api_jw_key(out, "buckets");
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "buckets");
     if (has_rel) {
         for (size_t i = 0; i < n_rel; i++)
             row[i] = (int64_t)bk[i];
-        api_jw_ints(out, row, n_rel);
+        wire_jw_ints(out, row, n_rel);
     } else {
-        api_jw_arr_begin(out);
-        for (size_t a = 0; a < nq && api_jw_ok(out); a++) {
+        wire_jw_arr_begin(out);
+        for (size_t a = 0; a < nq && wire_jw_ok(out); a++) {
             for (size_t c = 0; c < nk; c++)
                 row[c] = (int64_t)bk[a * nk + c];
-            api_jw_ints(out, row, nk);
+            wire_jw_ints(out, row, nk);
         }
-        api_jw_arr_end(out);
+        wire_jw_arr_end(out);
     }
-    api_jw_key(out, "resolved");
-    api_jw_obj_begin(out);
+    wire_jw_key(out, "resolved");
+    wire_jw_obj_begin(out);
     api_t5_cfg_resolved(out, &p);
     if (has_rel) {
-        api_jw_key(out, "n_relative_positions");
-        api_jw_int(out, (int64_t)n_rel);
+        wire_jw_key(out, "n_relative_positions");
+        wire_jw_int(out, (int64_t)n_rel);
     } else {
-        api_jw_key(out, "n_queries");
-        api_jw_int(out, (int64_t)nq);
-        api_jw_key(out, "n_keys");
-        api_jw_int(out, (int64_t)nk);
+        wire_jw_key(out, "n_queries");
+        wire_jw_int(out, (int64_t)nq);
+        wire_jw_key(out, "n_keys");
+        wire_jw_int(out, (int64_t)nk);
     }
-    api_jw_obj_end(out);
-    api_jw_obj_end(out);
+    wire_jw_obj_end(out);
+    wire_jw_obj_end(out);
     free(bk);
     free(row);
     free(rel);

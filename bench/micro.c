@@ -24,14 +24,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "alibi.h"
-#include "api.h"
-#include "attention.h"
-#include "cache.h"
-#include "jw.h"
-#include "rope.h"
-#include "sinusoidal.h"
-#include "stream.h"
+#include "api/api.h"
+#include "core/alibi.h"
+#include "core/attention.h"
+#include "core/cache.h"
+#include "core/rope.h"
+#include "core/sinusoidal.h"
+#include "wire/jw.h"
+#include "wire/stream.h"
 
 #define REPS 15
 
@@ -256,10 +256,10 @@ static const double *borrowed_row(void *self, size_t r, double *scratch)
 static double json_run_buffer(const double *x, size_t n, size_t *len)
 {
     double t0 = now_s();
-    api_jw w;
-    api_jw_init(&w, (size_t)1 << 30);
-    api_jw_doubles(&w, x, n);
-    char *text = api_jw_take(&w, len);
+    wire_jw w;
+    wire_jw_init(&w, (size_t)1 << 30);
+    wire_jw_doubles(&w, x, n);
+    char *text = wire_jw_take(&w, len);
     double dt = now_s() - t0;
     free(text);
     return dt;
@@ -270,15 +270,15 @@ static double json_run_stream(double *x, size_t n, size_t *len)
 {
     static char chunk[65536];
     double t0 = now_s();
-    api_jw w;
-    api_jw_init_mode(&w, (size_t)1 << 30, API_JW_STREAM, NULL);
-    api_rows src = {.rows = n / 1000, .cols = 1000, .row = borrowed_row, .self = x};
-    api_jw_rows(&w, &src);
-    api_stream *st = api_stream_json(&w);
+    wire_jw w;
+    wire_jw_init_mode(&w, (size_t)1 << 30, WIRE_JW_STREAM, NULL);
+    wire_rows src = {.rows = n / 1000, .cols = 1000, .row = borrowed_row, .self = x};
+    wire_jw_rows(&w, &src);
+    wire_stream *st = wire_stream_json(&w);
     size_t k, tot = 0;
-    while ((k = api_stream_read(st, chunk, sizeof chunk)) > 0)
+    while ((k = wire_stream_read(st, chunk, sizeof chunk)) > 0)
         tot += k;
-    api_stream_free(st);
+    wire_stream_free(st);
     double dt = now_s() - t0;
     *len = tot;
     return dt;
@@ -345,7 +345,7 @@ static void bench_json(size_t n)
     char note[360];
     snprintf(
         note, sizeof note,
-        "%zu doubles in (-1,1): api_jw_doubles into one growing buffer, best %.1f ms (%.1f MB, "
+        "%zu doubles in (-1,1): wire_jw_doubles into one growing buffer, best %.1f ms (%.1f MB, "
         "shortest) vs jansson json_dumps best %.1f ms (%.1f MB, %%.17g; building its json_t "
         "array took another %.1f ms); ratio median of %d interleaved runs, range %.1f-%.1f",
         n, best_b * 1e3, (double)len_b / 1e6, best_j * 1e3, (double)len_j / 1e6, t_build * 1e3,

@@ -37,7 +37,7 @@ out.append(f"| sinusoidal 8192x1024 f64 | {v('sinusoidal'):.2f}x memcpy | (sin/c
 out.append(f"| ALiBi bias 32x2048x2048 f64 causal | {v('alibi_bias'):.2f}x memcpy | | |")
 out.append(f"| masked softmax 8x2048x2048 f64 causal | {v('softmax_masked'):.2f}x memcpy | (exp bound) | |")
 j1, j2 = v("json_1e6_doubles"), v("json_1e6_streamed")
-out.append(f"| 10^6 doubles to JSON, one buffer (api_jw_doubles) | {j1:.1f}x faster than jansson json_dumps | >= 10x | {ok(j1 >= 10)} |")
+out.append(f"| 10^6 doubles to JSON, one buffer (wire_jw_doubles) | {j1:.1f}x faster than jansson json_dumps | >= 10x | {ok(j1 >= 10)} |")
 out.append(f"| 10^6 doubles to JSON, streamed (the daemon's path) | {j2:.1f}x faster than jansson json_dumps | >= 10x | {ok(j2 >= 10)} |")
 h, r, a = v("posenc_healthz_rps"), v("posenc_rope_rps"), v("posenc_alibi_rps")
 ph, pr, pa = v("peer_healthz_rps"), v("peer_rope_rps"), v("peer_alibi_rps")

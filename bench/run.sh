@@ -53,8 +53,8 @@ echo "bench: kernels and number writer (single thread on CPU $LOAD_CPU; ~1 min)"
 taskset -c "$LOAD_CPU" "$B/bench_micro" | tee -a "$res" | cut -f1,2,3 | sed 's/^/  /'
 taskset -c "$LOAD_CPU" "$B/bench_micro" request "$OUT/rope.json" | tee -a "$res" | cut -f1,2,3 | sed 's/^/  /'
 nvec=$(${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -fopt-info-vec-optimized \
-  -Icore -c core/rope.c -o /dev/null 2>&1 | grep -c 'vectorized' || true)
-printf 'rope_vectorized\t%s\tloops/blocks\t-fopt-info-vec-optimized on core/rope.c at -O2\n' "$nvec" >>"$res"
+  -I. -c core/rope_rotate.c -o /dev/null 2>&1 | grep -c 'vectorized' || true)
+printf 'rope_vectorized\t%s\tloops/blocks\t-fopt-info-vec-optimized on core/rope_rotate.c at -O2\n' "$nvec" >>"$res"
 
 # wrk NAME URL [BODY [CONNECTIONS]]: one run, appends req/s, p99 (ms) and MB/s to the results
 run_wrk() {

@@ -6,7 +6,7 @@
  * ../shared/docs/bias-and-sinusoidal.md §2). The references multiply rounded powers (and HF BLOOM
  * works in float32); here every slope is 2^e with e computed exactly, so e.g. 2^-1 is exactly 0.5.
  */
-#include "alibi.h"
+#include "core/alibi.h"
 
 #include <math.h>
 

@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "attention.h"
-#include "pe.h"
+#include "core/attention.h"
+#include "core/pe.h"
 
 typedef enum {
     PE_ALIBI_PRESS = 0, /* the authors' rule, any H (default) */

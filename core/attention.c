@@ -5,7 +5,7 @@
  * Source: arXiv:1706.03762 §3.2.1; flash-attention `attention_ref` (softmax with the row maximum
  * subtracted; masked scores -inf, so their weights are exactly 0). See attention.h.
  */
-#include "attention.h"
+#include "core/attention.h"
 
 #include <assert.h>
 

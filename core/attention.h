@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pe.h"
+#include "core/pe.h"
 
 /* The value of a masked logit or bias entry (its softmax weight is exactly 0). */
 #define PE_MASKED (-INFINITY)

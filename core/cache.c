@@ -8,7 +8,7 @@
  * Locking: one pthread mutex around the index, the LRU list, the refcounts and the counters.
  * Numbers are computed with no lock held.
  */
-#include "cache.h"
+#include "core/cache.h"
 
 #include <assert.h>
 #include <pthread.h>

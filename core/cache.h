@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pe.h"
-#include "rope.h"
+#include "core/pe.h"
+#include "core/rope.h"
 
 /* Granularity of table growth, in positions: a table is built for the requested number of
  * positions rounded up to a multiple of this (and at least twice the size it replaces), never

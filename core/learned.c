@@ -1,5 +1,5 @@
 /* core/learned.c -- learned position table rows. See learned.h. */
-#include "learned.h"
+#include "core/learned.h"
 
 #include <assert.h>
 #include <math.h>

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pe.h"
+#include "core/pe.h"
 
 typedef enum {
     PE_LEARNED_ERROR = 0,

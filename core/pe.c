@@ -1,5 +1,5 @@
 /* core/pe.c -- status strings generated from PE_STATUS_MAP. */
-#include "pe.h"
+#include "core/pe.h"
 
 const char *pe_status_str(pe_status st)
 {

@@ -1,10 +1,10 @@
 /* core/relative.c -- see relative.h (Shaw et al. arXiv:1803.02155; Transformer-XL
  * arXiv:1901.02860, XLNet arXiv:1906.08237). */
-#include "relative.h"
+#include "core/relative.h"
 
 #include <math.h>
 
-#include "rope.h"
+#include "core/rope.h"
 
 /* Position of row / column x: the array entry, or the index. */
 static int64_t pos_at(const int64_t *p, size_t x)

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pe.h"
+#include "core/pe.h"
 
 /*
  * Shaw's table row for a query at q_pos and a key at k_pos: clip(k_pos - q_pos, -K, K) + K, in

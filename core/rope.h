@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pe.h"
+#include "core/pe.h"
 
 /* 2 pi as the double nearest to it (Python's 2 * math.pi, which HF uses for wavelengths). */
 #define PE_ROPE_TWO_PI 6.283185307179586476925286766559

@@ -1,9 +1,9 @@
 /* core/rope_axes.c -- see rope_axes.h (../shared/docs/rope-multiaxis.md §1). */
-#include "rope_axes.h"
+#include "core/rope_axes.h"
 
 #include <math.h>
 
-#include "rope.h"
+#include "core/rope.h"
 
 const char *pe_axes_type_str(pe_axes_type t)
 {

@@ -6,7 +6,7 @@
  * decay from RoFormer arXiv:2104.09864 section 3.4.3 (Figure 2); float32 error model from
  * ../shared/docs/rope-variants.md section 10.
  */
-#include "rope_explain.h"
+#include "core/rope_explain.h"
 
 #include <math.h>
 

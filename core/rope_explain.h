@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pe.h"
-#include "rope.h"
+#include "core/pe.h"
+#include "core/rope.h"
 
 /*
  * Class of one frequency pair, by scaling type:

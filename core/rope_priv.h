@@ -1,13 +1,13 @@
 /*
- * core/rope_priv.h -- core/rope.c's kernel choice, for the tests only (tests/check_rope_heads.c):
- * not part of the core API.
+ * core/rope_priv.h -- core/rope.c's kernel choice, for the tests only
+ * (tests/core/check_rope_heads.c): not part of the core API.
  */
 #ifndef CORE_ROPE_PRIV_H
 #define CORE_ROPE_PRIV_H
 
 #include <stddef.h>
 
-#include "rope.h"
+#include "core/rope.h"
 
 /*
  * pe_rope_rotate_heads (same arguments, shapes and result) with the rotation kernels limited to

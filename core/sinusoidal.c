@@ -4,7 +4,7 @@
  * Formulas: ../shared/docs/bias-and-sinusoidal.md §1 and the table in sinusoidal.h. Computed in
  * float64 (the references store float32 tables; the golden values are float64).
  */
-#include "sinusoidal.h"
+#include "core/sinusoidal.h"
 
 #include <assert.h>
 #include <math.h>

@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pe.h"
+#include "core/pe.h"
 
 typedef enum {
     PE_SINUSOIDAL_VASWANI = 0,   /* paper / HF XLM, DistilBERT, Marian */

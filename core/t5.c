@@ -7,7 +7,7 @@
  * out one ulp below (e.g. 18 bidirectional buckets, max_distance 128, n = 16 gives
  * 1.9999999999999998), and a plain trunc then picks the bucket below. Such x are snapped up.
  */
-#include "t5.h"
+#include "core/t5.h"
 
 #include <assert.h>
 #include <float.h>

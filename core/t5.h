@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pe.h"
+#include "core/pe.h"
 
 /* A bucketing configuration (api/ validates with pe_t5_check). */
 typedef struct {

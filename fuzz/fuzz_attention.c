@@ -1,4 +1,4 @@
 /* fuzz/fuzz_attention.c -- libFuzzer harness: POST /attention body bytes → its handler, answered as
  * JSON, streamed JSON and .npy (fuzz_handler.h, fz_check_route). */
 #define FZ_PATH "/attention"
-#include "fuzz_handler.h"
+#include "fuzz/fuzz_handler.h"

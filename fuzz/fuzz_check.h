@@ -1,6 +1,6 @@
 /*
  * fuzz/fuzz_check.h -- what every fuzz harness (fuzz/fuzz_*.c) and the regression replays
- * (tests/check_regress_fuzz.c) hold a response to, plus the small limits and the fake learned
+ * (tests/api/check_regress_fuzz.c) hold a response to, plus the small limits and the fake learned
  * tables they run with. Header-only (static functions) so that both the clang/libFuzzer build
  * and the libcheck build include the same rules.
  *
@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "stream.h"
+#include "api/api.h"
+#include "wire/stream.h"
 
 #define FZ_UNUSED __attribute__((unused))
 
@@ -57,10 +57,10 @@ static FZ_UNUSED void fz_limits(api_limits *lim)
 /* ---- fake learned tables: "t" (5 x 8), "gpt2" (64 x 16), "one" (1 x 1) ------------------ */
 
 static double fz_tab_t[5 * 8], fz_tab_gpt2[64 * 16], fz_tab_one[1] = {0.5};
-static FZ_UNUSED api_table fz_tables[3] = {
+static FZ_UNUSED store_table fz_tables[3] = {
     {5, 8, fz_tab_t}, {64, 16, fz_tab_gpt2}, {1, 1, fz_tab_one}};
 
-static const api_table *fz_acquire(void *self, const char *name)
+static const store_table *fz_acquire(void *self, const char *name)
 {
     (void)self;
     if (strcmp(name, "t") == 0)
@@ -72,13 +72,13 @@ static const api_table *fz_acquire(void *self, const char *name)
     return NULL;
 }
 
-static void fz_release(void *self, const api_table *t)
+static void fz_release(void *self, const store_table *t)
 {
     (void)self;
     (void)t;
 }
 
-static FZ_UNUSED const api_table_source fz_table_source = {NULL, fz_acquire, fz_release};
+static FZ_UNUSED const store_source fz_table_source = {NULL, fz_acquire, fz_release};
 
 /* Fills the fake tables with finite, distinct values (idempotent). */
 static FZ_UNUSED void fz_tables_init(void)
@@ -122,7 +122,7 @@ static FZ_UNUSED size_t fz_count_numbers(const json_t *v)
 /*
  * Parses a response body strictly (duplicate keys refused) with posenc's own JSON library. An
  * integral number beyond int64 is refused too ("too big integer"): valid JSON, but unreadable for
- * jansson-based clients (api/jw.c writes integers only below 1e17 and uses an exponent above).
+ * jansson-based clients (wire/jw.c writes integers only below 1e17 and uses an exponent above).
  */
 static FZ_UNUSED json_t *fz_parse(const char *b, size_t len, json_error_t *err)
 {
@@ -197,7 +197,7 @@ static FZ_UNUSED int fz_check_response(const api_response *r, const api_limits *
 /* ---- the three ways of answering one request ------------------------------------------- */
 
 /* Reads s to the end in pieces of 1 ... 8192 bytes (a fixed pattern from seed), frees it. */
-static FZ_UNUSED char *fz_drain(api_stream *s, unsigned seed, size_t *len)
+static FZ_UNUSED char *fz_drain(wire_stream *s, unsigned seed, size_t *len)
 {
     size_t cap = 4096, n = 0;
     char *b = malloc(cap + 1);
@@ -213,14 +213,14 @@ static FZ_UNUSED char *fz_drain(api_stream *s, unsigned seed, size_t *len)
             b = nb;
             cap *= 2;
         }
-        size_t k = api_stream_read(s, b + n, STEP[i % 8]);
+        size_t k = wire_stream_read(s, b + n, STEP[i % 8]);
         if (k > STEP[i % 8])
             abort();
         if (k == 0)
             break;
         n += k;
     }
-    api_stream_free(s);
+    wire_stream_free(s);
     if (b != NULL)
         b[n] = '\0';
     *len = n;
@@ -234,17 +234,17 @@ static FZ_UNUSED int fz_body(api_response *r, unsigned seed)
         return r->body != NULL ? 0 : -1;
     if (r->body != NULL)
         return -1; /* both */
-    uint64_t want = api_stream_size(r->stream);
+    uint64_t want = wire_stream_size(r->stream);
     r->body = fz_drain(r->stream, seed, &r->len);
     r->stream = NULL;
     if (r->body == NULL)
         return -1;
-    return want == API_STREAM_SIZE_UNKNOWN || want == (uint64_t)r->len ? 0 : -1;
+    return want == WIRE_STREAM_SIZE_UNKNOWN || want == (uint64_t)r->len ? 0 : -1;
 }
 
 typedef struct {
     char descr[8];
-    size_t shape[API_JW_MAX_DEPTH];
+    size_t shape[WIRE_JW_MAX_DEPTH];
     int ndim;
     size_t count; /* product of the shape */
     const unsigned char *data;
@@ -278,7 +278,7 @@ static FZ_UNUSED int fz_npy_parse(const char *b, size_t n, fz_npy *o, char *why,
     while (*sh != ')') {
         char *end;
         unsigned long long v = strtoull(sh, &end, 10);
-        if (end == sh || o->ndim >= API_JW_MAX_DEPTH)
+        if (end == sh || o->ndim >= WIRE_JW_MAX_DEPTH)
             return fz_fail(why, wn, ".npy: shape in %s", h);
         o->shape[o->ndim++] = (size_t)v;
         o->count *= (size_t)v;
@@ -387,7 +387,7 @@ static FZ_UNUSED int fz_check_route(const api_ctx *ctx, const api_route *route, 
                 json_t *j = fz_parse(r0.body, r0.len, &err);
                 const json_t *arr = j && r2.npy_array ? json_object_get(j, r2.npy_array) : NULL;
                 double masked = 0.0;
-                for (const api_npy_key *k = route->npy; k->key; k++) {
+                for (const wire_npy_key *k = route->npy; k->key; k++) {
                     if (r2.npy_array && strcmp(k->key, r2.npy_array) == 0) {
                         masked = k->masked;
                         break;

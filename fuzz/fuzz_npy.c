@@ -1,11 +1,11 @@
 /*
- * fuzz/fuzz_npy.c -- libFuzzer harness for the .npy parser (api_npy_parse_header, api_npy_parse;
- * api/tensor_io.h). Input: the file bytes; the input length's low bit picks allow_trailing.
+ * fuzz/fuzz_npy.c -- libFuzzer harness for the .npy parser (wire_npy_parse_header, wire_npy_parse;
+ * wire/tensor_io.h). Input: the file bytes; the input length's low bit picks allow_trailing.
  * Checks: header and whole-file parses agree; a success has rows, cols >= 1, rows*cols*8 <=
  * max_table_bytes, only finite values, consumed = header + data <= len (= len without trailing);
  * a failure is a 4xx problem that renders as valid problem+json; every prefix shorter than the
  * header reads as "need more" or an error, never as success; a parsed table written back with
- * api_npy_f64_header + api_encode_f64_le parses to the same bits.
+ * wire_npy_f64_header + wire_encode_f64_le parses to the same bits.
  */
 #include <math.h>
 #include <stdint.h>
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_check.h"
-#include "tensor_io.h"
+#include "fuzz/fuzz_check.h"
+#include "wire/tensor_io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,10 +26,15 @@ static void die(const char *what, const char *detail)
     abort();
 }
 
-static void check_problem(const api_problem *pb)
+/* A wire error as the daemon answers it (api_problem_from_wire) must be a well-formed 4xx. */
+static void check_problem(const wire_err *we)
 {
     api_limits lim;
     fz_limits(&lim);
+    api_problem pbuf;
+    api_problem_init(&pbuf);
+    api_problem_from_wire(&pbuf, we);
+    const api_problem *pb = &pbuf;
     if (!api_problem_failed(pb))
         die("failure without a problem", NULL);
     int st = api_problem_status(pb->code);
@@ -43,7 +48,7 @@ static void check_problem(const api_problem *pb)
     api_response_free(&r);
 }
 
-static void check_table(const api_tensor *t, size_t max_table)
+static void check_table(const wire_tensor *t, size_t max_table)
 {
     if (t->rows < 1 || t->cols < 1 || t->data == NULL)
         die("empty table accepted", NULL);
@@ -58,32 +63,32 @@ static void check_table(const api_tensor *t, size_t max_table)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     int trailing = (int)(size & 1);
-    api_problem pb;
-    api_problem_init(&pb);
-    api_npy_info info;
+    wire_err pb;
+    wire_err_init(&pb);
+    wire_npy_info info;
     memset(&info, 0, sizeof info);
-    int hrc = api_npy_parse_header(data, size, MAX_TABLE, &info, &pb);
+    int hrc = wire_npy_parse_header(data, size, MAX_TABLE, &info, &pb);
     if (hrc < 0)
         check_problem(&pb);
-    else if (api_problem_failed(&pb))
+    else if (wire_err_failed(&pb))
         die("header: problem recorded without -1", pb.detail);
     if (hrc == 1) {
         if (info.header_len > size || info.rows < 1 || info.cols < 1 ||
-            info.data_bytes != info.rows * info.cols * api_dtype_size(info.dtype))
+            info.data_bytes != info.rows * info.cols * wire_dtype_size(info.dtype))
             die("header info inconsistent", NULL);
         /* a prefix that cuts the header never parses as a header */
-        api_problem p2;
-        api_problem_init(&p2);
-        api_npy_info i2;
+        wire_err p2;
+        wire_err_init(&p2);
+        wire_npy_info i2;
         if (info.header_len > 0 &&
-            api_npy_parse_header(data, info.header_len - 1, MAX_TABLE, &i2, &p2) == 1)
+            wire_npy_parse_header(data, info.header_len - 1, MAX_TABLE, &i2, &p2) == 1)
             die("a cut header parsed", NULL);
     }
 
-    api_problem_init(&pb);
-    api_tensor t;
+    wire_err_init(&pb);
+    wire_tensor t;
     size_t consumed = 0;
-    int rc = api_npy_parse(data, size, MAX_TABLE, trailing, &t, &consumed, &pb);
+    int rc = wire_npy_parse(data, size, MAX_TABLE, trailing, &t, &consumed, &pb);
     if (rc < 0) {
         check_problem(&pb);
         if (t.data != NULL)
@@ -101,23 +106,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* round trip through the f64 writer */
     size_t n = t.rows * t.cols;
-    size_t total = API_NPY_F64_HEADER_MAX + n * 8;
+    size_t total = WIRE_NPY_F64_HEADER_MAX + n * 8;
     unsigned char *buf = malloc(total);
     if (buf == NULL)
         die("oom", NULL);
-    size_t hl = api_npy_f64_header((char *)buf, API_NPY_F64_HEADER_MAX, t.rows, t.cols);
-    if (hl == 0 || hl % 64 != 0 || hl > API_NPY_F64_HEADER_MAX)
+    size_t hl = wire_npy_f64_header((char *)buf, WIRE_NPY_F64_HEADER_MAX, t.rows, t.cols);
+    if (hl == 0 || hl % 64 != 0 || hl > WIRE_NPY_F64_HEADER_MAX)
         die("f64 header length", NULL);
-    api_encode_f64_le(t.data, n, buf + hl);
-    api_tensor t2;
-    api_problem_init(&pb);
-    if (api_npy_parse(buf, hl + n * 8, MAX_TABLE, 0, &t2, NULL, &pb) != 0)
+    wire_encode_f64_le(t.data, n, buf + hl);
+    wire_tensor t2;
+    wire_err_init(&pb);
+    if (wire_npy_parse(buf, hl + n * 8, MAX_TABLE, 0, &t2, NULL, &pb) != 0)
         die("round trip failed:", pb.detail);
-    if (t2.rows != t.rows || t2.cols != t.cols || t2.dtype != API_DT_F64 ||
+    if (t2.rows != t.rows || t2.cols != t.cols || t2.dtype != WIRE_DT_F64 ||
         memcmp(t2.data, t.data, n * sizeof(double)) != 0)
         die("round trip changed the table", NULL);
-    api_tensor_free(&t2);
+    wire_tensor_free(&t2);
     free(buf);
-    api_tensor_free(&t);
+    wire_tensor_free(&t);
     return 0;
 }

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_check.h"
-#include "rope_config.h"
+#include "api/rope_config.h"
+#include "fuzz/fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -62,17 +62,17 @@ static void check_warnings(const api_rc_warnings *w)
 {
     if (w->n > API_RC_MAX_WARNINGS)
         die("warning count", NULL);
-    api_jw jw;
-    api_jw_init(&jw, 1u << 20);
-    api_jw_arr_begin(&jw);
+    wire_jw jw;
+    wire_jw_init(&jw, 1u << 20);
+    wire_jw_arr_begin(&jw);
     for (size_t i = 0; i < w->n; i++) {
         if (!terminated(w->text[i], sizeof w->text[i]))
             die("warning not terminated", NULL);
-        api_jw_str(&jw, w->text[i]);
+        wire_jw_str(&jw, w->text[i]);
     }
-    api_jw_arr_end(&jw);
+    wire_jw_arr_end(&jw);
     size_t len = 0;
-    char *s = api_jw_take(&jw, &len);
+    char *s = wire_jw_take(&jw, &len);
     if (s == NULL)
         die("warnings did not render", NULL);
     json_error_t err;

@@ -1,12 +1,12 @@
 /*
- * fuzz/fuzz_safetensors.c -- libFuzzer harness for the .safetensors parsers (api/tensor_io.h):
- * the one-shot api_safetensors_parse against the incremental api_st_* fed in random chunk sizes
+ * fuzz/fuzz_safetensors.c -- libFuzzer harness for the .safetensors parsers (wire/tensor_io.h):
+ * the one-shot wire_safetensors_parse against the incremental wire_st_* fed in random chunk sizes
  * (1 byte ... the whole rest; the sizes come from a PRNG seeded with a hash of the input, so a
  * crash replays). The wanted tensor is NULL, "a" or "weight" by the input length mod 3.
  * Checks: both paths give the same result (status, table bits, problem code and detail); a
  * success has rows, cols >= 1, rows*cols*8 <= max_table_bytes and finite values; a failure is a
  * 4xx problem that renders as valid problem+json; feeding after a failure keeps failing; once
- * api_st_done is 1, finishing right there gives the same table as feeding the whole file.
+ * wire_st_done is 1, finishing right there gives the same table as feeding the whole file.
  */
 #include <math.h>
 #include <stdint.h>
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_check.h"
-#include "tensor_io.h"
+#include "fuzz/fuzz_check.h"
+#include "wire/tensor_io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,10 +28,15 @@ static void die(const char *what, const char *detail)
     abort();
 }
 
-static void check_problem(const api_problem *pb)
+/* A wire error as the daemon answers it (api_problem_from_wire) must be a well-formed 4xx. */
+static void check_problem(const wire_err *we)
 {
     api_limits lim;
     fz_limits(&lim);
+    api_problem pbuf;
+    api_problem_init(&pbuf);
+    api_problem_from_wire(&pbuf, we);
+    const api_problem *pb = &pbuf;
     if (!api_problem_failed(pb))
         die("failure without a problem", NULL);
     int st = api_problem_status(pb->code);
@@ -53,13 +58,13 @@ static uint64_t splitmix(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static int same(int rc1, const api_tensor *a, const api_problem *pa, int rc2, const api_tensor *b,
-                const api_problem *pb)
+static int same(int rc1, const wire_tensor *a, const wire_err *pa, int rc2, const wire_tensor *b,
+                const wire_err *pb)
 {
     if (rc1 != rc2)
         return 0;
     if (rc1 < 0)
-        return pa->code == pb->code && strcmp(pa->detail, pb->detail) == 0;
+        return pa->status == pb->status && strcmp(pa->detail, pb->detail) == 0;
     return a->rows == b->rows && a->cols == b->cols && a->dtype == b->dtype &&
            memcmp(a->data, b->data, a->rows * a->cols * sizeof(double)) == 0;
 }
@@ -70,15 +75,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *want = WANT[size % 3];
 
     /* one-shot (header cap MAX_HEADER through the incremental API, as the server sets it) */
-    api_st_stream s1;
-    if (api_st_init(&s1, want, MAX_HEADER, MAX_TABLE) != 0)
+    wire_st_stream s1;
+    if (wire_st_init(&s1, want, MAX_HEADER, MAX_TABLE) != 0)
         die("init", NULL);
-    api_st_feed(&s1, data, size);
-    api_tensor t1;
-    api_problem p1;
-    api_problem_init(&p1);
+    wire_st_feed(&s1, data, size);
+    wire_tensor t1;
+    wire_err p1;
+    wire_err_init(&p1);
     const char *name1 = NULL;
-    int rc1 = api_st_finish(&s1, &t1, &name1, &p1);
+    int rc1 = wire_st_finish(&s1, &t1, &name1, &p1);
     if (rc1 < 0) {
         check_problem(&p1);
     } else {
@@ -96,8 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t seed = 1469598103934665603ULL;
     for (size_t i = 0; i < size; i++)
         seed = (seed ^ data[i]) * 1099511628211ULL;
-    api_st_stream s2;
-    if (api_st_init(&s2, want, MAX_HEADER, MAX_TABLE) != 0)
+    wire_st_stream s2;
+    if (wire_st_init(&s2, want, MAX_HEADER, MAX_TABLE) != 0)
         die("init", NULL);
     size_t pos = 0;
     int failed = 0, done_checked = 0;
@@ -120,22 +125,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (k > rest)
             k = rest;
-        int f = api_st_feed(&s2, data + pos, k);
+        int f = wire_st_feed(&s2, data + pos, k);
         if (failed && f != -1)
             die("a failed stream recovered", NULL);
         failed = f < 0;
         pos += k;
-        if (!done_checked && api_st_done(&s2)) {
+        if (!done_checked && wire_st_done(&s2)) {
             done_checked = 1;
             /* nothing after the wanted tensor can fail the file */
             if (rc1 != 0)
                 die("done, but the whole file failed:", p1.detail);
         }
     }
-    api_tensor t2;
-    api_problem p2;
-    api_problem_init(&p2);
-    int rc2 = api_st_finish(&s2, &t2, NULL, &p2);
+    wire_tensor t2;
+    wire_err p2;
+    wire_err_init(&p2);
+    int rc2 = wire_st_finish(&s2, &t2, NULL, &p2);
     if (!same(rc1, &t1, &p1, rc2, &t2, &p2)) {
         fprintf(stderr, "one-shot rc %d (%s) vs chunked rc %d (%s)\n", rc1, p1.detail, rc2,
                 p2.detail);
@@ -143,29 +148,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* a stream stopped as soon as it is done gives the same table */
     if (rc1 == 0) {
-        api_st_stream s3;
-        api_st_init(&s3, want, MAX_HEADER, MAX_TABLE);
+        wire_st_stream s3;
+        wire_st_init(&s3, want, MAX_HEADER, MAX_TABLE);
         size_t i = 0;
-        while (i < size && !api_st_done(&s3)) {
+        while (i < size && !wire_st_done(&s3)) {
             size_t k = size - i < 7 ? size - i : 7; /* may run past done: harmless */
-            api_st_feed(&s3, data + i, k);
+            wire_st_feed(&s3, data + i, k);
             i += k;
         }
-        api_tensor t3;
-        api_problem p3;
-        api_problem_init(&p3);
-        int rc3 = api_st_finish(&s3, &t3, NULL, &p3);
+        wire_tensor t3;
+        wire_err p3;
+        wire_err_init(&p3);
+        int rc3 = wire_st_finish(&s3, &t3, NULL, &p3);
         if (!same(rc1, &t1, &p1, rc3, &t3, &p3))
             die("stopping at done changed the result", p3.detail);
         if (rc3 == 0)
-            api_tensor_free(&t3);
-        api_st_free(&s3);
+            wire_tensor_free(&t3);
+        wire_st_free(&s3);
     }
     if (rc1 == 0)
-        api_tensor_free(&t1);
+        wire_tensor_free(&t1);
     if (rc2 == 0)
-        api_tensor_free(&t2);
-    api_st_free(&s1);
-    api_st_free(&s2);
+        wire_tensor_free(&t2);
+    wire_st_free(&s1);
+    wire_st_free(&s2);
     return 0;
 }

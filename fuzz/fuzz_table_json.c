@@ -1,6 +1,6 @@
 /*
  * fuzz/fuzz_table_json.c -- libFuzzer harness for the JSON table body of PUT /tables/{name}
- * (api_table_json_parse, api/tensor_io.h). Checks: a success has rows, cols >= 1, rows*cols*8 <=
+ * (api_table_json_parse, api/table_body.h). Checks: a success has rows, cols >= 1, rows*cols*8 <=
  * max_table_bytes and finite values; a failure is a 400/422 problem that renders as valid
  * problem+json.
  */
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_check.h"
-#include "tensor_io.h"
+#include "api/table_body.h"
+#include "fuzz/fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     api_problem pb;
     api_problem_init(&pb);
-    api_tensor t;
+    wire_tensor t;
     int rc = api_table_json_parse((const char *)data, size, MAX_TABLE, &t, &pb);
     if (rc < 0) {
         api_limits lim;
@@ -49,6 +49,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!isfinite(t.data[i]))
             die("non-finite accepted", NULL);
     }
-    api_tensor_free(&t);
+    wire_tensor_free(&t);
     return 0;
 }

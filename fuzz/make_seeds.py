@@ -7,7 +7,7 @@ Seeds:
 - every case's `request` in tests/vectors/*/*.json, to the harness of its endpoint (the case's
   `endpoint`, else its folder: rope -> rope, alibi -> alibi, ...);
 - the bad-input bodies of the unit tests: C string literals starting with '{' in
-  tests/check_api_<x>.c and friends, to the harness of that file;
+  tests/api/check_api_<x>.c and friends, to the harness of that file;
 - pasted configs for the config resolver (config_paste cases plus hand-written ones);
 - hand-made .npy and .safetensors files (valid ones of every accepted dtype and version, and
   the usual wrong ones: big-endian, Fortran order, 3-D, truncated, NaN, bad offsets).
@@ -104,7 +104,7 @@ def c_unescape(s):
 
 
 def test_seeds():
-    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "check_*.c"))):
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "*", "check_*.c"))):
         base = os.path.splitext(os.path.basename(path))[0]
         h = TEST_HARNESS.get(base)
         if h is None:

@@ -1,5 +1,5 @@
 /* server/budget.c -- see budget.h. */
-#include "budget.h"
+#include "server/budget.h"
 
 void srv_budget_init(srv_budget *b, size_t max)
 {

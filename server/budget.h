@@ -7,7 +7,7 @@
  * as its body arrives, down when the memory is freed. server/http.c reserves a buffered body's
  * buffer capacity before each growth (doubling: at most twice what has arrived), and a streamed
  * .safetensors upload the bytes its parser has stored (the header's bytes, then 8 per decoded
- * number; api_st_set_hold), although that parser allocates both buffers at their full size: a
+ * number; wire_st_set_hold), although that parser allocates both buffers at their full size: a
  * page costs memory only once written. A declared length is only checked (srv_budget_fits). A
  * reservation that would pass the maximum is refused and leaves everything as it was; the request
  * is then answered 503 overloaded. Lock-free: one atomic

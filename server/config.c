@@ -1,5 +1,5 @@
 /* server/config.c -- the option table and its parser. See config.h. */
-#include "config.h"
+#include "server/config.h"
 
 #include <errno.h>
 #include <limits.h>

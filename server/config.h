@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "req.h"
+#include "api/req.h"
 
 typedef struct {
     unsigned port;               /* TCP port (8080) */

@@ -1,5 +1,5 @@
 /* server/http.c -- see http.h. Access-handler protocol: ../shared/docs/ecosystem-notes.md §1. */
-#include "http.h"
+#include "server/http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,9 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "pool.h"
-#include "tensor_io.h"
+#include "api/table_body.h"
+#include "core/cache.h"
+#include "server/pool.h"
+#include "wire/tensor_io.h"
 
 enum { PUT_JSON = 0, PUT_NPY = 1, PUT_ST = 2 };
 static const char *const PUT_FORMATS[] = {"json", "npy", "safetensors"};
@@ -42,8 +43,8 @@ typedef struct {
     int compute;               /* a POST to a compute route */
     int table_put;             /* a PUT /tables/{name} (an upload) */
     int put_format;            /* PUT_JSON, PUT_NPY or PUT_ST */
-    char table[API_TABLE_NAME_MAX + 1];
-    api_st_stream *st;           /* PUT_ST: the incremental .safetensors parser (no body buffer) */
+    char table[STORE_NAME_MAX + 1];
+    wire_st_stream *st;          /* PUT_ST: the incremental .safetensors parser (no body buffer) */
     int queued;                  /* a response was queued */
     int submitted;               /* the computation was handed to the pool (connection suspended) */
     struct MHD_Connection *conn; /* for the pool job: the suspended connection */
@@ -116,10 +117,10 @@ static enum MHD_Result send_buffer(srv_ctx *ctx, struct MHD_Connection *c, srv_r
     return send_resp(ctx, c, rq, status, resp, content_type);
 }
 
-/* A streamed body (api/stream.h): MHD asks for the next bytes whenever the socket can take them,
+/* A streamed body (wire/stream.h): MHD asks for the next bytes whenever the socket can take them,
  * so a large response never stalls the other connections of its worker thread. */
 typedef struct {
-    api_stream *s;
+    wire_stream *s;
     size_t *bytes; /* the request's resp_bytes: valid while MHD still reads (before completion) */
 } srv_stream;
 
@@ -127,10 +128,10 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
     srv_stream *ss = cls;
-    size_t n = api_stream_read(ss->s, buf, max);
+    size_t n = wire_stream_read(ss->s, buf, max);
     if (n == 0) /* an incomplete body must not look complete: abort the connection then */
-        return api_stream_failed(ss->s) ? MHD_CONTENT_READER_END_WITH_ERROR
-                                        : MHD_CONTENT_READER_END_OF_STREAM;
+        return wire_stream_failed(ss->s) ? MHD_CONTENT_READER_END_WITH_ERROR
+                                         : MHD_CONTENT_READER_END_OF_STREAM;
     *ss->bytes += n;
     return (ssize_t)n;
 }
@@ -138,7 +139,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void stream_done(void *cls)
 {
     srv_stream *ss = cls;
-    api_stream_free(ss->s);
+    wire_stream_free(ss->s);
     free(ss);
 }
 
@@ -158,10 +159,10 @@ static enum MHD_Result send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req 
         ss->s = ar->stream;
         ss->bytes = &rq->resp_bytes;
         ar->stream = NULL;
-        uint64_t size = api_stream_size(ss->s);
+        uint64_t size = wire_stream_size(ss->s);
         rq->resp_bytes = 0;
-        resp = MHD_create_response_from_callback(size == API_STREAM_SIZE_UNKNOWN ? MHD_SIZE_UNKNOWN
-                                                                                 : size,
+        resp = MHD_create_response_from_callback(size == WIRE_STREAM_SIZE_UNKNOWN ? MHD_SIZE_UNKNOWN
+                                                                                  : size,
                                                  STREAM_BLOCK, stream_read, ss, stream_done);
         if (resp == NULL) {
             stream_done(ss);
@@ -250,7 +251,7 @@ static int req_fits(srv_ctx *ctx, srv_req *rq, size_t declared)
     return refused(rq, declared, seen);
 }
 
-/* The .safetensors parser's accounting hook (api_st_hold_fn): its header buffer, then its table.
+/* The .safetensors parser's accounting hook (wire_st_hold_fn): its header buffer, then its table.
  * Such an upload has no body buffer, so rq->held is what the parser holds. */
 static int st_hold(void *cls, size_t bytes)
 {
@@ -482,13 +483,13 @@ static enum MHD_Result preflight(srv_ctx *ctx, struct MHD_Connection *c, srv_req
     return send_resp(ctx, c, rq, 204, resp, NULL);
 }
 
-/* ---- learned tables: /tables, /tables/{name} (api.md "Learned tables"; server/store.h) ------- */
+/* ---- learned tables: /tables, /tables/{name} (api.md "Learned tables"; store/store.h) ------- */
 
 /* created_ms as RFC 3339 UTC with milliseconds, or JSON null (built-in). */
-static void jw_created(api_jw *w, int64_t ms)
+static void jw_created(wire_jw *w, int64_t ms)
 {
     if (ms < 0) {
-        api_jw_null(w);
+        wire_jw_null(w);
         return;
     }
     time_t secs = (time_t)(ms / 1000);
@@ -497,42 +498,42 @@ static void jw_created(api_jw *w, int64_t ms)
     char ts[40], full[48];
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(full, sizeof full, "%s.%03dZ", ts, (int)(ms % 1000));
-    api_jw_str(w, full);
+    wire_jw_str(w, full);
 }
 
 /* {name, shape, dtype, format, bytes, created, builtin[, tensor]} */
-static void jw_table_info(api_jw *w, const srv_table_info *i, const char *tensor)
+static void jw_table_info(wire_jw *w, const store_table_info *i, const char *tensor)
 {
-    api_jw_obj_begin(w);
-    api_jw_key(w, "name");
-    api_jw_str(w, i->name);
-    api_jw_key(w, "shape");
-    api_jw_arr_begin(w);
-    api_jw_int(w, (int64_t)i->rows);
-    api_jw_int(w, (int64_t)i->cols);
-    api_jw_arr_end(w);
-    api_jw_key(w, "dtype");
-    api_jw_str(w, api_dtype_name(i->dtype));
-    api_jw_key(w, "format");
-    api_jw_str(w, i->format);
-    api_jw_key(w, "bytes");
-    api_jw_int(w, (int64_t)(i->rows * i->cols * sizeof(double)));
-    api_jw_key(w, "created");
+    wire_jw_obj_begin(w);
+    wire_jw_key(w, "name");
+    wire_jw_str(w, i->name);
+    wire_jw_key(w, "shape");
+    wire_jw_arr_begin(w);
+    wire_jw_int(w, (int64_t)i->rows);
+    wire_jw_int(w, (int64_t)i->cols);
+    wire_jw_arr_end(w);
+    wire_jw_key(w, "dtype");
+    wire_jw_str(w, wire_dtype_name(i->dtype));
+    wire_jw_key(w, "format");
+    wire_jw_str(w, i->format);
+    wire_jw_key(w, "bytes");
+    wire_jw_int(w, (int64_t)(i->rows * i->cols * sizeof(double)));
+    wire_jw_key(w, "created");
     jw_created(w, i->created_ms);
-    api_jw_key(w, "builtin");
-    api_jw_bool(w, i->builtin);
+    wire_jw_key(w, "builtin");
+    wire_jw_bool(w, i->builtin);
     if (tensor) {
-        api_jw_key(w, "tensor");
-        api_jw_str(w, tensor);
+        wire_jw_key(w, "tensor");
+        wire_jw_str(w, tensor);
     }
-    api_jw_obj_end(w);
+    wire_jw_obj_end(w);
 }
 
 static enum MHD_Result send_jw(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, int status,
-                               api_jw *w, const char *location)
+                               wire_jw *w, const char *location)
 {
     size_t len = 0;
-    char *b = api_jw_take(w, &len);
+    char *b = wire_jw_take(w, &len);
     if (b == NULL)
         return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
     struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback(len, b, &free);
@@ -554,28 +555,28 @@ static enum MHD_Result bad_table_name(srv_ctx *ctx, struct MHD_Connection *c, sr
 
 static enum MHD_Result tables_list(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
-    srv_table_info *v = NULL;
+    store_table_info *v = NULL;
     size_t n = 0;
-    if (srv_store_list(ctx->store, &v, &n) < 0)
+    if (store_list(ctx->store, &v, &n) < 0)
         return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
-    api_jw w;
-    api_jw_init(&w, (size_t)1 << 26);
-    api_jw_obj_begin(&w);
-    api_jw_key(&w, "tables");
-    api_jw_arr_begin(&w);
+    wire_jw w;
+    wire_jw_init(&w, (size_t)1 << 26);
+    wire_jw_obj_begin(&w);
+    wire_jw_key(&w, "tables");
+    wire_jw_arr_begin(&w);
     for (size_t i = 0; i < n; i++)
         jw_table_info(&w, &v[i], NULL);
-    api_jw_arr_end(&w);
-    api_jw_obj_end(&w);
+    wire_jw_arr_end(&w);
+    wire_jw_obj_end(&w);
     free(v);
     return send_jw(ctx, c, rq, 200, &w, NULL);
 }
 
 /* The .npy download: the 1.0 header, then the float64 rows straight from the acquired table. */
 typedef struct {
-    srv_store *store;
-    const api_table *t;
-    char hdr[API_NPY_F64_HEADER_MAX];
+    store_dir *store;
+    const store_table *t;
+    char hdr[WIRE_NPY_F64_HEADER_MAX];
     size_t hl;
 } npy_download;
 
@@ -608,7 +609,7 @@ static ssize_t npy_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void npy_done(void *cls)
 {
     npy_download *d = cls;
-    srv_store_release(d->store, d->t);
+    store_release(d->store, d->t);
     free(d);
 }
 
@@ -626,29 +627,29 @@ static int wants_npy(struct MHD_Connection *c)
 static enum MHD_Result table_get(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
                                  const char *name)
 {
-    const api_table *t = srv_store_acquire(ctx->store, name);
+    const store_table *t = store_acquire(ctx->store, name);
     if (t == NULL) {
         char d[160];
         snprintf(d, sizeof d, "no table named \"%s\"", name);
         return send_problem(ctx, c, rq, API_PB_NOT_FOUND, d, NULL);
     }
     if (!wants_npy(c)) {
-        srv_table_info info;
-        srv_store_info(t, &info);
-        srv_store_release(ctx->store, t);
-        api_jw w;
-        api_jw_init(&w, 1u << 16);
+        store_table_info info;
+        store_info(t, &info);
+        store_release(ctx->store, t);
+        wire_jw w;
+        wire_jw_init(&w, 1u << 16);
         jw_table_info(&w, &info, NULL);
         return send_jw(ctx, c, rq, 200, &w, NULL);
     }
     npy_download *d = calloc(1, sizeof *d);
     if (d == NULL) {
-        srv_store_release(ctx->store, t);
+        store_release(ctx->store, t);
         return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
     }
     d->store = ctx->store;
     d->t = t;
-    d->hl = api_npy_f64_header(d->hdr, sizeof d->hdr, t->rows, t->cols);
+    d->hl = wire_npy_f64_header(d->hdr, sizeof d->hdr, t->rows, t->cols);
     uint64_t total = d->hl + (uint64_t)t->rows * t->cols * sizeof(double);
     struct MHD_Response *resp =
         MHD_create_response_from_callback(total, 64 * 1024, npy_read, d, npy_done);
@@ -667,19 +668,19 @@ static enum MHD_Result table_delete(srv_ctx *ctx, struct MHD_Connection *c, srv_
                                     const char *name)
 {
     char err[256], d[200];
-    switch (srv_store_delete(ctx->store, name, err, sizeof err)) {
-    case SRV_STORE_DELETED: {
+    switch (store_delete(ctx->store, name, err, sizeof err)) {
+    case STORE_DELETED: {
         struct MHD_Response *resp =
             MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
         return send_resp(ctx, c, rq, 204, resp, NULL);
     }
-    case SRV_STORE_BUILTIN_NAME:
+    case STORE_BUILTIN_NAME:
         snprintf(d, sizeof d, "\"%s\" is built in and cannot be deleted", name);
         return send_problem(ctx, c, rq, API_PB_CONFLICT, d, NULL);
-    case SRV_STORE_NOT_FOUND:
+    case STORE_NOT_FOUND:
         snprintf(d, sizeof d, "no table named \"%s\"", name);
         return send_problem(ctx, c, rq, API_PB_NOT_FOUND, d, NULL);
-    case SRV_STORE_BAD_NAME:
+    case STORE_BAD_NAME:
         return bad_table_name(ctx, c, rq);
     default:
         return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, err[0] ? err : "cannot delete", NULL);
@@ -709,7 +710,7 @@ static enum MHD_Result dispatch_tables(srv_ctx *ctx, struct MHD_Connection *c, s
     if (!is_get && !is_delete)
         return send_problem(ctx, c, rq, API_PB_METHOD_NOT_ALLOWED,
                             "/tables/{name} takes GET, PUT and DELETE", TABLE_ALLOW);
-    if (!api_table_name_valid(name))
+    if (!store_name_valid(name))
         return bad_table_name(ctx, c, rq);
     return is_get ? table_get(ctx, c, rq, name) : table_delete(ctx, c, rq, name);
 }
@@ -739,13 +740,13 @@ static enum MHD_Result table_put_headers(srv_ctx *ctx, struct MHD_Connection *c,
     rq->label = "table_put";
     if (atomic_load(&ctx->draining))
         return send_problem(ctx, c, rq, API_PB_SHUTTING_DOWN, "the server is draining", NULL);
-    if (!api_table_name_valid(name))
+    if (!store_name_valid(name))
         return bad_table_name(ctx, c, rq);
     snprintf(rq->table, sizeof rq->table, "%s", name);
-    if (strcmp(name, SRV_STORE_BUILTIN) == 0)
+    if (strcmp(name, STORE_BUILTIN) == 0)
         return send_problem(ctx, c, rq, API_PB_CONFLICT,
-                            "\"" SRV_STORE_BUILTIN "\" is built in and cannot be replaced", NULL);
-    if (!srv_store_writable(ctx->store))
+                            "\"" STORE_BUILTIN "\" is built in and cannot be replaced", NULL);
+    if (!store_writable(ctx->store))
         return send_problem(ctx, c, rq, API_PB_UNAVAILABLE,
                             "no usable data directory (--data-dir): tables cannot be stored", NULL);
     const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
@@ -766,10 +767,10 @@ static enum MHD_Result table_put_headers(srv_ctx *ctx, struct MHD_Connection *c,
         const char *want = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tensor");
         /* the JSON header is capped by max_body_bytes (it is body text held in memory), the
          * kept tensor by max_table_bytes */
-        if (rq->st == NULL || api_st_init(rq->st, want, ctx->cfg->lim.max_body_bytes,
-                                          ctx->cfg->lim.max_table_bytes) < 0)
+        if (rq->st == NULL || wire_st_init(rq->st, want, ctx->cfg->lim.max_body_bytes,
+                                           ctx->cfg->lim.max_table_bytes) < 0)
             return send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
-        api_st_set_hold(rq->st, st_hold, rq); /* what it keeps counts against the budget */
+        wire_st_set_hold(rq->st, st_hold, rq); /* what it keeps counts against the budget */
         return MHD_YES;
     }
     unsigned long long n = declared_length(c);
@@ -800,16 +801,19 @@ static enum MHD_Result table_put_finish(srv_ctx *ctx, struct MHD_Connection *c, 
         return send_overloaded(ctx, c, rq);
     api_problem pb;
     api_problem_init(&pb);
-    api_tensor t;
+    wire_tensor t;
     const char *tensor = NULL;
     size_t max_table = ctx->cfg->lim.max_table_bytes;
     int rc;
+    wire_err we;
+    wire_err_init(&we);
     if (rq->put_format == PUT_JSON)
         rc = api_table_json_parse(rq->buf, rq->len, max_table, &t, &pb);
     else if (rq->put_format == PUT_NPY)
-        rc = api_npy_parse(rq->buf ? rq->buf : "", rq->len, max_table, 0, &t, NULL, &pb);
+        rc = wire_npy_parse(rq->buf ? rq->buf : "", rq->len, max_table, 0, &t, NULL, &we);
     else
-        rc = api_st_finish(rq->st, &t, &tensor, &pb);
+        rc = wire_st_finish(rq->st, &t, &tensor, &we);
+    api_problem_from_wire(&pb, &we);
     free(rq->buf);
     rq->buf = NULL;
     if (rq->put_format != PUT_ST || rc < 0) /* the body buffer is gone (a failed stream's too) */
@@ -819,29 +823,29 @@ static enum MHD_Result table_put_finish(srv_ctx *ctx, struct MHD_Connection *c, 
         api_problem_response(&pb, rq->request_id, &ar);
         return send_api(ctx, c, rq, &ar);
     }
-    srv_table_info info;
+    store_table_info info;
     char err[256], d[200];
-    srv_store_result r = srv_store_put(ctx->store, rq->table, &t, PUT_FORMATS[rq->put_format],
-                                       &info, err, sizeof err);
+    store_result r =
+        store_put(ctx->store, rq->table, &t, PUT_FORMATS[rq->put_format], &info, err, sizeof err);
     srv_budget_hold(&ctx->budget, &rq->held, 0, NULL); /* a streamed table: stored or freed now */
-    if (r == SRV_STORE_CREATED || r == SRV_STORE_REPLACED) {
-        api_jw w;
-        api_jw_init(&w, 1u << 16);
+    if (r == STORE_CREATED || r == STORE_REPLACED) {
+        wire_jw w;
+        wire_jw_init(&w, 1u << 16);
         jw_table_info(&w, &info, tensor);
         char loc[96];
         snprintf(loc, sizeof loc, "/tables/%s", rq->table);
-        return send_jw(ctx, c, rq, r == SRV_STORE_CREATED ? 201 : 200, &w, loc);
+        return send_jw(ctx, c, rq, r == STORE_CREATED ? 201 : 200, &w, loc);
     }
-    if (r == SRV_STORE_BUILTIN_NAME) {
+    if (r == STORE_BUILTIN_NAME) {
         snprintf(d, sizeof d, "\"%s\" is built in and cannot be replaced", rq->table);
         return send_problem(ctx, c, rq, API_PB_CONFLICT, d, NULL);
     }
-    if (r == SRV_STORE_BAD_NAME)
+    if (r == STORE_BAD_NAME)
         return bad_table_name(ctx, c, rq);
     return send_problem(ctx, c, rq, API_PB_UNAVAILABLE,
-                        r == SRV_STORE_IO      ? err
-                        : r == SRV_STORE_NOMEM ? "out of memory"
-                                               : "no usable data directory",
+                        r == STORE_IO      ? err
+                        : r == STORE_NOMEM ? "out of memory"
+                                           : "no usable data directory",
                         NULL);
 }
 
@@ -1017,7 +1021,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         size_t n = *upload_size;
         *upload_size = 0;
         if (rq->st) { /* streamed: only the wanted tensor is kept; errors are sticky */
-            api_st_feed(rq->st, upload, n);
+            wire_st_feed(rq->st, upload, n);
             return MHD_YES;
         }
         return append_body(ctx, rq, upload, n);
@@ -1036,7 +1040,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (rq->submitted) /* resumed: the pool job computed the response */
         return send_api(ctx, c, rq, &rq->ar);
     rq->opts =
-        (api_opts){api_accept_npy(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")), 1};
+        (api_opts){wire_accept_npy(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")), 1};
     rq->conn = c;
     rq->submitted = 1;
     /* Compute on a pool thread with the connection suspended, so that this HTTP thread keeps
@@ -1076,7 +1080,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     fflush(stdout);
     free(rq->buf);
     if (rq->st) {
-        api_st_free(rq->st); /* reports 0 held to st_hold */
+        wire_st_free(rq->st); /* reports 0 held to st_hold */
         free(rq->st);
     }
     /* whatever this request still holds (also after an abort: this runs for every request) */

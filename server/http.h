@@ -7,18 +7,18 @@
 
 #include <stdatomic.h>
 
-#include "api.h"
-#include "budget.h"
-#include "config.h"
-#include "metrics.h"
-#include "store.h"
+#include "api/api.h"
+#include "server/budget.h"
+#include "server/config.h"
+#include "server/metrics.h"
+#include "store/store.h"
 
 /* Everything a request handler may reach; created by main, shared by all worker threads. */
 typedef struct {
     const srv_config *cfg;
     api_ctx api;
     srv_metrics *metrics;
-    srv_store *store;      /* learned tables (/tables, /learned); api.tables is its source */
+    store_dir *store;      /* learned tables (/tables, /learned); api.tables is its source */
     struct srv_pool *pool; /* compute threads (NULL: compute on the HTTP threads) */
     srv_budget budget;     /* request bodies held in memory (max_inflight_bytes; init by main) */
     atomic_int draining;   /* 1 after SIGTERM: /readyz 503, Connection: close, new work 503 */

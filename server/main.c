@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "config.h"
-#include "http.h"
+#include "core/cache.h"
+#include "server/config.h"
+#include "server/http.h"
 
 /* Reads a whole small file; NULL when it cannot. */
 static char *read_file(const char *path, size_t *len)
@@ -100,9 +100,9 @@ int main(int argc, char **argv)
     srv_budget_init(&ctx.budget, cfg.lim.max_inflight_bytes);
     ctx.api.cache = pe_cache_create(cfg.cache_bytes, cfg.cache_positions);
     ctx.metrics = srv_metrics_create();
-    ctx.store = srv_store_open(cfg.data_dir, cfg.lim.max_table_bytes, stderr);
+    ctx.store = store_open(cfg.data_dir, cfg.lim.max_table_bytes, stderr);
     if (ctx.store)
-        ctx.api.tables = srv_store_source(ctx.store);
+        ctx.api.tables = store_as_source(ctx.store);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     ctx.id_salt = ((unsigned long long)ts.tv_nsec * 2654435761ULL) ^ (unsigned long long)getpid();
@@ -129,7 +129,7 @@ int main(int argc, char **argv)
     srv_http_drain_and_stop(&ctx, d);
     pe_cache_destroy(ctx.api.cache);
     srv_metrics_destroy(ctx.metrics);
-    srv_store_close(ctx.store);
+    store_close(ctx.store);
     free(ctx.spec);
     fprintf(stderr, "posencd: stopped\n");
     return 0;

@@ -1,5 +1,5 @@
 /* server/metrics.c -- see metrics.h. Exposition rules: prometheus.io "Exposition formats". */
-#include "metrics.h"
+#include "server/metrics.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "cache.h"
+#include "api/api.h"
+#include "core/cache.h"
 
 /* Fixed route labels besides the compute routes of api_routes(). */
 static const char *const EXTRA_ROUTES[] = {"healthz", "readyz",    "limits", "metrics", "version",

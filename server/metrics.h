@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "budget.h"
+#include "server/budget.h"
 
 typedef struct pe_cache pe_cache;
 typedef struct srv_metrics srv_metrics;

@@ -1,5 +1,5 @@
 /* server/pool.c -- see pool.h. A mutex-protected FIFO list and a condition variable. */
-#include "pool.h"
+#include "server/pool.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,0 +1,110 @@
+/*
+ * store/store.h -- the learned-table store behind /tables and POST /learned (api.md "Learned
+ * tables"): durable files in a data directory, an in-memory name map of refcounted immutable
+ * tables, and the built-in demo-512x64.
+ *
+ * On disk: one file per table, <data_dir>/<name>.npy: a standard NumPy .npy 1.0 file holding the
+ * table as little-endian float64, C order ([rows][cols]; np.load reads it as is), followed by one
+ * trailer line that NumPy ignores:
+ *   "POSENC-TABLE 1 dtype=<float16|bfloat16|float32|float64> format=<json|npy|safetensors>
+ *    created_ms=<unix ms> fnv1a64=<16 hex digits>\n"
+ * where fnv1a64 is FNV-1a 64 over the data as 64-bit little-endian words (h = (h ^ w) * prime,
+ * offset basis 0xcbf29ce484222325, prime 0x100000001b3). A plain .npy (float16/32/64, no trailer)
+ * dropped into the directory is accepted too (dtype from its header, created = its mtime).
+ *
+ * Writes are durable and atomic: a unique temp file ".tmp-<name>-XXXXXX" (mkstemp, flock'ed while
+ * written) in the data directory, write, fsync, then link() to the final name (created) or
+ * rename() over it (replaced), then fsync of the directory. A reader therefore sees the old table
+ * or the new one, never a mix; a crash leaves at most a temp file, which start-up removes (only
+ * when no live writer holds its lock and it is older than 2 s).
+ *
+ * Start-up scans the directory: every valid table is loaded; a corrupt or truncated file is
+ * reported on the log stream and skipped (it never hides the others). Lookups validate the map
+ * against the directory: a miss (or a file whose inode, size or mtime changed) re-reads that file,
+ * and a file gone from the directory is gone from the map, so replicas sharing a volume see each
+ * other's tables, replacements and deletions. GET /tables re-reads the whole directory.
+ *
+ * Thread safety: every function may be called from any thread. One mutex guards the name map only;
+ * files are read and written outside it. Tables are immutable and refcounted: an acquired table
+ * stays valid until released, whatever PUT or DELETE happens meanwhile.
+ */
+#ifndef STORE_H
+#define STORE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store/table.h"
+#include "wire/tensor_io.h"
+
+typedef struct store_dir store_dir;
+
+#define STORE_BUILTIN "demo-512x64" /* 512 x 64, 0.02 * N(0,1), core/learned.h generator */
+
+/* What GET /tables shows of a table. */
+typedef struct {
+    char name[STORE_NAME_MAX + 1];
+    size_t rows, cols;
+    wire_dtype dtype;   /* of the upload */
+    char format[16];    /* "json", "npy", "safetensors" or "builtin" */
+    int64_t created_ms; /* unix time in ms of the upload; -1 for the built-in table */
+    int builtin;        /* 1 for demo-512x64 */
+} store_table_info;
+
+/* Outcomes of store_put / store_delete. */
+typedef enum {
+    STORE_CREATED = 0,  /* put: a new name */
+    STORE_REPLACED = 1, /* put: an existing table was replaced */
+    STORE_DELETED = 2,  /* delete: done */
+    STORE_NOT_FOUND = 3,
+    STORE_BUILTIN_NAME = 4, /* the built-in table cannot be replaced or deleted */
+    STORE_BAD_NAME = 5,
+    STORE_NO_DIR = 6, /* no usable data directory */
+    STORE_IO = 7,     /* a file operation failed (message says which) */
+    STORE_NOMEM = 8,
+} store_result;
+
+/*
+ * Opens the store on dir (created, with parents, when missing; "" = no directory: only the
+ * built-in table, PUT answers STORE_NO_DIR). Removes stale temp files, loads every table, and
+ * reports each skipped file on log (one line each, "posencd: tables: ..."). max_table_bytes bounds
+ * a table (rows * cols * 8) read from disk. Returns NULL only when out of memory; a directory that
+ * cannot be created or read is reported and leaves the store without a directory.
+ */
+store_dir *store_open(const char *dir, size_t max_table_bytes, FILE *log);
+/* Frees the store (tables still acquired stay valid until released). */
+void store_close(store_dir *s);
+
+/* 1 when tables can be stored (a usable data directory), else 0. */
+int store_writable(const store_dir *s);
+
+/* The store_source for api_ctx.tables (acquire / release below); valid while s lives. */
+const store_source *store_as_source(store_dir *s);
+
+/* Returns the table name (validated against the directory as described above) or NULL. */
+const store_table *store_acquire(store_dir *s, const char *name);
+/* Gives back a table from store_acquire. */
+void store_release(store_dir *s, const store_table *t);
+/* The metadata of an acquired table. */
+void store_info(const store_table *t, store_table_info *info);
+
+/*
+ * Stores t under name durably (see above), taking ownership of t->data on every outcome (t is
+ * zeroed). format: "json", "npy" or "safetensors". Returns STORE_CREATED or _REPLACED (then
+ * *info describes the stored table), or an error (_BAD_NAME, _BUILTIN_NAME, _NO_DIR, _IO with
+ * err, _NOMEM); on error nothing visible changed.
+ */
+store_result store_put(store_dir *s, const char *name, wire_tensor *t, const char *format,
+                       store_table_info *info, char *err, size_t err_n);
+
+/* Deletes the table name: STORE_DELETED, _NOT_FOUND, _BUILTIN_NAME, _BAD_NAME, _NO_DIR, or
+ * _IO (err filled). */
+store_result store_delete(store_dir *s, const char *name, char *err, size_t err_n);
+
+/*
+ * Re-reads the directory and returns every table's metadata sorted by name (built-in included) in
+ * *out (malloc'd; free()) with *n entries. Returns 0, or -1 when out of memory.
+ */
+int store_list(store_dir *s, store_table_info **out, size_t *n);
+
+#endif

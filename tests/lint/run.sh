@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# make lint: the habits docs/style.md describes, checked on every `make check`.
+#   1. layering from #include lines (docs/architecture.md): core/ includes nothing of ours above it
+#      and no I/O or JSON library; wire/ and store/ include no api/ or server/ header; api/ no
+#      server/ header and no libmicrohttpd;
+#   2. banned functions (unbounded or locale-dependent: sprintf, strcpy, strcat, atoi, atof,
+#      strtok, gets);
+#   3. no file over 600 lines in the five layers, except those listed in tests/lint/oversize.txt
+#      (each with the reason; the list may only shrink: a listed file that fits fails too);
+#   4. clang-format (the repository's .clang-format) over every C, C++ and header file we own.
+# Prints "lint: ok" or every violation, and exits 1 on any.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+fail=0
+bad() { echo "lint: $*"; fail=1; }
+
+incl() { grep -HnE "$2" $1 2>/dev/null; }
+v=$(incl "core/*.c core/*.h" '#include *"(wire|store|api|server)/|#include *<(microhttpd|jansson|curl/)')
+[ -z "$v" ] || bad "core/ includes an upper layer or an I/O/JSON library:"$'\n'"$v"
+v=$(incl "wire/*.c wire/*.h wire/*.cc store/*.c store/*.h" '#include *"(api|server)/|#include *<microhttpd')
+[ -z "$v" ] || bad "wire/ or store/ includes api/ or server/:"$'\n'"$v"
+v=$(incl "api/*.c api/*.h" '#include *"server/|#include *<microhttpd')
+[ -z "$v" ] || bad "api/ includes server/ or libmicrohttpd:"$'\n'"$v"
+v=$(grep -rnwE '(sprintf|strcpy|strcat|atoi|atof|strtok|gets)\(' core wire store api server)
+[ -z "$v" ] || bad "banned function:"$'\n'"$v"
+
+allowed=$(grep -v '^#' tests/lint/oversize.txt | awk 'NF {print $1}')
+for f in $(ls core/* wire/* store/* api/* server/* | grep -E '\.(c|h|cc)$'); do
+    n=$(wc -l <"$f")
+    listed=0; for a in $allowed; do [ "$a" = "$f" ] && listed=1; done
+    if [ "$n" -gt 600 ] && [ $listed = 0 ]; then bad "$f has $n lines (> 600): split it by concern"; fi
+    if [ "$n" -le 600 ] && [ $listed = 1 ]; then bad "$f fits now ($n lines): take it off tests/lint/oversize.txt"; fi
+done
+
+files=$(git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cc' | grep -vE '^(web|tests/(browser|contract)/node_modules)/')
+v=$(for f in $files; do [ -f "$f" ] && clang-format --dry-run "$f" 2>&1 | grep -m1 -o '^[^:]*:[0-9]*' ; done)
+[ -z "$v" ] || bad "not clang-formatted (run: make format):"$'\n'"$v"
+
+[ $fail = 0 ] && echo "lint: ok"
+exit $fail

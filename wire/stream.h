@@ -1,0 +1,85 @@
+/*
+ * wire/stream.h -- response bodies produced while they are sent (issue 8): the daemon never holds
+ * the whole text of a large JSON response, and .npy bodies for `Accept: application/x-npy`.
+ *
+ * A handler writes its response through an wire_jw in WIRE_JW_STREAM or WIRE_JW_NPY mode (jw.h).
+ * Everything that can fail is decided while the handler runs; afterwards an wire_stream turns the
+ * writer's envelope text and its deferred row sources into bytes, a bounded piece at a time
+ * (wire_stream_read), formatting one matrix row at a time. Memory per stream: the envelope text,
+ * one row of doubles and one row of text (plus whatever the row sources hold: nothing for
+ * /sinusoidal, whose rows are computed on demand).
+ *
+ * .npy (NumPy format 1.0, numpy/lib/format.py): magic "\x93NUMPY", version 1.0, u16 LE header
+ * length, the dict {'descr': ..., 'fortran_order': False, 'shape': (...), } padded with spaces
+ * and '\n' so that the data starts at a multiple of 64 bytes, then the data in C order,
+ * little-endian: '<f8' (default), '<f4' with "dtype": "float32", '<i8' for arrays of integers
+ * (/t5/buckets; dtype does not change them). Masked cells (JSON null) take the value of the
+ * route's wire_npy_key (-inf for biases and scores, 0 for weights).
+ *
+ * Not thread-safe: one stream is read by one thread at a time (MHD: the connection's worker).
+ */
+#ifndef WIRE_STREAM_H
+#define WIRE_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire/err.h"
+#include "wire/jw.h"
+
+#define WIRE_STREAM_SIZE_UNKNOWN UINT64_MAX
+
+typedef struct wire_stream wire_stream;
+
+/*
+ * A JSON body from w (WIRE_JW_STREAM mode, wire_jw_ok, no non-finite value): takes over w's text
+ * and deferred matrices and resets w (as wire_jw_free). Returns NULL when out of memory (w freed).
+ */
+wire_stream *wire_stream_json(wire_jw *w);
+
+/*
+ * An .npy body from w (WIRE_JW_NPY mode, ok, no non-finite value): the captured array as '<f8',
+ * '<f4' (f32 1; integer arrays stay '<i8') or '<i8'. w is reset. Returns NULL with pb filled when
+ * no array was captured (WIRE_EINTERNAL), when a value is beyond the float32 range with f32
+ * (WIRE_EINVALID at /dtype), or when out of memory (WIRE_ENOMEM).
+ */
+wire_stream *wire_stream_npy(wire_jw *w, int f32, wire_err *pb);
+
+/* Writes the next bytes of the body into buf (at most max); returns how many, 0 at the end. */
+size_t wire_stream_read(wire_stream *s, char *buf, size_t max);
+
+/* 1 when wire_stream_read stopped early because memory ran out (the body is incomplete: the
+ * server should abort the connection rather than end the body cleanly). */
+int wire_stream_failed(const wire_stream *s);
+
+/* The body's total size in bytes when known in advance (.npy), else WIRE_STREAM_SIZE_UNKNOWN. */
+uint64_t wire_stream_size(const wire_stream *s);
+
+/* .npy: the response key whose array it holds ("matrix", "scores", ...); JSON: NULL. */
+const char *wire_stream_array(const wire_stream *s);
+
+/* Frees s and releases every row source it still holds. NULL is allowed. */
+void wire_stream_free(wire_stream *s);
+
+/*
+ * Reads the rest of s into one malloc'd buffer (NUL-terminated; *len without the NUL) and frees s.
+ * Returns NULL when out of memory or when the body would exceed max bytes (s freed as well).
+ */
+char *wire_stream_drain(wire_stream *s, size_t max, size_t *len);
+
+/*
+ * 1 when an Accept header value asks for application/x-npy: it is listed with q > 0 and with a q
+ * at least that of application/json (or of application/ * and * / * when JSON is not named).
+ * NULL or anything else: 0 (JSON, the default).
+ */
+int wire_accept_npy(const char *accept);
+
+/*
+ * Writes an .npy 1.0 header for descr ("<f8", "<f4", "<i8") and shape[0..ndim) (1 <= ndim <=
+ * WIRE_JW_MAX_DEPTH) into out (n >= WIRE_NPY_HEADER_MAX). Returns its length (a multiple of 64), or
+ * 0 when it does not fit.
+ */
+#define WIRE_NPY_HEADER_MAX 1024
+size_t wire_npy_header(char *out, size_t n, const char *descr, const size_t *shape, int ndim);
+
+#endif

@@ -1,0 +1,396 @@
+/*
+ * wire/tensor_io.c -- element types, table names and .npy (see tensor_io.h).
+ * The .safetensors stream parser is in wire/tensor_io_st.c.
+ * Sources: NumPy's format spec (numpy/lib/format.py, "NPY format"), IEEE 754-2008 binary16,
+ * bfloat16 as the upper half of binary32 (Google Brain; PyTorch torch.bfloat16).
+ */
+#include "wire/tensor_io.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pe.h"
+
+const char *wire_dtype_name(wire_dtype dt)
+{
+    switch (dt) {
+    case WIRE_DT_F16:
+        return "float16";
+    case WIRE_DT_BF16:
+        return "bfloat16";
+    case WIRE_DT_F32:
+        return "float32";
+    case WIRE_DT_F64:
+        return "float64";
+    }
+    return "unknown";
+}
+
+size_t wire_dtype_size(wire_dtype dt)
+{
+    switch (dt) {
+    case WIRE_DT_F16:
+    case WIRE_DT_BF16:
+        return 2;
+    case WIRE_DT_F32:
+        return 4;
+    case WIRE_DT_F64:
+        return 8;
+    }
+    return 8;
+}
+
+void wire_tensor_free(wire_tensor *t)
+{
+    free(t->data);
+    memset(t, 0, sizeof *t);
+}
+
+double wire_f16_to_double(uint16_t h)
+{
+    int sign = (h >> 15) & 1;
+    int e = (h >> 10) & 0x1f;
+    int f = h & 0x3ff;
+    double v;
+    if (e == 0)
+        v = ldexp((double)f, -24); /* subnormal (or zero): f * 2^-14 * 2^-10 */
+    else if (e == 31)
+        v = f ? NAN : INFINITY;
+    else
+        v = ldexp((double)(f | 0x400), e - 25); /* (1024 + f) * 2^(e-15-10) */
+    return sign ? -v : v;
+}
+
+double wire_bf16_to_double(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return (double)f;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+size_t wire_decode_le(wire_dtype dt, const unsigned char *src, size_t n, double *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v;
+        switch (dt) {
+        case WIRE_DT_F16:
+            v = wire_f16_to_double((uint16_t)(src[2 * i] | (src[2 * i + 1] << 8)));
+            break;
+        case WIRE_DT_BF16:
+            v = wire_bf16_to_double((uint16_t)(src[2 * i] | (src[2 * i + 1] << 8)));
+            break;
+        case WIRE_DT_F32: {
+            const unsigned char *p = src + 4 * i;
+            uint32_t b =
+                (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            float f;
+            memcpy(&f, &b, sizeof f);
+            v = (double)f;
+            break;
+        }
+        default: { /* F64; in place is fine: element i is read before it is written */
+            uint64_t b = le64(src + 8 * i);
+            memcpy(&v, &b, sizeof v);
+            break;
+        }
+        }
+        if (!isfinite(v))
+            return i;
+        out[i] = v;
+    }
+    return n;
+}
+
+void wire_encode_f64_le(const double *x, size_t n, unsigned char *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b;
+        memcpy(&b, &x[i], sizeof b);
+        for (int k = 0; k < 8; k++)
+            out[8 * i + (size_t)k] = (unsigned char)(b >> (8 * k));
+    }
+}
+
+/* ---- .npy ----------------------------------------------------------------------------------- */
+
+static const unsigned char NPY_MAGIC[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+
+/* Cursor over the header dict text. */
+typedef struct {
+    const char *p, *end;
+} npy_cur;
+
+static void npy_ws(npy_cur *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
+        c->p++;
+}
+
+static int npy_eat(npy_cur *c, char ch)
+{
+    npy_ws(c);
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* A quoted string without escapes into out (n bytes); 0 when malformed or too long. */
+static int npy_str(npy_cur *c, char *out, size_t n)
+{
+    npy_ws(c);
+    if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
+        return 0;
+    char q = *c->p++;
+    size_t k = 0;
+    while (c->p < c->end && *c->p != q) {
+        if (*c->p == '\\' || k + 1 >= n)
+            return 0;
+        out[k++] = *c->p++;
+    }
+    if (c->p >= c->end)
+        return 0;
+    c->p++;
+    out[k] = '\0';
+    return 1;
+}
+
+/* A Python tuple of non-negative ints; *nd = its length (up to 8 kept). 0 when malformed. */
+static int npy_tuple(npy_cur *c, size_t *dims, size_t *nd)
+{
+    if (!npy_eat(c, '('))
+        return 0;
+    *nd = 0;
+    int trailing_comma = 0;
+    for (;;) {
+        npy_ws(c);
+        if (npy_eat(c, ')'))
+            break;
+        if (c->p >= c->end || *c->p < '0' || *c->p > '9')
+            return 0;
+        size_t v = 0;
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+            size_t d = (size_t)(*c->p - '0');
+            if (v > ((size_t)-1 - d) / 10)
+                return 0;
+            v = v * 10 + d;
+            c->p++;
+        }
+        if (c->p < c->end && *c->p == 'L') /* Python 2 long */
+            c->p++;
+        if (*nd < 8)
+            dims[*nd] = v;
+        (*nd)++;
+        trailing_comma = npy_eat(c, ',');
+        if (!trailing_comma) {
+            if (!npy_eat(c, ')'))
+                return 0;
+            break;
+        }
+    }
+    /* "(5)" is the int 5, not a tuple: a single element needs its comma. */
+    return !(*nd == 1 && !trailing_comma);
+}
+
+/* A 422 about the whole body (pointer ""), with the message itself as the detail. */
+#define body_fail(err, status, ...) wire_err_at(err, status, "", __VA_ARGS__)
+
+#define NPY_FAIL(...)                                                                              \
+    do {                                                                                           \
+        body_fail(pb, WIRE_EINVALID, __VA_ARGS__);                                                 \
+        return -1;                                                                                 \
+    } while (0)
+
+/* Parses the dict text; fills descr, fortran, dims. */
+static int npy_dict(const char *text, size_t n, char *descr, size_t descr_n, int *fortran,
+                    size_t *dims, size_t *nd, wire_err *pb)
+{
+    npy_cur c = {text, text + n};
+    int have_descr = 0, have_fo = 0, have_shape = 0;
+    if (!npy_eat(&c, '{'))
+        NPY_FAIL(".npy header: expected a Python dict literal starting with '{'");
+    for (;;) {
+        if (npy_eat(&c, '}'))
+            break;
+        char key[32];
+        if (!npy_str(&c, key, sizeof key) || !npy_eat(&c, ':'))
+            NPY_FAIL(".npy header: expected 'key': value in the header dict");
+        if (strcmp(key, "descr") == 0 && !have_descr) {
+            npy_ws(&c);
+            if (c.p < c.end && *c.p == '[')
+                NPY_FAIL(".npy: structured dtypes are not supported; save a plain 2-D float array");
+            if (!npy_str(&c, descr, descr_n))
+                NPY_FAIL(".npy header: 'descr' must be a dtype string such as '<f4'");
+            have_descr = 1;
+        } else if (strcmp(key, "fortran_order") == 0 && !have_fo) {
+            npy_ws(&c);
+            if ((size_t)(c.end - c.p) >= 4 && memcmp(c.p, "True", 4) == 0) {
+                *fortran = 1;
+                c.p += 4;
+            } else if ((size_t)(c.end - c.p) >= 5 && memcmp(c.p, "False", 5) == 0) {
+                *fortran = 0;
+                c.p += 5;
+            } else {
+                NPY_FAIL(".npy header: 'fortran_order' must be True or False");
+            }
+            have_fo = 1;
+        } else if (strcmp(key, "shape") == 0 && !have_shape) {
+            if (!npy_tuple(&c, dims, nd))
+                NPY_FAIL(".npy header: 'shape' must be a tuple of non-negative integers");
+            have_shape = 1;
+        } else {
+            NPY_FAIL(".npy header: unexpected or repeated key '%.24s' (NumPy writes exactly descr, "
+                     "fortran_order and shape)",
+                     key);
+        }
+        if (!npy_eat(&c, ',')) {
+            if (!npy_eat(&c, '}'))
+                NPY_FAIL(".npy header: expected ',' or '}' in the header dict");
+            break;
+        }
+    }
+    npy_ws(&c);
+    if (c.p != c.end)
+        NPY_FAIL(".npy header: unexpected text after the header dict");
+    if (!have_descr || !have_fo || !have_shape)
+        NPY_FAIL(".npy header: the dict must have the keys descr, fortran_order and shape");
+    return 0;
+}
+
+int wire_npy_parse_header(const void *buf, size_t len, size_t max_table_bytes, wire_npy_info *info,
+                          wire_err *pb)
+{
+    const unsigned char *b = buf;
+    size_t m = len < sizeof NPY_MAGIC ? len : sizeof NPY_MAGIC;
+    if (memcmp(b, NPY_MAGIC, m) != 0)
+        NPY_FAIL("not an .npy file (it must start with the magic \\x93NUMPY)");
+    if (len < 10)
+        return 0;
+    unsigned major = b[6], minor = b[7];
+    size_t start, hl;
+    if (major == 1 && minor == 0) {
+        start = 10;
+        hl = (size_t)b[8] | (size_t)b[9] << 8;
+    } else if ((major == 2 || major == 3) && minor == 0) {
+        if (len < 12)
+            return 0;
+        start = 12;
+        hl = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
+    } else {
+        NPY_FAIL(".npy format version %u.%u is not supported (1.0, 2.0 and 3.0 are)", major, minor);
+    }
+    if (hl > WIRE_NPY_MAX_HEADER)
+        NPY_FAIL(".npy header of %zu bytes exceeds the cap of %u bytes", hl, WIRE_NPY_MAX_HEADER);
+    if (len - start < hl)
+        return 0;
+    char descr[16];
+    int fortran = 0;
+    size_t dims[8] = {0}, nd = 0;
+    if (npy_dict((const char *)b + start, hl, descr, sizeof descr, &fortran, dims, &nd, pb) < 0)
+        return -1;
+    wire_dtype dt;
+    if (strcmp(descr, "<f2") == 0)
+        dt = WIRE_DT_F16;
+    else if (strcmp(descr, "<f4") == 0)
+        dt = WIRE_DT_F32;
+    else if (strcmp(descr, "<f8") == 0)
+        dt = WIRE_DT_F64;
+    else if (descr[0] == '>' && descr[1] == 'f')
+        NPY_FAIL(".npy dtype '%s' is big-endian; only little-endian float16/32/64 are accepted "
+                 "(save a.astype('<%s'))",
+                 descr, descr + 1);
+    else
+        NPY_FAIL(".npy dtype '%s' is not supported; accepted: '<f2', '<f4', '<f8' "
+                 "(save a.astype('<f4'))",
+                 descr);
+    if (fortran)
+        NPY_FAIL(".npy array is in Fortran order; only C order is accepted "
+                 "(save np.ascontiguousarray(a))");
+    if (nd != 2)
+        NPY_FAIL(".npy array is %zu-D; a table must be 2-D [positions][dim]", nd);
+    if (dims[0] == 0 || dims[1] == 0)
+        NPY_FAIL(".npy shape (%zu, %zu) is empty; a table needs at least one row and one column",
+                 dims[0], dims[1]);
+    size_t n, bytes;
+    if (!pe_mul_ok(dims[0], dims[1], &n) || !pe_mul_ok(n, sizeof(double), &bytes) ||
+        bytes > max_table_bytes) {
+        body_fail(pb, WIRE_ELIMIT,
+                  "a %zu x %zu table needs %zu x %zu x 8 bytes as float64; max_table_bytes is %zu",
+                  dims[0], dims[1], dims[0], dims[1], max_table_bytes);
+        return -1;
+    }
+    info->header_len = start + hl;
+    info->rows = dims[0];
+    info->cols = dims[1];
+    info->dtype = dt;
+    info->data_bytes = n * wire_dtype_size(dt);
+    return 1;
+}
+
+int wire_npy_parse(const void *buf, size_t len, size_t max_table_bytes, int allow_trailing,
+                   wire_tensor *out, size_t *consumed, wire_err *pb)
+{
+    memset(out, 0, sizeof *out);
+    wire_npy_info info;
+    int rc = wire_npy_parse_header(buf, len, max_table_bytes, &info, pb);
+    if (rc == 0)
+        NPY_FAIL(".npy file of %zu bytes ends inside its header", len);
+    if (rc < 0)
+        return -1;
+    size_t have = len - info.header_len;
+    if (have < info.data_bytes || (!allow_trailing && have != info.data_bytes))
+        NPY_FAIL(".npy data of a %zu x %zu %s array must be %zu bytes, got %zu", info.rows,
+                 info.cols, wire_dtype_name(info.dtype), info.data_bytes, have);
+    size_t n = info.rows * info.cols;
+    double *x = wire_alloc(pb, n, sizeof *x);
+    if (x == NULL)
+        return -1;
+    size_t bad = wire_decode_le(info.dtype, (const unsigned char *)buf + info.header_len, n, x);
+    if (bad < n) {
+        free(x);
+        NPY_FAIL(".npy value at row %zu, column %zu is not finite (NaN or Inf)", bad / info.cols,
+                 bad % info.cols);
+    }
+    out->rows = info.rows;
+    out->cols = info.cols;
+    out->data = x;
+    out->dtype = info.dtype;
+    if (consumed)
+        *consumed = info.header_len + info.data_bytes;
+    return 0;
+}
+
+size_t wire_npy_f64_header(char *out, size_t n, size_t rows, size_t cols)
+{
+    char dict[96];
+    int k = snprintf(dict, sizeof dict,
+                     "{'descr': '<f8', 'fortran_order': False, 'shape': (%zu, "
+                     "%zu), }",
+                     rows, cols);
+    size_t dl = (size_t)k;
+    size_t total = (10 + dl + 1 + 63) / 64 * 64; /* preamble + dict + '\n', padded to 64 */
+    if (n < total)
+        return 0;
+    memcpy(out, NPY_MAGIC, sizeof NPY_MAGIC);
+    out[6] = 1;
+    out[7] = 0;
+    size_t hl = total - 10;
+    out[8] = (char)(hl & 0xff);
+    out[9] = (char)(hl >> 8);
+    memcpy(out + 10, dict, dl);
+    memset(out + 10 + dl, ' ', total - 10 - dl - 1);
+    out[total - 1] = '\n';
+    return total;
+}
