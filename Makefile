@@ -11,7 +11,7 @@
 CC       ?= cc
 BUILD    ?= build
 PKGS     := libmicrohttpd jansson check libcurl
-DEB_PKGS := libmicrohttpd-dev libjansson-dev check libsubunit-dev libcurl4-openssl-dev pkg-config python3 clang-format \
+DEB_PKGS := libmicrohttpd-dev libjansson-dev check libsubunit-dev libcurl4-openssl-dev pkg-config python3 python3-yaml clang-format \
 	g++ libdragonbox-dev
 OPT      ?= -O2
 CFLAGS_STRICT := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g $(OPT) \
@@ -149,6 +149,16 @@ lint:
 # Rewrites every C, C++ and header file we own with clang-format (.clang-format).
 format:
 	git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cc' | grep -v node_modules | xargs clang-format -i
+
+# Old daemon vs this one, byte for byte: every route x answer type, the oracle vectors, the
+# contract examples and the fuzz corpora (tests/replay/README.md). Intended differences are
+# listed in tests/replay/expected_diffs.json.
+REPLAY_REV ?= 87b0423
+.PHONY: replay
+replay: deps $(BUILD)/posencd
+	tests/replay/build_old.sh $(REPLAY_REV) build-replay/$(REPLAY_REV)
+	python3 tests/replay/replay.py --old build-replay/$(REPLAY_REV)/build/posencd \
+	  --new $(BUILD)/posencd --out $(BUILD)/replay
 
 clean:
 	rm -rf build build-asan
