@@ -86,10 +86,16 @@ int main(int argc, char **argv)
     if (cfg.healthcheck)
         return healthcheck(cfg.port);
 
+    /* SIGTERM and SIGINT drain and stop; SIGHUP, SIGUSR1 and SIGUSR2 are taken too, so that their
+     * default action (terminate at once, cutting responses short) never runs: the logs go to
+     * stdout/stderr, so there is nothing to reopen, and they are only noted. */
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
@@ -123,8 +129,14 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     int sig = 0;
-    while (sigwait(&set, &sig) != 0)
-        ;
+    for (;;) {
+        if (sigwait(&set, &sig) != 0)
+            continue;
+        if (sig == SIGTERM || sig == SIGINT)
+            break;
+        fprintf(stderr, "posencd: signal %d ignored (only SIGTERM and SIGINT stop the daemon)\n",
+                sig);
+    }
     fprintf(stderr, "posencd: signal %d: draining (up to %u s)\n", sig, cfg.drain_seconds);
     srv_http_drain_and_stop(&ctx, d);
     pe_cache_destroy(ctx.api.cache);
