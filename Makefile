@@ -11,8 +11,11 @@
 CC       ?= cc
 BUILD    ?= build
 PKGS     := libmicrohttpd jansson check libcurl
+# The Python client's tests and the example walkthrough (clients/python, examples/).
+PY_PKGS  := python3-numpy python3-requests python3-pytest python3-matplotlib python3-venv python3-pip \
+	python3-setuptools
 DEB_PKGS := libmicrohttpd-dev libjansson-dev check libsubunit-dev libcurl4-openssl-dev pkg-config python3 python3-yaml clang-format \
-	g++ libdragonbox-dev
+	g++ libdragonbox-dev $(PY_PKGS)
 OPT      ?= -O2
 CFLAGS_STRICT := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g $(OPT) \
 	-Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -132,6 +135,7 @@ check: deps
 	$(BUILD)/check_unit
 	POSENC_BIN=$(BUILD)/posencd $(BUILD)/check_http
 	tests/oracle_local.sh $(BUILD)/posencd
+	$(MAKE) pyclient
 	$(MAKE) contract
 	$(MAKE) browser
 
@@ -149,6 +153,11 @@ lint:
 # Rewrites every C, C++ and header file we own with clang-format (.clang-format).
 format:
 	git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cc' | grep -v node_modules | xargs clang-format -i
+
+# The Python client's pytest suite and the Llama 3.1 walkthrough against a live daemon.
+.PHONY: pyclient
+pyclient: $(BUILD)/posencd
+	clients/python/run_tests.sh $(BUILD)/posencd
 
 # Old daemon vs this one, byte for byte: every route x answer type, the oracle vectors, the
 # contract examples and the fuzz corpora (tests/replay/README.md). Intended differences are
