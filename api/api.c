@@ -70,6 +70,7 @@ void api_problem_response(const api_problem *pb, const char *request_id, api_res
     api_problem_write(pb, request_id, &w);
     out->stream = NULL;
     out->npy_array = NULL;
+    out->retry_after = pb->code == API_PB_OVERLOADED ? 1 : 0; /* a retry soon is expected to work */
     out->status = api_problem_status(pb->code);
     out->content_type = "application/problem+json";
     out->body = wire_jw_take(&w, &out->len);
@@ -121,24 +122,70 @@ static int take_dtype(json_t *req, int npy, api_problem *pb)
 /* Bodies up to this size are sent from one buffer even when streaming is allowed. */
 #define STREAM_MIN_BYTES 65536u
 
+/* Answers a body that jansson could not parse: malformed (400), or memory refused while parsing:
+ * over max_parse_bytes (413), the daemon's budget full (503 overloaded, Retry-After 1) or out of
+ * memory (503) -- valid JSON is never reported as malformed for want of memory. */
+static void parse_failed(const api_ctx *ctx, const api_arena *arena, const json_error_t *err,
+                         size_t len, const char *request_id, api_response *out)
+{
+    api_problem pb;
+    api_problem_init(&pb);
+    switch (api_arena_failure_of(arena)) {
+    case API_ARENA_OVER_CAP:
+        api_problem_set(&pb, API_PB_TOO_LARGE,
+                        "the parsed form of this %zu-byte JSON body would need more than "
+                        "max_parse_bytes (%zu bytes); send fewer or larger-grained values",
+                        len, ctx->lim->max_parse_bytes);
+        break;
+    case API_ARENA_REFUSED:
+        api_problem_set(&pb, API_PB_OVERLOADED,
+                        "parsing this %zu-byte JSON body would pass max_inflight_bytes (%zu) with "
+                        "what other requests hold now; retry later",
+                        len, ctx->lim->max_inflight_bytes);
+        break;
+    case API_ARENA_NO_MEMORY:
+        api_problem_set(&pb, API_PB_UNAVAILABLE, "out of memory while parsing the body");
+        break;
+    case API_ARENA_OK:
+        if (json_error_code(err) == json_error_out_of_memory)
+            api_problem_set(&pb, API_PB_UNAVAILABLE, "out of memory while parsing the body");
+        else
+            api_problem_set(&pb, API_PB_MALFORMED_JSON, "malformed JSON at line %d, column %d: %s",
+                            err->line, err->column, err->text);
+        break;
+    }
+    api_problem_response(&pb, request_id, out);
+}
+
+static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, json_t *req,
+                          const char *request_id, const api_opts *opts, api_response *out);
+
+/* Parses the body into an arena of its own (api/arena.h) and runs the handler; every jansson
+ * allocation of this request is released when it returns. */
 static void handle(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, const char *body,
                    size_t len, const char *request_id, const api_opts *opts, api_response *out)
 {
-    api_opts none = {0, 0};
+    api_opts none = {0};
     if (opts == NULL)
         opts = &none;
-    int npy = opts->npy && keys != NULL;
     memset(out, 0, sizeof *out);
-    api_problem pb;
-    api_problem_init(&pb);
+    api_arena arena;
+    api_arena_begin(&arena, ctx->lim->max_parse_bytes, opts->hold, opts->hold_cls);
     json_error_t err;
     json_t *req = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
-    if (req == NULL) {
-        api_problem_set(&pb, API_PB_MALFORMED_JSON, "malformed JSON at line %d, column %d: %s",
-                        err.line, err.column, err.text);
-        api_problem_response(&pb, request_id, out);
-        return;
-    }
+    if (req == NULL)
+        parse_failed(ctx, &arena, &err, len, request_id, out);
+    else
+        handle_parsed(ctx, h, keys, req, request_id, opts, out); /* releases req */
+    api_arena_end(&arena);
+}
+
+static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, json_t *req,
+                          const char *request_id, const api_opts *opts, api_response *out)
+{
+    int npy = opts->npy && keys != NULL;
+    api_problem pb;
+    api_problem_init(&pb);
     if (!json_is_object(req)) {
         api_problem_field(&pb, API_PB_INVALID_FIELD, "", "the request body must be a JSON object");
         json_decref(req);

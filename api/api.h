@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "api/arena.h"
 #include "api/problem.h"
 #include "api/req.h"
 #include "store/table.h"
@@ -55,12 +56,18 @@ typedef struct {
     size_t len;
     wire_stream *stream;   /* NULL unless streamed; body is then NULL */
     const char *npy_array; /* .npy body: the response key whose array it is; else NULL */
+    int retry_after;       /* seconds for a Retry-After header (503 overloaded), else 0 */
 } api_response;
 
 /* How api_handle_route answers. */
 typedef struct {
     int npy;    /* 1: the route's main array as .npy (the caller saw Accept: application/x-npy) */
     int stream; /* 1: large bodies may come back as a stream (the daemon); 0: always body (tests) */
+    /* Optional accounting hook for the parsed form of the body (api/arena.h); NULL = none. The
+     * daemon passes none: a tree lives only while one compute thread parses and handles its
+     * request, so trees are bounded by compute threads x max_parse_bytes (docs/operations.md). */
+    api_arena_hold_fn hold;
+    void *hold_cls;
 } api_opts;
 
 /*

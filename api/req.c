@@ -17,6 +17,7 @@ void api_limits_default(api_limits *lim)
     lim->max_position = 2147483647;
     lim->max_work = (size_t)1 << 30;
     lim->max_inflight_bytes = (size_t)256 << 20;
+    lim->max_parse_bytes = (size_t)128 << 20;
 }
 
 void api_ptr(char *out, size_t n, const char *base, const char *key)

@@ -31,6 +31,9 @@ typedef struct {
                                  * sin/cos/exp is API_WORK_TRIG; bounds compute time (~1 s) */
     size_t max_inflight_bytes;  /* request bodies held in memory by all requests at once, bytes
                                  * (256 MiB; >= max_body_bytes and max_table_bytes; 503 above) */
+    size_t max_parse_bytes;     /* the parsed JSON tree of one request body, bytes (128 MiB;
+                                 * 413 above; api/arena.h). Trees live only while a thread
+                                 * parses and computes: at most one per such thread */
 } api_limits;
 
 /* Work units of one transcendental evaluation (sin, cos, exp) relative to a multiply-add. */

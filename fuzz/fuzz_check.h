@@ -350,7 +350,7 @@ static FZ_UNUSED int fz_check_route(const api_ctx *ctx, const api_route *route, 
     memset(&r1, 0, sizeof r1);
     memset(&r2, 0, sizeof r2);
     int rc = 0;
-    api_opts o_stream = {0, 1}, o_npy = {1, 1};
+    api_opts o_stream = {.npy = 0, .stream = 1}, o_npy = {.npy = 1, .stream = 1};
     api_handle_route(ctx, route, body, len, "fuzz", NULL, &r0);
     if (status_out)
         *status_out = r0.status;

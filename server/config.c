@@ -65,6 +65,8 @@ static const opt_row OPTS[] = {
     {"max-inflight-bytes", OPT_SIZE, OFF(lim.max_inflight_bytes), 0, "268435456", 64, 1LL << 40,
      "request bodies held in memory by all requests at once, bytes (>= max-body-bytes and "
      "max-table-bytes; 503 overloaded above)"},
+    {"max-parse-bytes", OPT_SIZE, OFF(lim.max_parse_bytes), 0, "134217728", 65536, 1LL << 40,
+     "the parsed JSON tree of one request body, bytes (413 above); one tree per computing thread"},
     {"healthcheck", OPT_FLAG, OFF(healthcheck), 0, "0", 0, 1,
      "GET /healthz on 127.0.0.1:PORT, exit 0 when healthy (for container health checks)"},
 };

@@ -181,6 +181,12 @@ static enum MHD_Result send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req 
     }
     if (rq->compute)
         MHD_add_response_header(resp, "Vary", "Accept");
+    if (ar->retry_after > 0) { /* 503 overloaded: the budget refused the body's parsed form */
+        char ra[16];
+        snprintf(ra, sizeof ra, "%d", ar->retry_after);
+        MHD_add_response_header(resp, "Retry-After", ra);
+        srv_budget_note_refused(&ctx->budget);
+    }
     if (ar->npy_array != NULL) {
         char disp[96];
         snprintf(disp, sizeof disp, "attachment; filename=\"%s.npy\"", rq->label);
@@ -1039,8 +1045,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return send_overloaded(ctx, c, rq);
     if (rq->submitted) /* resumed: the pool job computed the response */
         return send_api(ctx, c, rq, &rq->ar);
-    rq->opts =
-        (api_opts){wire_accept_npy(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")), 1};
+    rq->opts = (api_opts){
+        .npy = wire_accept_npy(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")),
+        .stream = 1,
+    };
     rq->conn = c;
     rq->submitted = 1;
     /* Compute on a pool thread with the connection suspended, so that this HTTP thread keeps

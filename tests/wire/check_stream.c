@@ -72,7 +72,7 @@ static result run(const char *path, const char *body, int npy, int stream, size_
 {
     const api_route *rt = api_route_find(path);
     ck_assert_ptr_nonnull(rt);
-    api_opts o = {npy, stream};
+    api_opts o = {.npy = npy, .stream = stream};
     api_response r;
     api_handle_route(&ctx, rt, body, strlen(body), "t", &o, &r);
     result res = {r.status, NULL, 0, r.stream != NULL, r.content_type, r.npy_array};
@@ -241,7 +241,7 @@ START_TEST(test_npy_sinusoidal)
 
     /* a large one is streamed with its size known in advance; rows equal pe_sinusoidal_row */
     const api_route *rt = api_route_find("/sinusoidal");
-    api_opts o = {1, 1};
+    api_opts o = {.npy = 1, .stream = 1};
     api_response ar;
     const char *big = "{\"d_model\": 256, \"seq_len\": 1000, \"offset\": 5}";
     api_handle_route(&ctx, rt, big, strlen(big), "t", &o, &ar);
