@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model_config.h"
 #include "req.h"
 
 /* ---- small helpers -------------------------------------------------------------------------- */
@@ -353,6 +354,7 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
 {
     char fp[API_RC_PTR];
     int64_t v = 0;
+    const api_model_default *dflt = NULL;
     if (!(skip & API_RC_SKIP_HEAD_DIM)) {
         if (cfg_int(pb, cfg, ptr, "qk_rope_head_dim", &v) > 0) {
             out->head_dim = v;
@@ -362,6 +364,11 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
             out->head_dim = v;
             api_ptr(fp, sizeof fp, ptr, "head_dim");
             api_rc_origin_set(&out->head_dim_o, fp, "config.head_dim");
+        } else if ((dflt = api_model_default_find(out->model_type, "head_dim")) != NULL) {
+            /* the config class defines head_dim (Gemma 3): HF never divides hidden_size */
+            out->head_dim = (int64_t)dflt->value;
+            api_ptr(fp, sizeof fp, ptr, "model_type");
+            api_rc_origin_set(&out->head_dim_o, fp, "default of %s", dflt->hf);
         } else {
             /* hidden size / heads: HF names first, then GPT-J / GPT-2 style names */
             static const char *const DIMS[] = {"hidden_size", "n_embd", NULL};
@@ -413,6 +420,13 @@ static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, 
     api_rc_origin_set(&out->layout_o, "", "default");
     if (skip & API_RC_SKIP_LAYOUT)
         return;
+    const char *why = NULL;
+    if (api_model_layout_fixed(out->model_type, &why)) {
+        out->layout = PE_ROPE_INTERLEAVED; /* the model's code decides, not rope_interleave */
+        api_ptr(fp, sizeof fp, ptr, "model_type");
+        api_rc_origin_set(&out->layout_o, fp, "config.model_type (%s: %s)", out->model_type, why);
+        return;
+    }
     int il = 0;
     int rc = api_get_bool(pb, cfg, ptr, "rope_interleave", &il);
     if (rc > 0) {
@@ -421,8 +435,9 @@ static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, 
         api_rc_origin_set(&out->layout_o, fp, "config.rope_interleave");
         return;
     }
+    /* rope_interleave defaults to true: DeepseekV3Config, Glm4MoeLiteConfig */
     static const char *const INTERLEAVED_MODELS[] = {"gptj", "codegen", "deepseek_v2",
-                                                     "deepseek_v3", NULL};
+                                                     "deepseek_v3", "glm4_moe_lite", NULL};
     if (out->model_type[0] && in_list(INTERLEAVED_MODELS, out->model_type)) {
         out->layout = PE_ROPE_INTERLEAVED;
         api_ptr(fp, sizeof fp, ptr, "model_type");
@@ -493,6 +508,85 @@ static void resolve_lengths(api_problem *pb, const json_t *cfg, const char *ptr,
     }
 }
 
+/*
+ * `alpha` in a pasted scaling object (passed over by the parser). HunYuan's code reads it with
+ * type dynamic: base' = base x alpha^(d/(d-2)) with attention factor 1 and no use of factor
+ * (HunYuanDenseV1RotaryEmbedding), which is posenc's type ntk. Anywhere else it would be dropped:
+ * a 422 at its pointer. Returns 0, or -1 with the error in pb.
+ */
+static int resolve_alpha(api_problem *pb, const json_t *sc_obj, const char *sc_src,
+                         api_rope_config *out, api_rc_warnings *w)
+{
+    api_rope_scaling *sc = &out->scaling;
+    const json_t *a = member(sc_obj, "alpha");
+    if (a == NULL)
+        return 0;
+    char fp[API_RC_PTR];
+    api_ptr(fp, sizeof fp, sc->ptr, "alpha");
+    if (sc->type == PE_ROPE_NTK) { /* posenc's own type: alpha is its field */
+        if (api_number_value(pb, a, fp, 0.0, HUGE_VAL, API_NUM_MIN_EXCL,
+                             &sc->num[API_RS_ALPHA]) < 0)
+            return -1;
+        api_rc_origin_set(&sc->origin[API_RS_ALPHA], fp, "%s.alpha", sc_src);
+        return 0;
+    }
+    if (sc->type != PE_ROPE_DYNAMIC || !api_model_dynamic_alpha(out->model_type)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "alpha is read only by HunYuan's dynamic NTK (model_type "
+                          "hunyuan_v1_dense / hunyuan_v1_moe with type dynamic); for model_type "
+                          "\"%.40s\" and type %s it would change nothing posenc can vouch for "
+                          "(send scaling {\"type\": \"ntk\", \"alpha\": ...} for the static "
+                          "NTK-aware base)",
+                          out->model_type, api_rope_type_name(sc->type));
+        return -1;
+    }
+    double alpha = 0.0;
+    if (api_number_value(pb, a, fp, 0.0, HUGE_VAL, API_NUM_MIN_EXCL, &alpha) < 0)
+        return -1;
+    for (int f = 0; f < API_RS__COUNT; f++) {
+        if (sc->origin[f].set)
+            api_rc_warn(w, "%s.%s is not read by HunYuan's alpha NTK and was ignored", sc_src,
+                        api_rs_field_name((api_rs_field)f));
+        memset(&sc->origin[f], 0, sizeof sc->origin[f]);
+        sc->num[f] = 0.0;
+    }
+    api_rc_warn(w,
+                "HunYuan alpha NTK holds while the sequence fits max_position_embeddings: past it "
+                "Hugging Face's dynamic_rope_update recomputes plain dynamic NTK without alpha");
+    sc->type = PE_ROPE_NTK;
+    sc->num[API_RS_ALPHA] = alpha;
+    api_rc_origin_set(&sc->origin[API_RS_ALPHA], fp, "%s.alpha (HunYuan dynamic alpha)", sc_src);
+    return 0;
+}
+
+/* Warns about each key of the text config that this one-kind answer does not carry (see
+ * api_model_caveat), and about a class-default local base the file omits (Gemma 3). */
+static void warn_caveats(const json_t *cfg, const api_model_text *text, api_rc_warnings *w)
+{
+    const char *what = NULL, *key;
+    for (size_t i = 0; (key = api_model_caveat(i, &what)) != NULL; i++) {
+        const json_t *v = member(cfg, key);
+        const api_model_default *d = api_model_default_find(text->model_type, key);
+        if (v != NULL && !json_is_false(v) && !(json_is_array(v) && json_array_size(v) == 0))
+            api_rc_warn(w, "%s.%s: %s", text->src, key, what);
+        else if (v == NULL && d != NULL)
+            api_rc_warn(w, "%s.%s (absent; %.17g by default of %s): %s", text->src, key,
+                        d->value, d->hf, what);
+    }
+}
+
+/* Rewrites every origin's "config." to the wrapper's nested path (prefix "config.text_config"). */
+static void rebase_sources(api_rope_config *out, const char *prefix)
+{
+    api_rc_origin *all[] = {&out->head_dim_o, &out->rotary_dim_o, &out->partial_o, &out->base_o,
+                            &out->layout_o, &out->scaling.type_origin};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        api_model_src_rebase(all[i]->src, sizeof all[i]->src, prefix);
+    for (int f = 0; f < API_RS__COUNT; f++)
+        api_model_src_rebase(out->scaling.origin[f].src, sizeof out->scaling.origin[f].src,
+                             prefix);
+}
+
 int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *ptr, unsigned skip,
                             api_rope_config *out, api_rc_warnings *w)
 {
@@ -502,9 +596,14 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
     char fp[API_RC_PTR];
     size_t errs_before = n_errs(pb);
 
-    const json_t *mt = member(config, "model_type");
-    if (mt != NULL && json_is_string(mt))
-        snprintf(out->model_type, sizeof out->model_type, "%s", json_string_value(mt));
+    /* a multimodal wrapper: read the text model's object, naming its nested path */
+    api_model_text text;
+    api_model_text_find(config, ptr, &text);
+    config = text.obj;
+    ptr = text.ptr;
+    snprintf(out->text_src, sizeof out->text_src, "%s", text.src);
+    snprintf(out->model_type, sizeof out->model_type, "%s", text.model_type);
+    out->softmax_mscale = out->model_type[0] == '\0' || api_model_softmax_mscale(out->model_type);
 
     int64_t maxpos = 0;
     if (cfg_int(pb, config, ptr, "max_position_embeddings", &maxpos) > 0)
@@ -575,6 +674,12 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
                 api_rc_origin_set(&out->base_o, fp, "config.rope_parameters.rope_theta");
             }
         }
+        const api_model_default *d = api_model_default_find(out->model_type, "rope_theta");
+        if (!out->base_o.set && d != NULL) {
+            out->base = d->value; /* Gemma 3's published text_config omits rope_theta */
+            api_ptr(fp, sizeof fp, ptr, "model_type");
+            api_rc_origin_set(&out->base_o, fp, "default of %s", d->hf);
+        }
     }
 
     resolve_layout(pb, config, ptr, skip, out);
@@ -584,16 +689,21 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
     snprintf(sc_src, sizeof sc_src, "config.%s", sc_key);
     scaling_init(&out->scaling, sc_ptr);
     if (!(skip & API_RC_SKIP_SCALING) && sc != NULL) {
-        static const char *const PARAM_SKIP[] = {"rope_theta", "partial_rotary_factor", NULL};
+        static const char *const PARAM_SKIP[] = {"rope_theta", "partial_rotary_factor", "alpha",
+                                                 NULL};
         int phi3 = strcmp(out->model_type, "phi3") == 0;
         if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3,
-                                   params ? PARAM_SKIP : NULL, &out->scaling, w) == 0) {
+                                   params ? PARAM_SKIP : PARAM_SKIP + 2, &out->scaling, w) == 0 &&
+            resolve_alpha(pb, sc, sc_src, out, w) == 0) {
             resolve_lengths(pb, config, ptr, sc_src, out, w);
         }
         if (out->scaling.present && out->scaling.type == PE_ROPE_DEFAULT && params == NULL &&
             json_object_size(sc) == 0)
             out->scaling.present = 0; /* "rope_scaling": {} says nothing */
     }
+    warn_caveats(config, &text, w);
+    if (text.nested) /* every source names the nested path: config.text_config.rope_theta */
+        rebase_sources(out, text.src);
     return n_errs(pb) != errs_before ? -1 : 0;
 }
 
