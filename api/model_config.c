@@ -118,19 +118,15 @@ static const struct {
     const char *model_type;
     const char *why;
 } FIXED_ADJACENT[] = {
-    {"glm", "models/glm/modeling_glm.py rotate_half pairs x[0::2], x[1::2]"},
-    {"glm4", "models/glm4/modeling_glm4.py rotate_half pairs x[0::2], x[1::2]"},
-    {"glm4v", "models/glm4v/modeling_glm4v.py rotate_half_llm pairs x[0::2], x[1::2]"},
-    {"glm4v_text", "models/glm4v/modeling_glm4v.py rotate_half_llm pairs x[0::2], x[1::2]"},
-    {"ernie4_5", "models/ernie4_5/modeling_ernie4_5.py uses GLM's rotate_half (adjacent pairs)"},
-    {"ernie4_5_moe", "models/ernie4_5_moe/modeling_ernie4_5_moe.py uses Ernie 4.5's "
-                     "apply_rotary_pos_emb (adjacent pairs)"},
-    {"llama4", "models/llama4/modeling_llama4.py apply_rotary_emb: view_as_complex over "
-               "adjacent pairs"},
-    {"llama4_text", "models/llama4/modeling_llama4.py apply_rotary_emb: view_as_complex over "
-                    "adjacent pairs"},
-    {"deepseek_v32", "models/deepseek_v32/modeling_deepseek_v32.py always calls "
-                     "apply_rotary_pos_emb_interleave (no rope_interleave)"},
+    {"glm", "modeling_glm.py rotate_half: x[0::2], x[1::2]"},
+    {"glm4", "modeling_glm4.py rotate_half: x[0::2], x[1::2]"},
+    {"glm4v", "modeling_glm4v.py rotate_half_llm: x[0::2], x[1::2]"},
+    {"glm4v_text", "modeling_glm4v.py rotate_half_llm: x[0::2], x[1::2]"},
+    {"ernie4_5", "modeling_ernie4_5.py: GLM's rotate_half"},
+    {"ernie4_5_moe", "modeling_ernie4_5_moe.py: Ernie 4.5's rotation"},
+    {"llama4", "modeling_llama4.py: view_as_complex pairs"},
+    {"llama4_text", "modeling_llama4.py: view_as_complex pairs"},
+    {"deepseek_v32", "modeling_deepseek_v32.py: always interleaved"},
 };
 
 int api_model_layout_fixed(const char *model_type, const char **why)
