@@ -117,7 +117,7 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
 {
     int64_t maxpos = 0, hidden = 0, heads = 0, pad = 1;
     static const char *const POS[] = {"max_position_embeddings", "n_positions", NULL};
-    static const char *const DIM[] = {"hidden_size", "n_embd", "d_model", NULL};
+    static const char *const DIM[] = {"hidden_size", "n_embd", "d_model", "dim", NULL};
     static const char *const HEADS[] = {"num_attention_heads", "n_head", "num_heads", "n_heads",
                                         NULL};
     first_int(pb, cfg, ptr, POS, &maxpos);
@@ -125,6 +125,14 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
     first_int(pb, cfg, ptr, HEADS, &heads);
     const json_t *pet = member(cfg, "position_embedding_type");
     int learned = in_list(LEARNED, mt) || in_list(LEARNED_PAD, mt) || in_list(LEARNED_2, mt);
+    if (strcmp(mt, "distilbert") == 0 && is_true(cfg, "sinusoidal_pos_embds")) {
+        char fp[160]; /* DistilBERT's fixed table (create_sinusoidal_embeddings): not mapped yet */
+        api_ptr(fp, sizeof fp, ptr, "sinusoidal_pos_embds");
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "DistilBERT with sinusoidal_pos_embds has no answer here yet (use POST "
+                          "/sinusoidal with d_model = dim)");
+        return 0;
+    }
     if (learned && pet != NULL && json_is_string(pet) &&
         strcmp(json_string_value(pet), "absolute") != 0) {
         char fp[160];

@@ -22,12 +22,32 @@
 
 /* Every corpus file (sorted; adding a file needs its expected/ output and a line here). */
 static const char *const CORPUS[] = {
-    "bart_large_cnn",      "bert_base_uncased", "deepseek_v3",      "deepseek_v32",
-    "ernie4_5_0p3b",       "gemma2_9b_it",      "gemma3_12b_it",    "glm4_9b_0414",
-    "gpt2",                "gpt_neox_20b",      "gpt_oss_20b",      "gptj_6b",
-    "hunyuan_7b",          "llama3.1_8b",       "llama4_scout_17b_16e", "ministral3_8b",
-    "mistral_7b_v0.1",     "phi_2",             "qwen2.5_7b_yarn",  "qwen3_8b",
-    "t5_small",            "tinyllama_1.1b_chat",
+    "bart_large_cnn",
+    "bert_base_uncased",
+    "bloom_3b",
+    "deepseek_v3",
+    "deepseek_v32",
+    "distilbert_base_uncased",
+    "electra_small_discriminator",
+    "ernie4_5_0p3b",
+    "gemma2_9b_it",
+    "gemma3_12b_it",
+    "glm4_9b_0414",
+    "gpt2",
+    "gpt_neox_20b",
+    "gpt_oss_20b",
+    "gptj_6b",
+    "hunyuan_7b",
+    "llama3.1_8b",
+    "llama4_scout_17b_16e",
+    "ministral3_8b",
+    "mistral_7b_v0.1",
+    "phi_2",
+    "qwen2.5_7b_yarn",
+    "qwen3_8b",
+    "roberta_base",
+    "t5_small",
+    "tinyllama_1.1b_chat",
 };
 #define N_CORPUS (sizeof CORPUS / sizeof CORPUS[0])
 

@@ -185,8 +185,10 @@ def rope_kind(cfg, mt, rp, base):
 
 def describe(cfg):
     tc, mt = text_model(cfg)
-    n = tc.get("num_hidden_layers") or tc.get("n_layer") or tc.get("num_layers")
-    if mt == "bert" or mt == "gpt2" or mt == "gpt_neo":
+    n = tc.get("num_hidden_layers") or tc.get("n_layer") or tc.get("num_layers") or tc.get("n_layers")
+    if mt == "distilbert" and tc.get("sinusoidal_pos_embds"):
+        raise ValueError("distilbert with sinusoidal_pos_embds: not in this reference")
+    if mt in ("bert", "gpt2", "gpt_neo", "electra", "distilbert"):
         k = {"method": "learned_absolute", "offset": 0}
         return mt, [k] * n, n
     if mt in ("roberta", "xlm-roberta", "camembert"):
