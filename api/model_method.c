@@ -253,6 +253,38 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
     return k;
 }
 
+/*
+ * The sources of a kind read from an edited config name what the file holds: a per-layer-type
+ * value sits under rope_parameters.<layer type>; a Gemma 3 sliding layer's base is
+ * rope_local_base_freq (or Gemma3TextConfig's default of it), not the rope_theta it was put in.
+ */
+static void name_edited_sources(json_t *sources, const char *where, const char *layer_type,
+                                const char *gemma3_type, int has_local_base)
+{
+    const char *k;
+    json_t *v;
+    char buf[6 * API_MC_PTR], needle[3 * API_MC_PTR];
+    snprintf(needle, sizeof needle, "%s.rope_parameters.", where);
+    json_object_foreach(sources, k, v)
+    {
+        const char *s = json_string_value(v);
+        const char *at = s && layer_type ? strstr(s, needle) : NULL;
+        if (at == NULL)
+            continue;
+        snprintf(buf, sizeof buf, "%.*s%s%s.%s", (int)(at - s), s, needle, layer_type,
+                 at + strlen(needle));
+        json_object_set_new(sources, k, json_string(buf));
+    }
+    if (gemma3_type == NULL)
+        return;
+    const api_model_default *d = api_model_default_find(gemma3_type, "rope_local_base_freq");
+    if (has_local_base)
+        snprintf(buf, sizeof buf, "%s.rope_local_base_freq", where);
+    else
+        snprintf(buf, sizeof buf, "default of %s (rope_local_base_freq)", d ? d->hf : "?");
+    json_object_set_new(sources, "base", json_string(buf));
+}
+
 /* RoPE kinds per layer. Returns 0 or -1 (error in pb). */
 static int plan_rope(api_problem *pb, plan *p, const json_t *cfg, const char *ptr,
                      const char *where, const char *mt, int64_t n_layers, api_rc_warnings *w)
@@ -331,9 +363,12 @@ static int plan_rope(api_problem *pb, plan *p, const json_t *cfg, const char *pt
             json_decref(edited);
             if (k == NULL)
                 return -1;
+            const char *lt_name = slot == 0 ? "sliding_attention" : "full_attention";
             if (per_type || gemma3)
-                json_object_set_new(k, "layer_type", json_string(slot == 0 ? "sliding_attention"
-                                                                           : "full_attention"));
+                json_object_set_new(k, "layer_type", json_string(lt_name));
+            name_edited_sources(json_object_get(k, "sources"), where, per_type ? lt_name : NULL,
+                                gemma3 && !per_type && slot == 0 ? mt : NULL,
+                                member(cfg, "rope_local_base_freq") != NULL);
             kind_of_type[slot] = add_kind(p, k);
         }
         assign(p, (int)l, kind_of_type[slot]);

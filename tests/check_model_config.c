@@ -245,6 +245,46 @@ START_TEST(test_ministral3_no_softmax_factor)
 }
 END_TEST
 
+/* POST /model/method on the Gemma 3 12B wrapper: 40 sliding layers (base = Gemma3TextConfig's
+ * rope_local_base_freq 10000, no scaling) and 8 full layers (5, 11, ..., 47: (l + 1) % 6 == 0;
+ * base 1e6, linear 8); each kind's base source names where the value comes from. */
+START_TEST(test_method_gemma3_kinds)
+{
+    int st = 0;
+    json_error_t e;
+    json_t *cfg = json_load_file(DIR "gemma3_12b_it.json", 0, &e);
+    ck_assert_ptr_nonnull(cfg);
+    char *text = json_dumps(cfg, JSON_COMPACT);
+    char *resp = au_send(api_model_method, text, &st);
+    ck_assert_msg(st == 200, "%s", resp);
+    json_t *j = au_parse(resp);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "text_config")), "config.text_config");
+    const json_t *kinds = json_object_get(j, "kinds");
+    ck_assert_uint_eq(json_array_size(kinds), 2);
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *k = json_array_get(kinds, i);
+        const char *lt = json_string_value(json_object_get(k, "layer_type"));
+        const char *bs = json_string_value(json_object_get(json_object_get(k, "sources"), "base"));
+        double base = au_number(json_object_get(json_object_get(k, "parameters"), "base"));
+        size_t n = json_array_size(json_object_get(k, "layers"));
+        if (strcmp(lt, "sliding_attention") == 0) {
+            ck_assert_uint_eq(n, 40);
+            ck_close(base, 10000.0, 0, 0);
+            ck_assert_ptr_nonnull(strstr(bs, "rope_local_base_freq"));
+        } else {
+            ck_assert_uint_eq(n, 8);
+            ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(k, "layers"), 0)), 5);
+            ck_close(base, 1000000.0, 0, 0);
+            ck_assert_ptr_nonnull(strstr(bs, "Gemma3TextConfig"));
+        }
+    }
+    json_decref(j);
+    json_decref(cfg);
+    free(resp);
+    free(text);
+}
+END_TEST
+
 Suite *model_config_suite(void)
 {
     Suite *s = suite_create("model_config");
@@ -257,6 +297,7 @@ Suite *model_config_suite(void)
     tcase_add_test(tc, test_ernie45_adjacent_pairs);
     tcase_add_test(tc, test_hunyuan_alpha);
     tcase_add_test(tc, test_ministral3_no_softmax_factor);
+    tcase_add_test(tc, test_method_gemma3_kinds);
     suite_add_tcase(s, tc);
     return s;
 }
