@@ -14,6 +14,9 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "problem.h"
+#include "rope_config.h"
+
 #define API_MC_PTR 160 /* bytes of a JSON pointer (as API_RC_PTR) */
 #define API_MC_TYPE 48 /* bytes of a model_type */
 
@@ -81,5 +84,23 @@ int api_model_dynamic_alpha(const char *model_type);
  */
 size_t api_model_caveat_count(void);
 const char *api_model_caveat(size_t i, const char **text);
+
+/* ---- steps of api_rope_config_resolve (api/rope_config.c) that follow from these tables ---- */
+
+/*
+ * `alpha` of the pasted scaling object sc_obj (sources prefixed sc_src, "config.rope_scaling"),
+ * after out->scaling was parsed: for HunYuan's model types with type dynamic it becomes type ntk
+ * (base x alpha^(d/(d-2)), factor and the other fields dropped with a warning each); type ntk
+ * reads it as its own field; anything else is a 422 at its pointer. Returns 0 or -1.
+ */
+int api_model_rope_alpha(api_problem *pb, const json_t *sc_obj, const char *sc_src,
+                         api_rope_config *out, api_rc_warnings *w);
+
+/* Warns about each caveat key (api_model_caveat) present in the text config cfg, and about a
+ * class default of one the file omits (Gemma 3's rope_local_base_freq). */
+void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, api_rc_warnings *w);
+
+/* Rewrites every source of out from "config." to prefix (the wrapper's nested path). */
+void api_model_rope_rebase(api_rope_config *out, const char *prefix);
 
 #endif

@@ -508,85 +508,6 @@ static void resolve_lengths(api_problem *pb, const json_t *cfg, const char *ptr,
     }
 }
 
-/*
- * `alpha` in a pasted scaling object (passed over by the parser). HunYuan's code reads it with
- * type dynamic: base' = base x alpha^(d/(d-2)) with attention factor 1 and no use of factor
- * (HunYuanDenseV1RotaryEmbedding), which is posenc's type ntk. Anywhere else it would be dropped:
- * a 422 at its pointer. Returns 0, or -1 with the error in pb.
- */
-static int resolve_alpha(api_problem *pb, const json_t *sc_obj, const char *sc_src,
-                         api_rope_config *out, api_rc_warnings *w)
-{
-    api_rope_scaling *sc = &out->scaling;
-    const json_t *a = member(sc_obj, "alpha");
-    if (a == NULL)
-        return 0;
-    char fp[API_RC_PTR];
-    api_ptr(fp, sizeof fp, sc->ptr, "alpha");
-    if (sc->type == PE_ROPE_NTK) { /* posenc's own type: alpha is its field */
-        if (api_number_value(pb, a, fp, 0.0, HUGE_VAL, API_NUM_MIN_EXCL,
-                             &sc->num[API_RS_ALPHA]) < 0)
-            return -1;
-        api_rc_origin_set(&sc->origin[API_RS_ALPHA], fp, "%s.alpha", sc_src);
-        return 0;
-    }
-    if (sc->type != PE_ROPE_DYNAMIC || !api_model_dynamic_alpha(out->model_type)) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "alpha is read only by HunYuan's dynamic NTK (model_type "
-                          "hunyuan_v1_dense / hunyuan_v1_moe with type dynamic); for model_type "
-                          "\"%.40s\" and type %s it would change nothing posenc can vouch for "
-                          "(send scaling {\"type\": \"ntk\", \"alpha\": ...} for the static "
-                          "NTK-aware base)",
-                          out->model_type, api_rope_type_name(sc->type));
-        return -1;
-    }
-    double alpha = 0.0;
-    if (api_number_value(pb, a, fp, 0.0, HUGE_VAL, API_NUM_MIN_EXCL, &alpha) < 0)
-        return -1;
-    for (int f = 0; f < API_RS__COUNT; f++) {
-        if (sc->origin[f].set)
-            api_rc_warn(w, "%s.%s is not read by HunYuan's alpha NTK and was ignored", sc_src,
-                        api_rs_field_name((api_rs_field)f));
-        memset(&sc->origin[f], 0, sizeof sc->origin[f]);
-        sc->num[f] = 0.0;
-    }
-    api_rc_warn(w,
-                "HunYuan alpha NTK holds while the sequence fits max_position_embeddings: past it "
-                "Hugging Face's dynamic_rope_update recomputes plain dynamic NTK without alpha");
-    sc->type = PE_ROPE_NTK;
-    sc->num[API_RS_ALPHA] = alpha;
-    api_rc_origin_set(&sc->origin[API_RS_ALPHA], fp, "%s.alpha (HunYuan dynamic alpha)", sc_src);
-    return 0;
-}
-
-/* Warns about each key of the text config that this one-kind answer does not carry (see
- * api_model_caveat), and about a class-default local base the file omits (Gemma 3). */
-static void warn_caveats(const json_t *cfg, const api_model_text *text, api_rc_warnings *w)
-{
-    const char *what = NULL, *key;
-    for (size_t i = 0; (key = api_model_caveat(i, &what)) != NULL; i++) {
-        const json_t *v = member(cfg, key);
-        const api_model_default *d = api_model_default_find(text->model_type, key);
-        if (v != NULL && !json_is_false(v) && !(json_is_array(v) && json_array_size(v) == 0))
-            api_rc_warn(w, "%s.%s: %s", text->src, key, what);
-        else if (v == NULL && d != NULL)
-            api_rc_warn(w, "%s.%s (absent; %.17g by default of %s): %s", text->src, key,
-                        d->value, d->hf, what);
-    }
-}
-
-/* Rewrites every origin's "config." to the wrapper's nested path (prefix "config.text_config"). */
-static void rebase_sources(api_rope_config *out, const char *prefix)
-{
-    api_rc_origin *all[] = {&out->head_dim_o, &out->rotary_dim_o, &out->partial_o, &out->base_o,
-                            &out->layout_o, &out->scaling.type_origin};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        api_model_src_rebase(all[i]->src, sizeof all[i]->src, prefix);
-    for (int f = 0; f < API_RS__COUNT; f++)
-        api_model_src_rebase(out->scaling.origin[f].src, sizeof out->scaling.origin[f].src,
-                             prefix);
-}
-
 int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *ptr, unsigned skip,
                             api_rope_config *out, api_rc_warnings *w)
 {
@@ -694,16 +615,16 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
         int phi3 = strcmp(out->model_type, "phi3") == 0;
         if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3,
                                    params ? PARAM_SKIP : PARAM_SKIP + 2, &out->scaling, w) == 0 &&
-            resolve_alpha(pb, sc, sc_src, out, w) == 0) {
+            api_model_rope_alpha(pb, sc, sc_src, out, w) == 0) {
             resolve_lengths(pb, config, ptr, sc_src, out, w);
         }
         if (out->scaling.present && out->scaling.type == PE_ROPE_DEFAULT && params == NULL &&
             json_object_size(sc) == 0)
             out->scaling.present = 0; /* "rope_scaling": {} says nothing */
     }
-    warn_caveats(config, &text, w);
+    api_model_rope_caveats(config, &text, w);
     if (text.nested) /* every source names the nested path: config.text_config.rope_theta */
-        rebase_sources(out, text.src);
+        api_model_rope_rebase(out, text.src);
     return n_errs(pb) != errs_before ? -1 : 0;
 }
 
