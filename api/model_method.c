@@ -203,8 +203,16 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
 static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, const char *where,
                          api_rc_warnings *w)
 {
+    /* multi-axis RoPE (Qwen2-VL family: mrope_section in the scaling object) is not a scaling
+     * type: the config's dims and base are read without it and the sections reported as is */
+    const json_t *msc = member(cfg, "rope_scaling");
+    if (msc == NULL)
+        msc = member(cfg, "rope_parameters");
+    const json_t *sections = msc != NULL ? member(msc, "mrope_section") : NULL;
+    int mrope_il = msc != NULL && is_true(msc, "mrope_interleaved");
     api_rope_config rc;
-    if (api_rope_config_resolve(pb, cfg, ptr, 0, &rc, w) < 0 || !rc.head_dim_o.set) {
+    if (api_rope_config_resolve(pb, cfg, ptr, sections ? API_RC_SKIP_SCALING : 0, &rc, w) < 0 ||
+        !rc.head_dim_o.set) {
         if (!api_problem_failed(pb))
             api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
                               "head_dim: the config has none of qk_rope_head_dim, head_dim, "
@@ -224,7 +232,10 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
     double base = rc.base_o.set ? rc.base : 10000.0;
     const api_rope_scaling *sc = &rc.scaling;
     json_t *scaling = json_null();
-    if (sc->present) {
+    if (sections != NULL) {
+        scaling = json_pack("{s:s, s:O, s:b}", "type", "mrope", "mrope_section", (json_t *)sections,
+                            "mrope_interleaved", mrope_il);
+    } else if (sc->present) {
         scaling = json_pack("{s:s}", "type", api_rope_type_name(sc->type));
         for (int f = 0; f < API_RS__COUNT; f++) {
             if (!sc->origin[f].set)
@@ -246,10 +257,17 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
                                 rc.layout_o.src);
     /* the request is the (edited, one-kind) text config itself: POST /rope then applies the
      * model-type rules (layout, softmax factor) exactly as for the pasted file */
+    const char *variant = sections != NULL ? (mrope_il ? "mrope_interleaved" : "mrope")
+                          : sc->present      ? api_rope_type_name(sc->type)
+                                             : "default";
     json_t *k = json_pack("{s:s, s:s, s:o, s:s, s:{s:O}, s:o}", "method", "rope", "variant",
-                          sc->present ? api_rope_type_name(sc->type) : "default", "parameters",
+                          variant, "parameters",
                           req, "route", "/rope", "request", "config", (json_t *)cfg, "sources", sources);
     json_decref(scaling);
+    if (k != NULL && mrope_il)
+        json_object_set_new(k, "note",
+                            json_string("POST /rope refuses interleaved M-RoPE from a pasted "
+                                        "config: it is not a named axes type yet"));
     return k;
 }
 

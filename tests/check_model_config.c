@@ -285,6 +285,25 @@ START_TEST(test_method_gemma3_kinds)
 }
 END_TEST
 
+/* POST /model/method with multi-axis RoPE in a wrapper (the shape of Qwen3-VL's text_config:
+ * rope_scaling {mrope_interleaved, mrope_section [24, 20, 20], rope_type default}): one RoPE kind,
+ * variant mrope_interleaved, sections reported, a note that /rope refuses it; no 422. */
+START_TEST(test_method_mrope)
+{
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'qwen3_vl', 'text_config': {'model_type': 'qwen3_vl_text',"
+                      " 'num_hidden_layers': 2, 'head_dim': 128, 'rope_theta': 5000000,"
+                      " 'rope_scaling': {'mrope_interleaved': true, 'mrope_section': [24, 20, 20],"
+                      " 'rope_type': 'default'}}}");
+    const json_t *k = json_array_get(json_object_get(j, "kinds"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(k, "variant")), "mrope_interleaved");
+    const json_t *sc = json_object_get(json_object_get(k, "parameters"), "scaling");
+    ck_assert_uint_eq(json_array_size(json_object_get(sc, "mrope_section")), 3);
+    ck_assert_ptr_nonnull(json_object_get(k, "note"));
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_config_suite(void)
 {
     Suite *s = suite_create("model_config");
@@ -298,6 +317,7 @@ Suite *model_config_suite(void)
     tcase_add_test(tc, test_hunyuan_alpha);
     tcase_add_test(tc, test_ministral3_no_softmax_factor);
     tcase_add_test(tc, test_method_gemma3_kinds);
+    tcase_add_test(tc, test_method_mrope);
     suite_add_tcase(s, tc);
     return s;
 }
