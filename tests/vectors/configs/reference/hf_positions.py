@@ -116,6 +116,8 @@ def rope_numbers(cfg, mt, rp, base, d, maxpos):
     if rtype == "dynamic" and rp.get("alpha") and mt in ("hunyuan_v1_dense", "hunyuan_v1_moe"):
         b = base * rp["alpha"] ** (d / (d - 2))
         return "ntk", plain(b, d), 1.0, 1.0
+    if rp and rp.get("mrope_section"):  # multi-axis: a text token's three positions are equal
+        return ("mrope_interleaved" if rp.get("mrope_interleaved") else "mrope"), plain(base, d), 1.0, 1.0
     if rtype == "default":
         return "default", plain(base, d), 1.0, 1.0
     s = float(rp.get("factor", 1.0))
