@@ -25,6 +25,7 @@ static const api_route ROUTES[] = {
     {"/attention", "attention", api_attention, NPY_ATTENTION},
     {"/t5/buckets", "t5_buckets", api_t5_buckets, NPY_T5},
     {"/learned", "learned", api_learned, NPY_MATRIX},
+    {"/model/method", "model_method", api_model_method, NULL},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -192,7 +193,9 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
         api_problem_response(&pb, request_id, out);
         return;
     }
-    int f32 = take_dtype(req, npy, &pb);
+    /* a route without an array body (/model/method) has no dtype: a pasted config's own
+     * "dtype": "bfloat16" is its data */
+    int f32 = keys != NULL ? take_dtype(req, npy, &pb) : 0;
     if (f32 < 0) {
         json_decref(req);
         api_problem_response(&pb, request_id, out);

@@ -105,6 +105,8 @@ int api_alibi(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *
 int api_attention(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
 int api_t5_buckets(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
 int api_learned(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
+/* POST /model/method: the position method of every layer of a pasted config (model_method.c). */
+int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
 
 /* Bytes a response writer may grow to for a given limit set (numbers x 32 bytes + 1 MiB). */
 size_t api_max_response_bytes(const api_limits *lim);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/model_config.h"
 #include "api/rope_config.h"
 #include "api/rope_multiaxis.h"
 #include "core/attention.h"
@@ -275,9 +276,9 @@ static void check_scaling(api_problem *pb, rope_req *r)
     }
     if (sc->type == PE_ROPE_LLAMA3 && sc->origin[API_RS_LOW_FREQ_FACTOR].set &&
         sc->origin[API_RS_HIGH_FREQ_FACTOR].set &&
-        !(sc->num[API_RS_LOW_FREQ_FACTOR] < sc->num[API_RS_HIGH_FREQ_FACTOR]))
+        !(sc->num[API_RS_LOW_FREQ_FACTOR] <= sc->num[API_RS_HIGH_FREQ_FACTOR]))
         api_problem_field(pb, API_PB_INVALID_FIELD, sc->origin[API_RS_HIGH_FREQ_FACTOR].ptr,
-                          "high_freq_factor (%.17g) must be greater than low_freq_factor (%.17g)",
+                          "high_freq_factor (%.17g) must not be below low_freq_factor (%.17g)",
                           sc->num[API_RS_HIGH_FREQ_FACTOR], sc->num[API_RS_LOW_FREQ_FACTOR]);
     if (sc->type == PE_ROPE_LONGROPE) {
         for (int l = 0; l < 2; l++) {
@@ -858,7 +859,7 @@ static void write_resolved(wire_jw *out, const rope_req *r, const pe_rope_params
                 wire_jw_str(out, "none");
             } else if (strncmp(sc->ptr, "/config/", 8) == 0) {
                 char src[API_RC_PTR];
-                snprintf(src, sizeof src, "config.%s", sc->ptr + 8);
+                api_model_ptr_to_src(sc->ptr, src, sizeof src); /* config.text_config.rope_... */
                 wire_jw_str(out, src);
             } else {
                 wire_jw_str(out, "request");
@@ -1006,6 +1007,24 @@ static void cache_failure(api_problem *pb, const rope_req *r, pe_status st)
 }
 
 /* Writes the response; returns 0 or -1 (pb filled). */
+/*
+ * The softmax scale factor of the answer. A pasted config's yarn mscale_all_dim scales the softmax
+ * only where the model's HF attention does it (the DeepSeek family, api_model_softmax_mscale;
+ * Mistral 3 / Ministral 3 carry mscale_all_dim and do not); elsewhere 1, with a warning.
+ */
+static double softmax_scale(rope_req *r, const pe_freq_table *t)
+{
+    if (t->softmax_scale_factor == 1.0 || !r->has_config || r->cfg.softmax_mscale ||
+        strncmp(r->sc.ptr, "/config/", 8) != 0)
+        return t->softmax_scale_factor;
+    api_rc_warn(&r->warn,
+                "softmax_scale_factor is 1: Hugging Face multiplies the softmax scale by "
+                "mscale(factor, mscale_all_dim)^2 only in the DeepSeek family "
+                "(modeling_deepseek_v3.py), not for model_type %s",
+                r->cfg.model_type);
+    return 1.0;
+}
+
 static int compute(const api_ctx *ctx, rope_req *r, wire_jw *out, api_problem *pb)
 {
     pe_rope_params p;
@@ -1095,7 +1114,7 @@ static int compute(const api_ctx *ctx, rope_req *r, wire_jw *out, api_problem *p
     wire_jw_key(out, "attention_factor");
     wire_jw_double(out, t->attention_factor);
     wire_jw_key(out, "softmax_scale_factor");
-    wire_jw_double(out, t->softmax_scale_factor);
+    wire_jw_double(out, softmax_scale(r, t));
     if (r->warn.n > 0) {
         wire_jw_key(out, "warnings");
         wire_jw_arr_begin(out);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/model_config.h"
 #include "api/req.h"
 
 /* ---- small helpers -------------------------------------------------------------------------- */
@@ -352,6 +353,7 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
 {
     char fp[API_RC_PTR];
     int64_t v = 0;
+    const api_model_default *dflt = NULL;
     if (!(skip & API_RC_SKIP_HEAD_DIM)) {
         if (cfg_int(pb, cfg, ptr, "qk_rope_head_dim", &v) > 0) {
             out->head_dim = v;
@@ -361,6 +363,11 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
             out->head_dim = v;
             api_ptr(fp, sizeof fp, ptr, "head_dim");
             api_rc_origin_set(&out->head_dim_o, fp, "config.head_dim");
+        } else if ((dflt = api_model_default_find(out->model_type, "head_dim")) != NULL) {
+            /* the config class defines head_dim (Gemma 3): HF never divides hidden_size */
+            out->head_dim = (int64_t)dflt->value;
+            api_ptr(fp, sizeof fp, ptr, "model_type");
+            api_rc_origin_set(&out->head_dim_o, fp, "default of %s", dflt->hf);
         } else {
             /* hidden size / heads: HF names first, then GPT-J / GPT-2 style names */
             static const char *const DIMS[] = {"hidden_size", "n_embd", NULL};
@@ -412,6 +419,13 @@ static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, 
     api_rc_origin_set(&out->layout_o, "", "default");
     if (skip & API_RC_SKIP_LAYOUT)
         return;
+    const char *why = NULL;
+    if (api_model_layout_fixed(out->model_type, &why)) {
+        out->layout = PE_ROPE_INTERLEAVED; /* the model's code decides, not rope_interleave */
+        api_ptr(fp, sizeof fp, ptr, "model_type");
+        api_rc_origin_set(&out->layout_o, fp, "config.model_type (%s: %s)", out->model_type, why);
+        return;
+    }
     int il = 0;
     int rc = api_get_bool(pb, cfg, ptr, "rope_interleave", &il);
     if (rc > 0) {
@@ -420,8 +434,9 @@ static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, 
         api_rc_origin_set(&out->layout_o, fp, "config.rope_interleave");
         return;
     }
-    static const char *const INTERLEAVED_MODELS[] = {"gptj", "codegen", "deepseek_v2",
-                                                     "deepseek_v3", NULL};
+    /* rope_interleave defaults to true: DeepseekV3Config, Glm4MoeLiteConfig */
+    static const char *const INTERLEAVED_MODELS[] = {"gptj",        "codegen",       "deepseek_v2",
+                                                     "deepseek_v3", "glm4_moe_lite", NULL};
     if (out->model_type[0] && in_list(INTERLEAVED_MODELS, out->model_type)) {
         out->layout = PE_ROPE_INTERLEAVED;
         api_ptr(fp, sizeof fp, ptr, "model_type");
@@ -501,9 +516,14 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
     char fp[API_RC_PTR];
     size_t errs_before = n_errs(pb);
 
-    const json_t *mt = member(config, "model_type");
-    if (mt != NULL && json_is_string(mt))
-        snprintf(out->model_type, sizeof out->model_type, "%s", json_string_value(mt));
+    /* a multimodal wrapper: read the text model's object, naming its nested path */
+    api_model_text text;
+    api_model_text_find(config, ptr, &text);
+    config = text.obj;
+    ptr = text.ptr;
+    snprintf(out->text_src, sizeof out->text_src, "%s", text.src);
+    snprintf(out->model_type, sizeof out->model_type, "%s", text.model_type);
+    out->softmax_mscale = out->model_type[0] == '\0' || api_model_softmax_mscale(out->model_type);
 
     int64_t maxpos = 0;
     if (cfg_int(pb, config, ptr, "max_position_embeddings", &maxpos) > 0)
@@ -574,6 +594,12 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
                 api_rc_origin_set(&out->base_o, fp, "config.rope_parameters.rope_theta");
             }
         }
+        const api_model_default *d = api_model_default_find(out->model_type, "rope_theta");
+        if (!out->base_o.set && d != NULL) {
+            out->base = d->value; /* Gemma 3's published text_config omits rope_theta */
+            api_ptr(fp, sizeof fp, ptr, "model_type");
+            api_rc_origin_set(&out->base_o, fp, "default of %s", d->hf);
+        }
     }
 
     resolve_layout(pb, config, ptr, skip, out);
@@ -583,16 +609,21 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
     snprintf(sc_src, sizeof sc_src, "config.%s", sc_key);
     scaling_init(&out->scaling, sc_ptr);
     if (!(skip & API_RC_SKIP_SCALING) && sc != NULL) {
-        static const char *const PARAM_SKIP[] = {"rope_theta", "partial_rotary_factor", NULL};
+        static const char *const PARAM_SKIP[] = {"rope_theta", "partial_rotary_factor", "alpha",
+                                                 NULL};
         int phi3 = strcmp(out->model_type, "phi3") == 0;
         if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3,
-                                   params ? PARAM_SKIP : NULL, &out->scaling, w) == 0) {
+                                   params ? PARAM_SKIP : PARAM_SKIP + 2, &out->scaling, w) == 0 &&
+            api_model_rope_alpha(pb, sc, sc_src, out, w) == 0) {
             resolve_lengths(pb, config, ptr, sc_src, out, w);
         }
         if (out->scaling.present && out->scaling.type == PE_ROPE_DEFAULT && params == NULL &&
             json_object_size(sc) == 0)
             out->scaling.present = 0; /* "rope_scaling": {} says nothing */
     }
+    api_model_rope_caveats(config, &text, w);
+    if (text.nested) /* every source names the nested path: config.text_config.rope_theta */
+        api_model_rope_rebase(out, text.src);
     return n_errs(pb) != errs_before ? -1 : 0;
 }
 

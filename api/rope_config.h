@@ -148,7 +148,11 @@ typedef struct {
     api_rc_origin layout_o;          /* always set (src "default" when nothing said) */
     api_rope_scaling scaling;        /* rope_scaling (or v5 rope_parameters); scaling.present */
     int64_t max_position_embeddings; /* 0 when absent */
-    char model_type[32];             /* "" when absent */
+    char model_type[48];             /* the text model's (else its wrapper's); "" when absent */
+    char text_src[160];              /* where the text model's fields are: "config",
+                                      * "config.text_config", ... (api/model_config.h) */
+    int softmax_mscale;              /* 1 when HF's attention for model_type scales the softmax
+                                      * by mscale_all_dim (DeepSeek family) or model_type is absent */
 } api_rope_config;
 
 /*
@@ -168,6 +172,13 @@ typedef struct {
  * absent, model_type is gptj, codegen, deepseek_v2 or deepseek_v3 (HF's DeepseekV3Config
  * defaults rope_interleave to true; DeepSeek-V2 rotates complex pairs), else half.
  * mrope / mrope_section -> 422 at <ptr>/rope_scaling (multi-axis RoPE is `axes`).
+ * Multimodal wrappers are unwrapped first (api_model_text_find: text_config, llm_config, ...):
+ * every pointer and source then names the nested path ("/config/text_config/rope_theta",
+ * "config.text_config.rope_theta"). Model-type facts (api/model_config.h): a head_dim or
+ * rope_theta the file omits takes the HF config class's default (source "default of <class>");
+ * model types whose code always rotates adjacent pairs are interleaved whatever rope_interleave
+ * says; a `dynamic` scaling with `alpha` is HunYuan's alpha NTK (type ntk) for the HunYuan types
+ * and a 422 at its pointer for any other; llama3 accepts low_freq_factor == high_freq_factor.
  * Returns 0, or -1 with errors in pb. out is fully initialised either way.
  */
 int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *ptr, unsigned skip,

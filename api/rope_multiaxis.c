@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/model_config.h"
 #include "api/rope_config.h"
 #include "api/rope_multiaxis.h"
 #include "core/attention.h"
@@ -44,9 +45,9 @@ typedef struct {
 
     /* axes: from the request's `axes`, or from a pasted config's mrope_section */
     pe_axes_type type;
-    char axes_ptr[API_RC_PTR];     /* "/axes" or "/config/rope_scaling" */
-    char sections_ptr[API_RC_PTR]; /* "/axes/sections" or ".../mrope_section" */
-    char axes_src[API_RC_SRC];     /* "request" or "config.rope_scaling.mrope_section" */
+    char axes_ptr[API_RC_PTR];      /* "/axes" or "/config/rope_scaling" */
+    char sections_ptr[API_RC_PTR];  /* "/axes/sections" or ".../mrope_section" */
+    char axes_src[API_RC_PTR + 32]; /* "request" or "config.rope_scaling.mrope_section" */
     const json_t *sections_j;
     const json_t *freqs_j;
     size_t A;
@@ -111,8 +112,10 @@ int api_rope_axes_wanted(const json_t *req)
     const json_t *cfg = member(req, "config");
     if (cfg == NULL || !json_is_object(cfg))
         return 0;
+    api_model_text text; /* a wrapper keeps mrope_section in its text_config */
+    api_model_text_find(cfg, "/config", &text);
     const char *key = NULL;
-    const json_t *sc = config_scaling(cfg, &key);
+    const json_t *sc = config_scaling(text.obj, &key);
     return sc != NULL && member(sc, "mrope_section") != NULL;
 }
 
@@ -125,12 +128,14 @@ int api_rope_axes_wanted(const json_t *req)
  */
 static void config_axes(api_problem *pb, axes_req *r, const json_t *cfg, int req_axes)
 {
+    api_model_text text;
+    api_model_text_find(cfg, "/config", &text);
     const char *key = NULL;
-    const json_t *sc = config_scaling(cfg, &key);
+    const json_t *sc = config_scaling(text.obj, &key);
     if (sc == NULL)
         return;
     char sp[API_RC_PTR], fp[API_RC_PTR];
-    api_ptr(sp, sizeof sp, "/config", key);
+    api_ptr(sp, sizeof sp, text.ptr, key);
     const char *used = NULL;
     const json_t *tv = api_get_alias(pb, sc, sp, "type", "rope_type", &used);
     if (tv != NULL) {
@@ -158,14 +163,14 @@ static void config_axes(api_problem *pb, axes_req *r, const json_t *cfg, int req
     if (ms == NULL)
         return;
     if (req_axes) {
-        api_rc_warn(&r->warn, "the request's axes replace config.%s.mrope_section", key);
+        api_rc_warn(&r->warn, "the request's axes replace %s.%s.mrope_section", text.src, key);
         return;
     }
     r->type = PE_AXES_MROPE;
     r->sections_j = ms;
     snprintf(r->axes_ptr, sizeof r->axes_ptr, "%s", sp);
     api_ptr(r->sections_ptr, sizeof r->sections_ptr, sp, "mrope_section");
-    snprintf(r->axes_src, sizeof r->axes_src, "config.%s.mrope_section", key);
+    snprintf(r->axes_src, sizeof r->axes_src, "%s.%s.mrope_section", text.src, key);
 }
 
 /* head_dim and the rotary dim (read in rope_config.c, as by api/rope.c; the range checks and

@@ -77,8 +77,10 @@ pe_status pe_rope_params_check(const pe_rope_params *p)
     case PE_ROPE_LLAMA3:
         if (!pos_finite(p->factor) || !pos_finite(p->original_max_position_embeddings))
             return PE_ERR_ARG;
+        /* equal factors (Llama 4) are accepted as by HF: the medium band is then empty (a
+         * wavelength exactly at the edge gives 0/0, reported as PE_ERR_NONFINITE) */
         if (!pos_finite(p->low_freq_factor) || !pos_finite(p->high_freq_factor) ||
-            !(p->low_freq_factor < p->high_freq_factor))
+            !(p->low_freq_factor <= p->high_freq_factor))
             return PE_ERR_ARG;
         return PE_OK;
     case PE_ROPE_NTK:

@@ -85,7 +85,7 @@ void pe_rope_params_init(pe_rope_params *p);
  *  - yarn: beta_fast, beta_slow finite and >= 0 (0 means the default, like HF's `or 32` /
  *    `or 1`); mscale / mscale_all_dim finite when flagged present;
  *  - yarn, longrope: attention_factor finite and > 0 when flagged present;
- *  - llama3: 0 < low_freq_factor < high_freq_factor (both finite);
+ *  - llama3: 0 < low_freq_factor <= high_freq_factor (both finite; equal = Llama 4);
  *  - longrope: the list selected by seq_len non-NULL (list contents are not read);
  *  - ntk: alpha finite and > 0.
  * Returns PE_OK or PE_ERR_ARG. Pure; thread-safe.

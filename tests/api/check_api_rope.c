@@ -179,7 +179,7 @@ static const bad_case BAD[] = {
      "/scaling/short_factor", NULL},
     /* llama3 */
     {"{\"head_dim\": 8, \"scaling\": {\"type\": \"llama3\", \"factor\": 8,"
-     " \"original_max_position_embeddings\": 8192, \"low_freq_factor\": 4,"
+     " \"original_max_position_embeddings\": 8192, \"low_freq_factor\": 5,"
      " \"high_freq_factor\": 4}}",
      "/scaling/high_freq_factor", NULL},
     {"{\"head_dim\": 8, \"scaling\": {\"type\": \"llama3\", \"factor\": 8,"

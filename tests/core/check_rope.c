@@ -1,5 +1,5 @@
 /*
- * tests/core/check_rope.c -- core/rope.{c,h} and core/rope_explain.{c,h}.
+ * tests/check_rope.c -- core/rope.{c,h} and core/rope_explain.{c,h}.
  *
  * Expected values: the oracle (tests/vectors/rope/<file>.json, made by Hugging Face transformers'
  * modeling_rope_utils / LlamaRotaryEmbedding / GPT-J code run in float64; see
@@ -2210,14 +2210,14 @@ START_TEST(test_params_errors)
           .factor = 2.0,
           .original_max_position_embeddings = 100.0,
           .beta_fast = -1.0}},
-        {"llama3 low == high",
+        {"llama3 low > high",
          PE_ERR_ARG,
          {.rotary_dim = 4,
           .base = B,
           .type = PE_ROPE_LLAMA3,
           .factor = 8.0,
           .original_max_position_embeddings = 8192.0,
-          .low_freq_factor = 2.0,
+          .low_freq_factor = 3.0,
           .high_freq_factor = 2.0}},
         {"ntk alpha 0", PE_ERR_ARG, {.rotary_dim = 4, .base = B, .type = PE_ROPE_NTK}},
         {"longrope list entry 0",

@@ -1,0 +1,270 @@
+/*
+ * api/model_config.c -- wrapper unwrapping and the per-model_type tables (see model_config.h).
+ */
+#include "api/model_config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/req.h"
+#include "api/rope_config.h"
+
+static const json_t *member(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    return (v == NULL || json_is_null(v)) ? NULL : v;
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+    for (const char *const *p = list; s != NULL && *p; p++)
+        if (strcmp(*p, s) == 0)
+            return 1;
+    return 0;
+}
+
+void api_model_ptr_to_src(const char *ptr, char *out, size_t n)
+{
+    size_t k = 0;
+    for (const char *p = ptr[0] == '/' ? ptr + 1 : ptr; *p && k + 1 < n; p++)
+        out[k++] = *p == '/' ? '.' : *p;
+    out[k < n ? k : n - 1] = '\0';
+}
+
+void api_model_text_find(const json_t *config, const char *ptr, api_model_text *out)
+{
+    /* the keys under which real wrappers keep the text model, innermost first when nested */
+    static const char *const NEST[] = {"thinker_config", "text_config", "llm_config",
+                                       "language_config", NULL};
+    memset(out, 0, sizeof *out);
+    out->obj = config;
+    snprintf(out->ptr, sizeof out->ptr, "%s", ptr);
+    const json_t *mt = member(config, "model_type");
+    if (mt != NULL && json_is_string(mt))
+        snprintf(out->model_type, sizeof out->model_type, "%s", json_string_value(mt));
+    for (int depth = 0; depth < 4; depth++) {
+        const json_t *next = NULL;
+        const char *key = NULL;
+        for (const char *const *k = NEST; *k && next == NULL; k++) {
+            const json_t *v = member(out->obj, *k);
+            if (v != NULL && json_is_object(v)) {
+                next = v;
+                key = *k;
+            }
+        }
+        if (next == NULL)
+            break;
+        if (!out->nested)
+            snprintf(out->wrapper_type, sizeof out->wrapper_type, "%s", out->model_type);
+        out->nested = 1;
+        out->obj = next;
+        char p[API_MC_PTR];
+        api_ptr(p, sizeof p, out->ptr, key);
+        snprintf(out->ptr, sizeof out->ptr, "%s", p);
+        mt = member(next, "model_type");
+        if (mt != NULL && json_is_string(mt))
+            snprintf(out->model_type, sizeof out->model_type, "%s", json_string_value(mt));
+    }
+    api_model_ptr_to_src(out->ptr, out->src, sizeof out->src);
+}
+
+void api_model_src_rebase(char *src, size_t n, const char *prefix)
+{
+    if (strcmp(prefix, "config") == 0)
+        return;
+    char buf[512];
+    size_t k = 0, plen = strlen(prefix);
+    for (size_t i = 0; src[i] && k + 1 < sizeof buf;) {
+        int word_start = i == 0 || src[i - 1] == ' ' || src[i - 1] == '(';
+        if (word_start && strncmp(src + i, "config.", 7) == 0 && k + plen + 1 < sizeof buf) {
+            memcpy(buf + k, prefix, plen);
+            k += plen;
+            buf[k++] = '.';
+            i += 7;
+        } else {
+            buf[k++] = src[i++];
+        }
+    }
+    buf[k] = '\0';
+    snprintf(src, n, "%s", buf);
+}
+
+/* Config-class defaults that published files rely on (the 4B/12B/27B Gemma 3 text_config omits
+ * rope_theta, head_dim and the head counts). */
+static const api_model_default DEFAULTS[] = {
+    {"gemma3_text", "rope_theta", 1000000.0,
+     "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
+    {"gemma3_text", "rope_local_base_freq", 10000.0,
+     "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
+    {"gemma3_text", "head_dim", 256.0, "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
+    {"gemma3_text", "max_position_embeddings", 131072.0,
+     "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
+    {"gemma3_text", "sliding_window", 4096.0,
+     "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
+};
+
+const api_model_default *api_model_default_find(const char *model_type, const char *key)
+{
+    /* a Gemma 3 wrapper whose text_config says no model_type builds a Gemma3TextConfig */
+    if (model_type != NULL && strcmp(model_type, "gemma3") == 0)
+        model_type = "gemma3_text";
+    for (size_t i = 0; model_type != NULL && i < sizeof DEFAULTS / sizeof DEFAULTS[0]; i++)
+        if (strcmp(DEFAULTS[i].model_type, model_type) == 0 && strcmp(DEFAULTS[i].key, key) == 0)
+            return &DEFAULTS[i];
+    return NULL;
+}
+
+/* Attention code that rotates adjacent pairs (2j, 2j+1) whatever the config says. */
+static const struct {
+    const char *model_type;
+    const char *why;
+} FIXED_ADJACENT[] = {
+    {"glm", "modeling_glm.py rotate_half: x[0::2], x[1::2]"},
+    {"glm4", "modeling_glm4.py rotate_half: x[0::2], x[1::2]"},
+    {"glm4v", "modeling_glm4v.py rotate_half_llm: x[0::2], x[1::2]"},
+    {"glm4v_text", "modeling_glm4v.py rotate_half_llm: x[0::2], x[1::2]"},
+    {"ernie4_5", "modeling_ernie4_5.py: GLM's rotate_half"},
+    {"ernie4_5_moe", "modeling_ernie4_5_moe.py: Ernie 4.5's rotation"},
+    {"llama4", "modeling_llama4.py: view_as_complex pairs"},
+    {"llama4_text", "modeling_llama4.py: view_as_complex pairs"},
+    {"deepseek_v32", "modeling_deepseek_v32.py: always interleaved"},
+};
+
+int api_model_layout_fixed(const char *model_type, const char **why)
+{
+    for (size_t i = 0; model_type != NULL && i < sizeof FIXED_ADJACENT / sizeof FIXED_ADJACENT[0];
+         i++) {
+        if (strcmp(FIXED_ADJACENT[i].model_type, model_type) == 0) {
+            *why = FIXED_ADJACENT[i].why;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int api_model_softmax_mscale(const char *model_type)
+{
+    /* DeepseekV2Attention / DeepseekV3Attention: scaling *= mscale(factor, mscale_all_dim)^2;
+     * deepseek_v32 and glm4_moe_lite inherit DeepseekV3Attention */
+    static const char *const DS[] = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite",
+                                     NULL};
+    return in_list(DS, model_type);
+}
+
+int api_model_dynamic_alpha(const char *model_type)
+{
+    /* HunYuanDenseV1RotaryEmbedding / HunYuanMoEV1RotaryEmbedding: dynamic + alpha */
+    static const char *const HY[] = {"hunyuan_v1_dense", "hunyuan_v1_moe", NULL};
+    return in_list(HY, model_type);
+}
+
+/* Keys whose numbers this one-configuration answer does not carry (per-layer kinds, query
+ * scaling): each is named in a warning, never dropped silently. */
+static const struct {
+    const char *key;
+    const char *text;
+} CAVEATS[] = {
+    {"rope_local_base_freq", "sliding-window layers use this base without the scaling; this answer "
+                             "is for the full-attention layers (per layer: POST /model/method)"},
+    {"no_rope_layers", "the layers it marks 0 use no RoPE (per layer: POST /model/method)"},
+    {"layer_types", "layers differ by attention type; this answer holds for the RoPE layers of one "
+                    "kind (per layer: POST /model/method)"},
+    {"attn_temperature_tuning", "Llama 4 scales the queries of its no-RoPE layers by position "
+                                "(not part of this answer)"},
+    {"llama_4_scaling_beta", "Ministral 3 scales queries by 1 + beta ln(1 + floor(pos / "
+                             "original_max_position_embeddings)) (not applied here)"},
+};
+
+size_t api_model_caveat_count(void)
+{
+    return sizeof CAVEATS / sizeof CAVEATS[0];
+}
+
+const char *api_model_caveat(size_t i, const char **text)
+{
+    if (i >= api_model_caveat_count())
+        return NULL;
+    *text = CAVEATS[i].text;
+    return CAVEATS[i].key;
+}
+
+/* ---- the pasted-config steps of api_rope_config_resolve that follow from these tables ---- */
+
+/*
+ * `alpha` in a pasted scaling object (passed over by the parser). HunYuan's code reads it with
+ * type dynamic: base' = base x alpha^(d/(d-2)) with attention factor 1 and no use of factor
+ * (HunYuanDenseV1RotaryEmbedding), which is posenc's type ntk. Anywhere else it would be dropped:
+ * a 422 at its pointer. Returns 0, or -1 with the error in pb.
+ */
+int api_model_rope_alpha(api_problem *pb, const json_t *sc_obj, const char *sc_src,
+                         api_rope_config *out, api_rc_warnings *w)
+{
+    api_rope_scaling *sc = &out->scaling;
+    const json_t *a = member(sc_obj, "alpha");
+    if (a == NULL)
+        return 0;
+    char fp[API_RC_PTR];
+    api_ptr(fp, sizeof fp, sc->ptr, "alpha");
+    if (sc->type == PE_ROPE_NTK) { /* posenc's own type: alpha is its field */
+        if (api_number_value(pb, a, fp, 0.0, HUGE_VAL, API_NUM_MIN_EXCL, &sc->num[API_RS_ALPHA]) <
+            0)
+            return -1;
+        api_rc_origin_set(&sc->origin[API_RS_ALPHA], fp, "%s.alpha", sc_src);
+        return 0;
+    }
+    if (sc->type != PE_ROPE_DYNAMIC || !api_model_dynamic_alpha(out->model_type)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "alpha is read only by HunYuan's dynamic NTK (model_type "
+                          "hunyuan_v1_dense / hunyuan_v1_moe with type dynamic); for model_type "
+                          "\"%.40s\" and type %s it would change nothing posenc can vouch for "
+                          "(send scaling {\"type\": \"ntk\", \"alpha\": ...} for the static "
+                          "NTK-aware base)",
+                          out->model_type, api_rope_type_name(sc->type));
+        return -1;
+    }
+    double alpha = 0.0;
+    if (api_number_value(pb, a, fp, 0.0, HUGE_VAL, API_NUM_MIN_EXCL, &alpha) < 0)
+        return -1;
+    for (int f = 0; f < API_RS__COUNT; f++) {
+        if (sc->origin[f].set)
+            api_rc_warn(w, "%s.%s is not read by HunYuan's alpha NTK and was ignored", sc_src,
+                        api_rs_field_name((api_rs_field)f));
+        memset(&sc->origin[f], 0, sizeof sc->origin[f]);
+        sc->num[f] = 0.0;
+    }
+    api_rc_warn(w,
+                "HunYuan alpha NTK holds while the sequence fits max_position_embeddings: past it "
+                "Hugging Face's dynamic_rope_update recomputes plain dynamic NTK without alpha");
+    sc->type = PE_ROPE_NTK;
+    sc->num[API_RS_ALPHA] = alpha;
+    api_rc_origin_set(&sc->origin[API_RS_ALPHA], fp, "%s.alpha (HunYuan dynamic alpha)", sc_src);
+    return 0;
+}
+
+/* Warns about each key of the text config that this one-kind answer does not carry (see
+ * api_model_caveat), and about a class-default local base the file omits (Gemma 3). */
+void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, api_rc_warnings *w)
+{
+    const char *what = NULL, *key;
+    for (size_t i = 0; (key = api_model_caveat(i, &what)) != NULL; i++) {
+        const json_t *v = member(cfg, key);
+        const api_model_default *d = api_model_default_find(text->model_type, key);
+        if (v != NULL && !json_is_false(v) && !(json_is_array(v) && json_array_size(v) == 0))
+            api_rc_warn(w, "%s.%s: %s", text->src, key, what);
+        else if (v == NULL && d != NULL)
+            api_rc_warn(w, "%s.%s (absent; %.17g by default of %s): %s", text->src, key, d->value,
+                        d->hf, what);
+    }
+}
+
+/* Rewrites every origin's "config." to the wrapper's nested path (prefix "config.text_config"). */
+void api_model_rope_rebase(api_rope_config *out, const char *prefix)
+{
+    api_rc_origin *all[] = {&out->head_dim_o, &out->rotary_dim_o, &out->partial_o,
+                            &out->base_o,     &out->layout_o,     &out->scaling.type_origin};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        api_model_src_rebase(all[i]->src, sizeof all[i]->src, prefix);
+    for (int f = 0; f < API_RS__COUNT; f++)
+        api_model_src_rebase(out->scaling.origin[f].src, sizeof out->scaling.origin[f].src, prefix);
+}

@@ -1,0 +1,106 @@
+/*
+ * api/model_config.h -- what a pasted config.json means beyond its own keys: where a multimodal
+ * wrapper keeps the text model's fields, and the per-model_type facts that live in Hugging Face's
+ * code rather than in the file (config-class defaults, adjacent-pair rotation, the DeepSeek
+ * softmax scale, HunYuan's alpha). One table per fact; every row cites the HF file it follows
+ * (transformers v5, src/transformers/models/<name>/).
+ *
+ * Pure: borrowed jansson values in, caller-owned structs out; no globals but const tables;
+ * thread-safe.
+ */
+#ifndef API_MODEL_CONFIG_H
+#define API_MODEL_CONFIG_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "api/problem.h"
+#include "api/rope_config.h"
+
+#define API_MC_PTR 160 /* bytes of a JSON pointer (as API_RC_PTR) */
+#define API_MC_TYPE 48 /* bytes of a model_type */
+
+/*
+ * The object that holds the text model's fields. Wrappers nest it under `text_config` (Gemma 3/4,
+ * Llama 4, Qwen2.5-VL/Qwen3-VL, Mistral 3, GLM-4V), `llm_config` (InternVL), `language_config`
+ * (DeepSeek-VL2) or `thinker_config.text_config` (Qwen2.5-Omni, Qwen3-Omni); the nesting is
+ * followed to the innermost such object (HF: a composite config builds its text sub-config from
+ * that dict, and its top-level keys do not reach the text model).
+ */
+typedef struct {
+    const json_t *obj;              /* the text model's object (borrowed); the input when flat */
+    char ptr[API_MC_PTR];           /* its JSON pointer ("/config", "/config/text_config", ...) */
+    char src[API_MC_PTR];           /* the same as a dotted path ("config.text_config") */
+    char model_type[API_MC_TYPE];   /* the text object's model_type, else the nearest wrapper's */
+    char wrapper_type[API_MC_TYPE]; /* the outermost wrapper's model_type ("" when flat) */
+    int nested;                     /* 1 when obj is not the input */
+} api_model_text;
+
+/* Finds the text model's object in config (an object at pointer ptr). Never fails: a config
+ * without a nesting key is its own text model. */
+void api_model_text_find(const json_t *config, const char *ptr, api_model_text *out);
+
+/* Rewrites every "config." that starts a word of src (a provenance text such as
+ * "config.hidden_size / config.num_attention_heads") to "<prefix>." in place; src has n bytes.
+ * prefix "config" leaves src unchanged. */
+void api_model_src_rebase(char *src, size_t n, const char *prefix);
+
+/* A dotted source path from a JSON pointer: "/config/text_config/rope_scaling" ->
+ * "config.text_config.rope_scaling". */
+void api_model_ptr_to_src(const char *ptr, char *out, size_t n);
+
+/* A value the model's HF config class sets when the file omits the key. */
+typedef struct {
+    const char *model_type;
+    const char *key;
+    double value;
+    const char *hf; /* the class and file it comes from */
+} api_model_default;
+
+/* The default of key for model_type, or NULL when the class has none we model. */
+const api_model_default *api_model_default_find(const char *model_type, const char *key);
+
+/*
+ * Pair layout decided by the model's code. Returns 1 (adjacent pairs, posenc "interleaved") for
+ * model types whose HF attention always rotates adjacent pairs, whatever the config says (glm,
+ * glm4, glm4v, ernie4_5, ernie4_5_moe, deepseek_v32), and sets *why to the HF file that shows it;
+ * 0 otherwise.
+ */
+int api_model_layout_fixed(const char *model_type, const char **why);
+
+/* 1 when the model type's attention multiplies the softmax scale by mscale(factor,
+ * mscale_all_dim)^2 (the DeepSeek family: deepseek_v2, deepseek_v3, deepseek_v32,
+ * glm4_moe_lite, longcat_flash), 0 otherwise. */
+int api_model_softmax_mscale(const char *model_type);
+
+/* 1 when the model type reads a `dynamic` rope_scaling's `alpha` as HunYuan does (base' = base x
+ * alpha^(d/(d-2)), attention factor 1: modeling_hunyuan_v1_dense.py / _moe.py), 0 otherwise. */
+int api_model_dynamic_alpha(const char *model_type);
+
+/*
+ * Keys of a text config that make a single RoPE answer partial (another kind of layer, or a
+ * query scale by position): api_model_caveat(i, &text) gives key i (NULL past the end) and what
+ * it means; callers warn about each one present.
+ */
+size_t api_model_caveat_count(void);
+const char *api_model_caveat(size_t i, const char **text);
+
+/* ---- steps of api_rope_config_resolve (api/rope_config.c) that follow from these tables ---- */
+
+/*
+ * `alpha` of the pasted scaling object sc_obj (sources prefixed sc_src, "config.rope_scaling"),
+ * after out->scaling was parsed: for HunYuan's model types with type dynamic it becomes type ntk
+ * (base x alpha^(d/(d-2)), factor and the other fields dropped with a warning each); type ntk
+ * reads it as its own field; anything else is a 422 at its pointer. Returns 0 or -1.
+ */
+int api_model_rope_alpha(api_problem *pb, const json_t *sc_obj, const char *sc_src,
+                         api_rope_config *out, api_rc_warnings *w);
+
+/* Warns about each caveat key (api_model_caveat) present in the text config cfg, and about a
+ * class default of one the file omits (Gemma 3's rope_local_base_freq). */
+void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, api_rc_warnings *w);
+
+/* Rewrites every source of out from "config." to prefix (the wrapper's nested path). */
+void api_model_rope_rebase(api_rope_config *out, const char *prefix);
+
+#endif

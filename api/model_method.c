@@ -1,0 +1,498 @@
+/*
+ * api/model_method.c -- POST /model/method: which position method a model uses, layer by layer.
+ *
+ * Request: any config.json, bare or wrapped as {"config": {...}} (wrappers such as text_config are
+ * followed: api/model_config.h). Response (openapi.yaml ModelMethodResponse):
+ *   {"model_type", "text_config" (dotted path of the text model), "num_layers",
+ *    "layers": [kind index of layer 0, 1, ...], "kinds": [{"method", "layers", "parameters",
+ *    "route", "request", "sources"}...], "warnings"?}
+ * Methods and the HF code they follow (transformers v5, models/<name>/modeling_<name>.py):
+ *   learned_absolute  bert, electra, gpt2, gpt_neo, gpt_bigcode, ... (nn.Embedding over position
+ *                     ids); roberta-like models start at padding_idx + 1 (create_position_ids_
+ *                     from_input_ids), OPT / BART / BioGPT add an offset of 2 (LearnedPositional
+ *                     Embedding); route /learned needs the model's trained table.
+ *   alibi             bloom, mpt (attn_config.alibi), falcon (alibi: true); route /alibi.
+ *   t5_relative       t5, mt5, umt5, longt5, switch_transformers: bidirectional buckets in the
+ *                     encoder, causal in the decoder; route /t5/buckets.
+ *   rope              everything with rotary keys or a RoPE model_type; one kind per distinct
+ *                     RoPE answer (Gemma 3 sliding layers: rope_local_base_freq without scaling;
+ *                     v5 per-layer-type rope_parameters); route /rope, request {"config": the
+ *                     text config edited down to that kind}.
+ *   none              RoPE models' no-RoPE layers: no_rope_layers (Llama 4, SmolLM3: 0 = none,
+ *                     default every 4th layer), EXAONE 4 full-attention layers when sliding_window
+ *                     is set.
+ * Unknown model types without rotary keys are a 422 at /model_type. Pure but for allocation;
+ * thread-safe.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/model_config.h"
+#include "api/req.h"
+#include "api/rope_config.h"
+
+#define MAX_LAYERS 4096
+
+static const json_t *member(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    return (v == NULL || json_is_null(v)) ? NULL : v;
+}
+
+/* 1 when obj (may be NULL) has key set to true. */
+static int is_true(const json_t *obj, const char *key)
+{
+    const json_t *v = obj != NULL ? json_object_get(obj, key) : NULL;
+    return v != NULL && json_is_true(v);
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+    for (const char *const *p = list; *p; p++)
+        if (strcmp(*p, s) == 0)
+            return 1;
+    return 0;
+}
+
+typedef enum { M_NONE, M_LEARNED, M_ALIBI, M_T5, M_ROPE } method_id;
+
+static const char *const LEARNED[] = {"bert",       "electra",       "albert",
+                                      "gpt2",       "gpt_neo",       "gpt_bigcode",
+                                      "distilbert", "megatron-bert", NULL};
+static const char *const LEARNED_PAD[] = {"roberta", "xlm-roberta", "camembert",
+                                          "roberta-prelayernorm",
+                                          NULL}; /* offset padding_idx + 1 */
+static const char *const LEARNED_2[] = {"opt", "bart", "mbart", "biogpt", NULL}; /* offset 2 */
+static const char *const T5S[] = {"t5", "mt5", "umt5", "longt5", "switch_transformers", NULL};
+static const char *const ROPE_KEYS[] = {
+    "rope_theta",      "rope_scaling",     "rope_parameters",       "rotary_dim", "rotary_pct",
+    "rotary_emb_base", "qk_rope_head_dim", "partial_rotary_factor", NULL};
+
+/* A kind under construction: its description and the layers it covers. */
+typedef struct {
+    json_t *obj;    /* {"method", "parameters", "route", "request", "sources"} */
+    json_t *layers; /* [indices] */
+} kind;
+
+typedef struct {
+    kind k[8];
+    size_t n;
+    json_t *per_layer; /* kind index per layer */
+    int oom;
+} plan;
+
+/* Adds a kind, returns its index (or -1 when full / out of memory). obj is taken. */
+static int add_kind(plan *p, json_t *obj)
+{
+    if (obj == NULL || p->n >= sizeof p->k / sizeof p->k[0]) {
+        p->oom |= obj == NULL;
+        json_decref(obj);
+        return -1;
+    }
+    p->k[p->n].obj = obj;
+    p->k[p->n].layers = json_array();
+    return (int)p->n++;
+}
+
+static void assign(plan *p, int layer, int k)
+{
+    if (k < 0)
+        return;
+    if (json_array_append_new(p->k[k].layers, json_integer(layer)) < 0 ||
+        json_array_append_new(p->per_layer, json_integer(k)) < 0)
+        p->oom = 1;
+}
+
+/* The first of keys present in cfg as an integer >= 1 into *out (untouched when none). */
+static void first_int(api_problem *pb, const json_t *cfg, const char *ptr, const char *const *keys,
+                      int64_t *out)
+{
+    for (const char *const *k = keys; *k; k++)
+        if (api_get_int(pb, cfg, ptr, *k, 1, INT64_MAX, out) != 0)
+            return;
+}
+
+/* The learned / alibi / t5 kinds (one or two per model). Returns 0, 1 when not applicable. */
+static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *ptr, const char *mt,
+                      int64_t n_layers)
+{
+    int64_t maxpos = 0, hidden = 0, heads = 0, pad = 1;
+    static const char *const POS[] = {"max_position_embeddings", "n_positions", NULL};
+    static const char *const DIM[] = {"hidden_size", "n_embd", "d_model", "dim", NULL};
+    static const char *const HEADS[] = {"num_attention_heads", "n_head", "num_heads", "n_heads",
+                                        NULL};
+    first_int(pb, cfg, ptr, POS, &maxpos);
+    first_int(pb, cfg, ptr, DIM, &hidden);
+    first_int(pb, cfg, ptr, HEADS, &heads);
+    const json_t *pet = member(cfg, "position_embedding_type");
+    int learned = in_list(LEARNED, mt) || in_list(LEARNED_PAD, mt) || in_list(LEARNED_2, mt);
+    if (strcmp(mt, "distilbert") == 0 && is_true(cfg, "sinusoidal_pos_embds")) {
+        char fp[160]; /* DistilBERT's fixed table (create_sinusoidal_embeddings): not mapped yet */
+        api_ptr(fp, sizeof fp, ptr, "sinusoidal_pos_embds");
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "DistilBERT with sinusoidal_pos_embds has no answer here yet (use POST "
+                          "/sinusoidal with d_model = dim)");
+        return 0;
+    }
+    if (learned && pet != NULL && json_is_string(pet) &&
+        strcmp(json_string_value(pet), "absolute") != 0) {
+        char fp[160];
+        api_ptr(fp, sizeof fp, ptr, "position_embedding_type");
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "position_embedding_type \"%.40s\" (Shaw-style relative keys) has no "
+                          "answer here yet; only \"absolute\" is described",
+                          json_string_value(pet));
+        return 0;
+    }
+    int alibi = strcmp(mt, "bloom") == 0 || (strcmp(mt, "falcon") == 0 && is_true(cfg, "alibi")) ||
+                (strcmp(mt, "mpt") == 0 && is_true(member(cfg, "attn_config"), "alibi"));
+    if (learned || (strcmp(mt, "mpt") == 0 && !alibi)) {
+        int64_t offset = 0;
+        const char *why = "position ids from 0 (nn.Embedding)";
+        if (in_list(LEARNED_PAD, mt)) {
+            api_get_int(pb, cfg, ptr, "pad_token_id", 0, INT64_MAX, &pad);
+            offset = pad + 1;
+            why = "position ids start at padding_idx + 1 (create_position_ids_from_input_ids)";
+        } else if (in_list(LEARNED_2, mt)) {
+            offset = 2;
+            why = "LearnedPositionalEmbedding adds an offset of 2";
+        }
+        json_t *k =
+            json_pack("{s:s, s:{s:I, s:I, s:I, s:s}, s:s, s:n, s:s}", "method", "learned_absolute",
+                      "parameters", "max_position_embeddings", (json_int_t)maxpos, "d_model",
+                      (json_int_t)hidden, "offset", (json_int_t)offset, "offset_rule", why, "route",
+                      "/learned", "request", "note",
+                      "the trained table comes from the model's weights: store it with "
+                      "PUT /tables/{name}, then POST /learned");
+        int ki = add_kind(p, k); /* one table, added to the token embeddings before layer 0 */
+        for (int64_t l = 0; l < n_layers; l++)
+            assign(p, (int)l, ki);
+        return 0;
+    }
+    if (alibi) {
+        json_t *k = json_pack("{s:s, s:{s:I}, s:s, s:{s:I}}", "method", "alibi", "parameters",
+                              "num_heads", (json_int_t)heads, "route", "/alibi", "request",
+                              "num_heads", (json_int_t)heads);
+        int ki = add_kind(p, k);
+        for (int64_t l = 0; l < n_layers; l++)
+            assign(p, (int)l, ki);
+        return 0;
+    }
+    if (in_list(T5S, mt)) {
+        int64_t nb = 32, md = 128, n_dec = n_layers;
+        api_get_int(pb, cfg, ptr, "relative_attention_num_buckets", 1, INT64_MAX, &nb);
+        api_get_int(pb, cfg, ptr, "relative_attention_max_distance", 1, INT64_MAX, &md);
+        api_get_int(pb, cfg, ptr, "num_decoder_layers", 0, MAX_LAYERS, &n_dec);
+        for (int dec = 0; dec < 2; dec++) {
+            json_t *k =
+                json_pack("{s:s, s:s, s:{s:I, s:I, s:b}, s:s, s:{s:I, s:I, s:b}}", "method",
+                          "t5_relative", "stack", dec ? "decoder" : "encoder", "parameters",
+                          "num_buckets", (json_int_t)nb, "max_distance", (json_int_t)md,
+                          "bidirectional", !dec, "route", "/t5/buckets", "request", "num_buckets",
+                          (json_int_t)nb, "max_distance", (json_int_t)md, "bidirectional", !dec);
+            int ki = add_kind(p, k);
+            int64_t n = dec ? n_dec : n_layers;
+            for (int64_t l = 0; l < n; l++)
+                assign(p, (int)(dec ? n_layers + l : l), ki);
+        }
+        return 0;
+    }
+    return 1;
+}
+
+/* One RoPE kind from a (possibly edited) text config: resolved as POST /rope would. */
+static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, const char *where,
+                         api_rc_warnings *w)
+{
+    /* multi-axis RoPE (Qwen2-VL family: mrope_section in the scaling object) is not a scaling
+     * type: the config's dims and base are read without it and the sections reported as is */
+    const json_t *msc = member(cfg, "rope_scaling");
+    if (msc == NULL)
+        msc = member(cfg, "rope_parameters");
+    const json_t *sections = msc != NULL ? member(msc, "mrope_section") : NULL;
+    int mrope_il = msc != NULL && is_true(msc, "mrope_interleaved");
+    api_rope_config rc;
+    if (api_rope_config_resolve(pb, cfg, ptr, sections ? API_RC_SKIP_SCALING : 0, &rc, w) < 0 ||
+        !rc.head_dim_o.set) {
+        if (!api_problem_failed(pb))
+            api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
+                              "head_dim: the config has none of qk_rope_head_dim, head_dim, "
+                              "hidden_size / num_attention_heads");
+        return NULL;
+    }
+    json_t *empty = json_object();
+    int64_t rd = 0;
+    api_rc_origin ro;
+    int rrc = api_rope_rotary_dim_resolve(pb, empty, &rc, rc.head_dim, &rc.head_dim_o, &rd, &ro);
+    json_decref(empty);
+    if (rrc < 0)
+        return NULL;
+    api_rc_origin *named[] = {&rc.head_dim_o, &rc.base_o, &rc.layout_o, &ro};
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) /* config.text_config.x */
+        api_model_src_rebase(named[i]->src, sizeof named[i]->src, where);
+    double base = rc.base_o.set ? rc.base : 10000.0;
+    const api_rope_scaling *sc = &rc.scaling;
+    json_t *scaling = json_null();
+    if (sections != NULL) {
+        scaling = json_pack("{s:s, s:O, s:b}", "type", "mrope", "mrope_section", (json_t *)sections,
+                            "mrope_interleaved", mrope_il);
+    } else if (sc->present) {
+        scaling = json_pack("{s:s}", "type", api_rope_type_name(sc->type));
+        for (int f = 0; f < API_RS__COUNT; f++) {
+            if (!sc->origin[f].set)
+                continue;
+            json_t *v = f == API_RS_SHORT_FACTOR  ? json_deep_copy(sc->list[0])
+                        : f == API_RS_LONG_FACTOR ? json_deep_copy(sc->list[1])
+                        : f == API_RS_TRUNCATE    ? json_boolean(sc->num[f] != 0.0)
+                                                  : json_real(sc->num[f]);
+            json_object_set_new(scaling, api_rs_field_name((api_rs_field)f), v);
+        }
+    }
+    const char *layout = rc.layout == PE_ROPE_INTERLEAVED ? "interleaved" : "half";
+    json_t *req =
+        json_pack("{s:I, s:I, s:f, s:s, s:O}", "head_dim", (json_int_t)rc.head_dim, "rotary_dim",
+                  (json_int_t)rd, "base", base, "layout", layout, "scaling", scaling);
+    json_t *sources =
+        json_pack("{s:s, s:s, s:s, s:s}", "head_dim", rc.head_dim_o.src, "rotary_dim", ro.src,
+                  "base", rc.base_o.set ? rc.base_o.src : "default", "layout", rc.layout_o.src);
+    /* the request is the (edited, one-kind) text config itself: POST /rope then applies the
+     * model-type rules (layout, softmax factor) exactly as for the pasted file */
+    const char *variant = sections != NULL ? (mrope_il ? "mrope_interleaved" : "mrope")
+                          : sc->present    ? api_rope_type_name(sc->type)
+                                           : "default";
+    json_t *k = json_pack("{s:s, s:s, s:o, s:s, s:{s:O}, s:o}", "method", "rope", "variant",
+                          variant, "parameters", req, "route", "/rope", "request", "config",
+                          (json_t *)cfg, "sources", sources);
+    json_decref(scaling);
+    if (k != NULL && mrope_il)
+        json_object_set_new(k, "note",
+                            json_string("POST /rope refuses interleaved M-RoPE from a pasted "
+                                        "config: it is not a named axes type yet"));
+    return k;
+}
+
+/*
+ * The sources of a kind read from an edited config name what the file holds: a per-layer-type
+ * value sits under rope_parameters.<layer type>; a Gemma 3 sliding layer's base is
+ * rope_local_base_freq (or Gemma3TextConfig's default of it), not the rope_theta it was put in.
+ */
+static void name_edited_sources(json_t *sources, const char *where, const char *layer_type,
+                                const char *gemma3_type, int has_local_base)
+{
+    const char *k;
+    json_t *v;
+    char buf[6 * API_MC_PTR], needle[3 * API_MC_PTR];
+    snprintf(needle, sizeof needle, "%s.rope_parameters.", where);
+    json_object_foreach(sources, k, v)
+    {
+        const char *s = json_string_value(v);
+        const char *at = s && layer_type ? strstr(s, needle) : NULL;
+        if (at == NULL)
+            continue;
+        snprintf(buf, sizeof buf, "%.*s%s%s.%s", (int)(at - s), s, needle, layer_type,
+                 at + strlen(needle));
+        json_object_set_new(sources, k, json_string(buf));
+    }
+    if (gemma3_type == NULL)
+        return;
+    const api_model_default *d = api_model_default_find(gemma3_type, "rope_local_base_freq");
+    if (has_local_base)
+        snprintf(buf, sizeof buf, "%s.rope_local_base_freq", where);
+    else
+        snprintf(buf, sizeof buf, "default of %s (rope_local_base_freq)", d ? d->hf : "?");
+    json_object_set_new(sources, "base", json_string(buf));
+}
+
+/* RoPE kinds per layer. Returns 0 or -1 (error in pb). */
+static int plan_rope(api_problem *pb, plan *p, const json_t *cfg, const char *ptr,
+                     const char *where, const char *mt, int64_t n_layers, api_rc_warnings *w)
+{
+    const json_t *lt = member(cfg, "layer_types");
+    const json_t *params = member(cfg, "rope_parameters");
+    int per_type = params && json_is_object(params) && member(params, "rope_type") == NULL &&
+                   member(params, "type") == NULL && json_object_size(params) > 0;
+    int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0;
+    int64_t pattern = 6;
+    if (gemma3 && api_get_int(pb, cfg, ptr, "sliding_window_pattern", 1, MAX_LAYERS, &pattern) == 0)
+        api_get_int(pb, cfg, ptr, "_sliding_window_pattern", 1, MAX_LAYERS, &pattern);
+
+    /* the no-RoPE rule (Llama 4, SmolLM3: no_rope_layers[l] == 0; default every 4th layer) */
+    const json_t *nrl = member(cfg, "no_rope_layers");
+    int nope_default =
+        strcmp(mt, "llama4_text") == 0 || strcmp(mt, "llama4") == 0 || strcmp(mt, "smollm3") == 0;
+    int64_t interval = 4;
+    api_get_int(pb, cfg, ptr, "no_rope_layer_interval", 1, MAX_LAYERS, &interval);
+    int exaone_nope = strcmp(mt, "exaone4") == 0 && member(cfg, "sliding_window") != NULL;
+
+    int kind_of_type[2] = {-1, -1}; /* [0] sliding / default, [1] full */
+    int none_kind = -1;
+    for (int64_t l = 0; l < n_layers; l++) {
+        const char *type = "full_attention";
+        const json_t *t = lt ? json_array_get(lt, (size_t)l) : NULL;
+        if (t != NULL && json_is_string(t))
+            type = json_string_value(t);
+        else if (gemma3)
+            type = (l + 1) % pattern == 0 ? "full_attention" : "sliding_attention";
+        int sliding = strcmp(type, "sliding_attention") == 0;
+
+        int use_rope = 1;
+        if (nrl != NULL && json_is_array(nrl) && json_array_size(nrl) > 0) {
+            const json_t *v = json_array_get(nrl, (size_t)l);
+            use_rope = !(v != NULL && json_is_integer(v) && json_integer_value(v) == 0);
+        } else if (nope_default) {
+            use_rope = (l + 1) % interval != 0;
+        }
+        if (exaone_nope && !sliding)
+            use_rope = 0;
+        if (!use_rope) {
+            if (none_kind < 0)
+                none_kind = add_kind(p, json_pack("{s:s, s:s, s:n, s:n}", "method", "none", "why",
+                                                  "no positional encoding in this layer "
+                                                  "(no_rope_layers / layer type)",
+                                                  "route", "request"));
+            assign(p, (int)l, none_kind);
+            continue;
+        }
+        int slot = (per_type || gemma3) && sliding ? 0 : 1;
+        if (kind_of_type[slot] < 0) {
+            json_t *edited = json_deep_copy(cfg);
+            char kptr[160];
+            snprintf(kptr, sizeof kptr, "%s", ptr);
+            if (edited == NULL) {
+                p->oom = 1;
+                return -1;
+            }
+            if (per_type) {
+                const char *key = slot == 0 ? "sliding_attention" : "full_attention";
+                const json_t *sub = member(params, key);
+                if (sub == NULL)
+                    sub = member(params, "full_attention");
+                json_object_set(edited, "rope_parameters", (json_t *)sub);
+            } else if (gemma3 && slot == 0) {
+                /* Gemma 3 local layers: rope_local_base_freq, no scaling (Gemma3RotaryEmbedding
+                 * for local layers is built with rope_type default) */
+                const json_t *lb = member(cfg, "rope_local_base_freq");
+                const api_model_default *d = api_model_default_find(mt, "rope_local_base_freq");
+                json_object_set_new(edited, "rope_theta",
+                                    lb ? json_deep_copy(lb) : json_real(d ? d->value : 10000.0));
+                json_object_del(edited, "rope_scaling");
+            }
+            json_t *k = rope_kind(pb, edited, kptr, where, w);
+            json_decref(edited);
+            if (k == NULL)
+                return -1;
+            const char *lt_name = slot == 0 ? "sliding_attention" : "full_attention";
+            if (per_type || gemma3)
+                json_object_set_new(k, "layer_type", json_string(lt_name));
+            name_edited_sources(json_object_get(k, "sources"), where, per_type ? lt_name : NULL,
+                                gemma3 && !per_type && slot == 0 ? mt : NULL,
+                                member(cfg, "rope_local_base_freq") != NULL);
+            kind_of_type[slot] = add_kind(p, k);
+        }
+        assign(p, (int)l, kind_of_type[slot]);
+    }
+    return 0;
+}
+
+static int has_rope_keys(const json_t *cfg)
+{
+    for (const char *const *k = ROPE_KEYS; *k; k++)
+        if (member(cfg, *k) != NULL)
+            return 1;
+    return 0;
+}
+
+int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb)
+{
+    (void)ctx;
+    const json_t *cfg = req;
+    const char *base = "";
+    const json_t *wrapped = member(req, "config");
+    if (wrapped != NULL && json_is_object(wrapped) && member(req, "model_type") == NULL) {
+        static const char *const FIELDS[] = {"config", NULL}; /* the wrapper holds nothing else */
+        if (api_check_fields(pb, req, "", FIELDS) < 0)
+            return -1;
+        cfg = wrapped;
+        base = "/config";
+    }
+    api_model_text text;
+    api_model_text_find(cfg, base, &text);
+    const char *mt = text.model_type;
+    /* the text model's place, named from the config's root: "config", "config.text_config" */
+    char where[2 * API_MC_PTR + 8];
+    snprintf(where, sizeof where, "config%s%s", text.nested ? "." : "",
+             text.nested ? text.src + (base[0] ? strlen("config.") : 0) : "");
+    int64_t n_layers = 0;
+    static const char *const LAYER_KEYS[] = {"num_hidden_layers", "n_layer", "num_layers",
+                                             "n_layers", NULL};
+    for (const char *const *k = LAYER_KEYS; *k && n_layers == 0; k++)
+        api_get_int(pb, text.obj, text.ptr, *k, 1, MAX_LAYERS, &n_layers);
+    if (api_problem_failed(pb))
+        return -1;
+    if (n_layers == 0) {
+        char fp[160];
+        api_ptr(fp, sizeof fp, text.ptr, "num_hidden_layers");
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "the number of layers is required (num_hidden_layers, n_layer, "
+                          "num_layers or n_layers)");
+        return -1;
+    }
+
+    plan p;
+    memset(&p, 0, sizeof p);
+    p.per_layer = json_array();
+    api_rc_warnings w;
+    memset(&w, 0, sizeof w);
+    int rc = -1;
+    int fixed = plan_fixed(pb, &p, text.obj, text.ptr, mt, n_layers);
+    if (api_problem_failed(pb))
+        goto done;
+    if (fixed == 1) {
+        if (!has_rope_keys(text.obj) && mt[0] == '\0') {
+            char fp[160];
+            api_ptr(fp, sizeof fp, text.ptr, "model_type");
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "model_type is required to tell the position method (the config "
+                              "has no rotary keys either)");
+            goto done;
+        }
+        if (plan_rope(pb, &p, text.obj, text.ptr, where, mt, n_layers, &w) < 0)
+            goto done;
+    }
+    if (p.oom) {
+        api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory while describing the model");
+        goto done;
+    }
+    json_t *kinds = json_array();
+    for (size_t i = 0; i < p.n; i++) {
+        json_object_set(p.k[i].obj, "layers", p.k[i].layers);
+        json_array_append(kinds, p.k[i].obj);
+    }
+    json_t *warn = json_array();
+    for (size_t i = 0; i < w.n; i++) /* /rope's pointers back to this route are noise here */
+        if (strstr(w.text[i], "POST /model/method") == NULL) {
+            api_model_src_rebase(w.text[i], sizeof w.text[i], where);
+            json_array_append_new(warn, json_string(w.text[i]));
+        }
+    json_t *resp =
+        json_pack("{s:s, s:s, s:I, s:O, s:o}", "model_type", mt, "text_config", where, "num_layers",
+                  (json_int_t)json_array_size(p.per_layer), "layers", p.per_layer, "kinds", kinds);
+    if (resp != NULL && json_array_size(warn) > 0)
+        json_object_set(resp, "warnings", warn);
+    json_decref(warn);
+    if (resp == NULL) {
+        api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory while describing the model");
+        goto done;
+    }
+    wire_jw_json(out, resp);
+    json_decref(resp);
+    rc = 0;
+done:
+    for (size_t i = 0; i < p.n; i++) {
+        json_decref(p.k[i].obj);
+        json_decref(p.k[i].layers);
+    }
+    json_decref(p.per_layer);
+    return rc;
+}

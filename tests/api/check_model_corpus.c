@@ -1,0 +1,200 @@
+/*
+ * tests/check_model_corpus.c -- POST /model/method over the config corpus
+ * (the .json files of tests/vectors/configs, provenance in PROVENANCE.md there) against the
+ * independent float64 reference (tests/vectors/configs/reference/hf_positions.py, written from
+ * Hugging Face's source without posenc; its output is tests/vectors/configs/expected/<name>.json).
+ *
+ * Per config: the number of layers; the method of every layer; the same grouping of layers into
+ * kinds; for each RoPE kind, its request sent to POST /rope gives the reference inv_freq (abs 1e-15
+ * or rel 1e-12), attention_factor and softmax_scale_factor (rel 1e-12), layout, rotary_dim and
+ * scaling type; learned kinds their offset; T5 kinds their buckets, distance and direction.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "tests/lib/api_util.h"
+
+#define DIR "tests/vectors/configs/"
+
+/* Every corpus file (sorted; adding a file needs its expected/ output and a line here). */
+static const char *const CORPUS[] = {
+    "bart_large_cnn",
+    "bert_base_uncased",
+    "bloom_3b",
+    "deepseek_v3",
+    "deepseek_v32",
+    "distilbert_base_uncased",
+    "electra_small_discriminator",
+    "ernie4_5_0p3b",
+    "gemma2_9b_it",
+    "gemma3_12b_it",
+    "glm4_9b_0414",
+    "gpt2",
+    "gpt_neox_20b",
+    "gpt_oss_20b",
+    "gptj_6b",
+    "hunyuan_7b",
+    "llama3.1_8b",
+    "llama4_scout_17b_16e",
+    "ministral3_8b",
+    "mistral_7b_v0.1",
+    "phi_2",
+    "qwen2.5_7b_yarn",
+    "qwen3_8b",
+    "roberta_base",
+    "t5_small",
+    "tinyllama_1.1b_chat",
+};
+#define N_CORPUS (sizeof CORPUS / sizeof CORPUS[0])
+
+static json_t *load(const char *dir, const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, DIR "%s%s.json", dir, name);
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    ck_assert_msg(j != NULL, "%s: %s", path, e.text);
+    return j;
+}
+
+/* Sends v (as {"config": v} when wrap) to h; asserts 200; returns the parsed body. */
+static json_t *post(api_handler h, const json_t *v, int wrap, const char *what)
+{
+    json_t *body = wrap ? json_pack("{s:O}", "config", (json_t *)v) : json_incref((json_t *)v);
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    int st = 0;
+    char *resp = au_send(h, text, &st);
+    ck_assert_msg(st == 200, "%s: status %d: %.600s", what, st, resp);
+    json_t *j = au_parse(resp);
+    free(resp);
+    free(text);
+    return j;
+}
+
+static const char *str(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+/* The reference's scaling type names posenc's variant: the same words. */
+static void check_rope_kind(const char *name, const json_t *got, const json_t *want)
+{
+    ck_assert_msg(strcmp(str(got, "variant"), str(want, "type")) == 0, "%s: variant %s, want %s",
+                  name, str(got, "variant"), str(want, "type"));
+    json_t *r = post(api_rope, json_object_get(got, "request"), 0, name);
+    const json_t *res = json_object_get(r, "resolved");
+    ck_assert_msg(strcmp(str(res, "layout"), str(want, "layout")) == 0, "%s: layout %s, want %s",
+                  name, str(res, "layout"), str(want, "layout"));
+    ck_assert_int_eq(json_integer_value(json_object_get(res, "rotary_dim")),
+                     json_integer_value(json_object_get(want, "rotary_dim")));
+    const json_t *a = json_object_get(r, "inv_freq"), *b = json_object_get(want, "inv_freq");
+    ck_assert_uint_eq(json_array_size(a), json_array_size(b));
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        double x = au_number(json_array_get(a, i)), y = au_number(json_array_get(b, i));
+        ck_assert_msg(au_close(x, y, 1e-15, 1e-12), "%s: inv_freq[%zu] = %.17g, want %.17g", name,
+                      i, x, y);
+    }
+    static const char *const F[] = {"attention_factor", "softmax_scale_factor"};
+    for (size_t i = 0; i < 2; i++) {
+        double x = au_number(json_object_get(r, F[i])), y = au_number(json_object_get(want, F[i]));
+        ck_assert_msg(au_close(x, y, 0, 1e-12), "%s: %s = %.17g, want %.17g", name, F[i], x, y);
+    }
+    json_decref(r);
+}
+
+static void check_other_kind(const char *name, const json_t *got, const json_t *want)
+{
+    const json_t *p = json_object_get(got, "parameters");
+    if (strcmp(str(want, "method"), "learned_absolute") == 0) {
+        ck_assert_msg(json_integer_value(json_object_get(p, "offset")) ==
+                          json_integer_value(json_object_get(want, "offset")),
+                      "%s: learned offset", name);
+    } else if (strcmp(str(want, "method"), "t5_relative") == 0) {
+        static const char *const K[] = {"num_buckets", "max_distance"};
+        for (size_t i = 0; i < 2; i++)
+            ck_assert_msg(json_integer_value(json_object_get(p, K[i])) ==
+                              json_integer_value(json_object_get(want, K[i])),
+                          "%s: %s", name, K[i]);
+        ck_assert_msg(json_is_true(json_object_get(p, "bidirectional")) ==
+                          json_is_true(json_object_get(want, "bidirectional")),
+                      "%s: bidirectional", name);
+    }
+}
+
+START_TEST(test_corpus)
+{
+    const char *name = CORPUS[_i];
+    json_t *cfg = load("", name), *want = load("expected/", name);
+    json_t *got = post(api_model_method, cfg, 1, name);
+    size_t n = (size_t)json_integer_value(json_object_get(want, "num_layers"));
+    ck_assert_msg((size_t)json_integer_value(json_object_get(got, "num_layers")) == n,
+                  "%s: num_layers", name);
+    const json_t *gl = json_object_get(got, "layers"), *wl = json_object_get(want, "layers");
+    const json_t *gk = json_object_get(got, "kinds"), *wk = json_object_get(want, "kinds");
+    ck_assert_uint_eq(json_array_size(gk), json_array_size(wk));
+    /* kind g of ours is kind w of the reference: the first layer fixes it, every layer agrees */
+    int map[16];
+    for (size_t i = 0; i < 16; i++)
+        map[i] = -1;
+    for (size_t l = 0; l < n; l++) {
+        int g = (int)json_integer_value(json_array_get(gl, l));
+        int w = (int)json_integer_value(json_array_get(wl, l));
+        ck_assert_int_lt(g, 16);
+        if (map[g] < 0)
+            map[g] = w;
+        ck_assert_msg(map[g] == w, "%s: layer %zu groups differently", name, l);
+        const char *gm = str(json_array_get(gk, (size_t)g), "method");
+        const char *wm = json_string_value(json_array_get(json_object_get(want, "methods"), l));
+        ck_assert_msg(strcmp(gm, wm) == 0, "%s: layer %zu is %s, want %s", name, l, gm, wm);
+    }
+    for (size_t g = 0; g < json_array_size(gk); g++) {
+        const json_t *k = json_array_get(gk, g), *w = json_array_get(wk, (size_t)map[g]);
+        if (strcmp(str(k, "method"), "rope") == 0)
+            check_rope_kind(name, k, w);
+        else
+            check_other_kind(name, k, w);
+    }
+    json_decref(got);
+    json_decref(cfg);
+    json_decref(want);
+}
+END_TEST
+
+/* A bare config (no {"config": ...}) answers the same; an unknown model type without rotary keys
+ * is a 422 at /model_type; no layer count is a 422 at /num_hidden_layers. */
+START_TEST(test_bare_and_errors)
+{
+    json_t *cfg = load("", "tinyllama_1.1b_chat"); /* carries "dtype": "float32" */
+    json_t *a = post(api_model_method, cfg, 0, "bare"),
+           *b = post(api_model_method, cfg, 1, "wrapped");
+    ck_assert(json_equal(json_object_get(a, "layers"), json_object_get(b, "layers")));
+    json_decref(a);
+    json_decref(b);
+    json_decref(cfg);
+    au_expect_422(api_model_method, "{'num_hidden_layers': 2, 'hidden_size': 8}", "/model_type",
+                  NULL);
+    au_expect_422(api_model_method, "{'model_type': 'llama', 'rope_theta': 10000}",
+                  "/num_hidden_layers", NULL);
+    au_expect_422(api_model_method,
+                  "{'config': {'model_type': 'bert', 'num_hidden_layers': 2,"
+                  " 'position_embedding_type': 'relative_key'}}",
+                  "/config/position_embedding_type", NULL);
+}
+END_TEST
+
+Suite *model_corpus_suite(void)
+{
+    Suite *s = suite_create("model_corpus");
+    TCase *tc = tcase_create("corpus");
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
+    tcase_add_loop_test(tc, test_corpus, 0, (int)N_CORPUS);
+    tcase_add_test(tc, test_bare_and_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}

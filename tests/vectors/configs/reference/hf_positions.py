@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""Independent float64 reference: which position method each layer of a config.json uses, and the
+RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as read in its source:
+
+  configuration_*.py   class defaults (Gemma3TextConfig: rope_theta 1e6, head_dim 256,
+                       rope_local_base_freq 1e4, sliding_window_pattern 6; Llama4TextConfig /
+                       SmolLM3Config: no_rope_layers default every 4th layer NoPE)
+  modeling_rope_utils  inv_freq and attention factor per rope type (default, linear, dynamic,
+                       yarn, longrope, llama3)
+  modeling_*.py        which pairs rotate (adjacent pairs for gptj, codegen, glm*, ernie4_5*,
+                       deepseek_v2/v3(+rope_interleave)/v32, llama4), HunYuan's dynamic alpha,
+                       learned offsets (RoBERTa padding_idx + 1, OPT/BART 2), ALiBi, T5 buckets,
+                       the DeepSeek softmax mscale
+
+Written for posenc's corpus test without reading posenc's code or output. Python stdlib only.
+Usage: hf_positions.py CONFIG.json [...]  -> writes ../expected/<name>.json next to this folder.
+"""
+import json
+import math
+import os
+import sys
+
+NEST = ("thinker_config", "text_config", "llm_config", "language_config")
+
+
+def text_model(cfg):
+    """The innermost text config of a (possibly multimodal) config, and its model_type."""
+    mt = cfg.get("model_type") or ""
+    obj = cfg
+    for _ in range(4):
+        nxt = next((obj[k] for k in NEST if isinstance(obj.get(k), dict)), None)
+        if nxt is None:
+            break
+        obj = nxt
+        mt = obj.get("model_type") or mt
+    return obj, mt
+
+
+GEMMA3 = {"rope_theta": 1000000.0, "head_dim": 256, "rope_local_base_freq": 10000.0}
+
+
+def get(cfg, key, mt, default=None):
+    if cfg.get(key) is not None:
+        return cfg[key]
+    if mt in ("gemma3_text", "gemma3") and key in GEMMA3:
+        return GEMMA3[key]
+    return default
+
+
+def head_dim(cfg, mt):
+    for k in ("qk_rope_head_dim", "head_dim"):
+        v = get(cfg, k, mt)
+        if v:
+            return int(v)
+    hid = cfg.get("hidden_size") or cfg.get("n_embd")
+    heads = cfg.get("num_attention_heads") or cfg.get("n_head")
+    return hid // heads
+
+
+def rope_params(cfg):
+    rp = cfg.get("rope_scaling")
+    if rp is None:
+        rp = cfg.get("rope_parameters")
+    return dict(rp) if isinstance(rp, dict) else None
+
+
+def rotary_dim(cfg, mt, hd, rp):
+    if cfg.get("rotary_dim") is not None:
+        return int(cfg["rotary_dim"])
+    f = cfg.get("partial_rotary_factor")
+    if f is None:
+        f = cfg.get("rotary_pct")
+    if f is None and rp is not None:
+        f = rp.get("partial_rotary_factor")
+    return int(hd * f) if f is not None else hd
+
+
+def base_of(cfg, mt, rp):
+    for k in ("rope_theta", "rotary_emb_base"):
+        if cfg.get(k) is not None:
+            return float(cfg[k])
+    if rp is not None and rp.get("rope_theta") is not None:
+        return float(rp["rope_theta"])
+    return float(get(cfg, "rope_theta", mt, 10000.0))
+
+
+ADJACENT = {"gptj", "codegen", "glm", "glm4", "glm4v", "glm4v_text", "ernie4_5", "ernie4_5_moe",
+            "deepseek_v32", "llama4", "llama4_text"}
+INTERLEAVE_DEFAULT_TRUE = {"deepseek_v2", "deepseek_v3", "glm4_moe_lite"}
+DEEPSEEK_SOFTMAX = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite"}
+
+
+def layout(cfg, mt):
+    if mt in ADJACENT:
+        return "interleaved"
+    if cfg.get("rope_interleave") is not None:
+        return "interleaved" if cfg["rope_interleave"] else "half"
+    return "interleaved" if mt in INTERLEAVE_DEFAULT_TRUE else "half"
+
+
+def plain(base, d):
+    return [1.0 / (base ** ((2 * j) / d)) for j in range(d // 2)]
+
+
+def mscale(s, m=1.0):
+    return 1.0 if s <= 1 else 0.1 * m * math.log(s) + 1.0
+
+
+def rope_numbers(cfg, mt, rp, base, d, maxpos):
+    """(type, inv_freq, attention_factor, softmax_scale) at seq_len <= original length."""
+    rtype = (rp or {}).get("rope_type", (rp or {}).get("type", "default")) if rp else "default"
+    if mt == "phi3" and rtype in ("su", "yarn"):
+        rtype = "longrope"
+    if rtype == "su":
+        rtype = "longrope"
+    if rtype == "dynamic" and rp.get("alpha") and mt in ("hunyuan_v1_dense", "hunyuan_v1_moe"):
+        b = base * rp["alpha"] ** (d / (d - 2))
+        return "ntk", plain(b, d), 1.0, 1.0
+    if rp and rp.get("mrope_section"):  # multi-axis: a text token's three positions are equal
+        return ("mrope_interleaved" if rp.get("mrope_interleaved") else "mrope"), plain(base, d), 1.0, 1.0
+    if rtype == "default":
+        return "default", plain(base, d), 1.0, 1.0
+    s = float(rp.get("factor", 1.0))
+    if rtype == "linear":
+        return "linear", [f / s for f in plain(base, d)], 1.0, 1.0
+    if rtype == "dynamic":  # at seq_len <= max_position_embeddings: plain frequencies
+        return "dynamic", plain(base, d), 1.0, 1.0
+    l0 = rp.get("original_max_position_embeddings") or cfg.get("original_max_position_embeddings") or maxpos
+    if rtype == "llama3":
+        lo_f, hi_f = float(rp["low_freq_factor"]), float(rp["high_freq_factor"])
+        out = []
+        for f in plain(base, d):
+            wl = 2 * math.pi / f
+            if wl < l0 / hi_f:
+                out.append(f)
+            elif wl > l0 / lo_f:
+                out.append(f / s)
+            else:
+                sm = (l0 / wl - lo_f) / (hi_f - lo_f)
+                out.append((1 - sm) * f / s + sm * f)
+        return "llama3", out, 1.0, 1.0
+    if rtype == "yarn":
+        bf, bs = rp.get("beta_fast") or 32, rp.get("beta_slow") or 1
+        trunc = rp.get("truncate", True)
+
+        def corr(r):
+            return (d * math.log(l0 / (r * 2 * math.pi))) / (2 * math.log(base))
+        lo, hi = corr(bf), corr(bs)
+        if trunc:
+            lo, hi = math.floor(lo), math.ceil(hi)
+        lo, hi = max(lo, 0), min(hi, d - 1)
+        if lo == hi:
+            hi += 0.001
+        out = []
+        for j in range(d // 2):
+            pf = base ** ((2 * j) / d)
+            ramp = min(max((j - lo) / (hi - lo), 0.0), 1.0)
+            keep = 1 - ramp
+            out.append((1 / (s * pf)) * (1 - keep) + (1 / pf) * keep)
+        m, mad = rp.get("mscale"), rp.get("mscale_all_dim")
+        if rp.get("attention_factor") is not None:
+            att = float(rp["attention_factor"])
+        elif m and mad:
+            att = mscale(s, m) / mscale(s, mad)
+        else:
+            att = mscale(s)
+        soft = mscale(s, mad) ** 2 if (mad and mt in DEEPSEEK_SOFTMAX) else 1.0
+        return "yarn", out, att, soft
+    if rtype == "longrope":
+        lst = rp["short_factor"]
+        out = [1.0 / (e * base ** ((2 * j) / d)) for j, e in enumerate(lst)]
+        att = rp.get("attention_factor")
+        if att is None:
+            att = 1.0 if s <= 1 else math.sqrt(1 + math.log(s) / math.log(l0))
+        return "longrope", out, att, 1.0
+    raise ValueError("rope type " + rtype)
+
+
+def rope_kind(cfg, mt, rp, base):
+    hd = head_dim(cfg, mt)
+    d = rotary_dim(cfg, mt, hd, rp)
+    t, inv, att, soft = rope_numbers(cfg, mt, rp, base, d, cfg.get("max_position_embeddings"))
+    return {"method": "rope", "head_dim": hd, "rotary_dim": d, "base": base,
+            "layout": layout(cfg, mt), "type": t, "inv_freq": inv, "attention_factor": att,
+            "softmax_scale_factor": soft}
+
+
+def describe(cfg):
+    tc, mt = text_model(cfg)
+    n = tc.get("num_hidden_layers") or tc.get("n_layer") or tc.get("num_layers") or tc.get("n_layers")
+    if mt == "distilbert" and tc.get("sinusoidal_pos_embds"):
+        raise ValueError("distilbert with sinusoidal_pos_embds: not in this reference")
+    if mt in ("bert", "gpt2", "gpt_neo", "electra", "distilbert"):
+        k = {"method": "learned_absolute", "offset": 0}
+        return mt, [k] * n, n
+    if mt in ("roberta", "xlm-roberta", "camembert"):
+        return mt, [{"method": "learned_absolute", "offset": tc.get("pad_token_id", 1) + 1}] * n, n
+    if mt in ("opt", "bart", "mbart", "biogpt"):
+        return mt, [{"method": "learned_absolute", "offset": 2}] * n, n
+    if mt == "bloom" or (mt == "falcon" and tc.get("alibi")):
+        return mt, [{"method": "alibi"}] * n, n
+    if mt in ("t5", "mt5", "umt5", "longt5"):
+        nb = tc.get("relative_attention_num_buckets", 32)
+        md = tc.get("relative_attention_max_distance", 128)
+        nd = tc.get("num_decoder_layers") or n
+        enc = {"method": "t5_relative", "num_buckets": nb, "max_distance": md, "bidirectional": True}
+        dec = dict(enc, bidirectional=False)
+        return mt, [enc] * n + [dec] * nd, n + nd
+    rp = rope_params(tc)
+    per_type = rp is not None and "rope_type" not in rp and "type" not in rp and rp
+    layer_types = tc.get("layer_types")
+    gemma3 = mt in ("gemma3_text", "gemma3")
+    pattern = tc.get("sliding_window_pattern") or tc.get("_sliding_window_pattern") or 6
+    nrl = tc.get("no_rope_layers")
+    if not nrl and mt in ("llama4_text", "llama4", "smollm3"):
+        iv = tc.get("no_rope_layer_interval", 4)
+        nrl = [int((i + 1) % iv != 0) for i in range(n)]
+    cache = {}
+    layers = []
+    for i in range(n):
+        if layer_types:
+            lt = layer_types[i]
+        elif gemma3:
+            lt = "full_attention" if (i + 1) % pattern == 0 else "sliding_attention"
+        else:
+            lt = "full_attention"
+        use = True
+        if nrl:
+            use = bool(nrl[i])
+        if mt == "exaone4" and tc.get("sliding_window") is not None and lt != "sliding_attention":
+            use = False
+        if not use:
+            layers.append({"method": "none"})
+            continue
+        key = lt if (per_type or gemma3) else "all"
+        if key not in cache:
+            c, r = tc, rp
+            if per_type:
+                r = dict(rp.get(lt) or rp.get("full_attention"))
+                c = dict(tc, rope_parameters=r)
+                c.pop("rope_scaling", None)
+                base = base_of({k: v for k, v in c.items() if k != "rope_theta"}, mt, r) \
+                    if tc.get("rope_theta") is None else float(tc["rope_theta"])
+            elif gemma3 and lt == "sliding_attention":
+                r = None
+                base = float(get(tc, "rope_local_base_freq", mt))
+            else:
+                base = base_of(tc, mt, rp)
+            cache[key] = rope_kind(c, mt, r, base)
+        layers.append(cache[key])
+    return mt, layers, n
+
+
+def main(paths):
+    here = os.path.dirname(os.path.abspath(__file__))
+    outdir = os.path.join(os.path.dirname(here), "expected")
+    for p in paths:
+        cfg = json.load(open(p))
+        mt, layers, n = describe(cfg)
+        kinds, index = [], []
+        for lay in layers:
+            if lay not in kinds:
+                kinds.append(lay)
+            index.append(kinds.index(lay))
+        out = {"model_type": mt, "num_layers": n,
+               "methods": [lay["method"] for lay in layers], "layers": index, "kinds": kinds}
+        name = os.path.splitext(os.path.basename(p))[0]
+        with open(os.path.join(outdir, name + ".json"), "w") as f:
+            json.dump(out, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
