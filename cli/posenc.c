@@ -237,6 +237,10 @@ static int parse_args(cli_args *a, int argc, char **argv)
         usage(stderr);
         return -1;
     }
+    if (a->npy && a->output == NULL && isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "posenc: --npy writes a binary file: give -o FILE or redirect stdout\n");
+        return -1;
+    }
     return 0;
 }
 

@@ -62,7 +62,7 @@ now() { date +%s.%N; }
 ms_since() { python3 -c 'import sys,time; print(int(round((time.time()-float(sys.argv[1]))*1000)))' "$1"; }
 
 # The Docker checks that did not run when Docker is unavailable (keeps the summary honest).
-DOCKER_CHECKS=(image-build single-run oracle healthcheck non-root json-logs drain compose-up
+DOCKER_CHECKS=(image-build single-run oracle healthcheck non-root json-logs cpu-quota image-cli drain compose-up
                shared-data nginx-limits nginx-413-json nginx-413-tables nginx-big-upload
                no-networks failover-kill failover-stop)
 
@@ -88,7 +88,7 @@ cleanup() {
     CLEANED=1
     set +e
     if [ -n "${DOCKER_OK:-}" ]; then
-        docker rm -f -v "$SINGLE" >/dev/null 2>&1
+        docker rm -f -v "$SINGLE" "$SINGLE-quota" >/dev/null 2>&1
         if [ "$COMPOSE_UP" = 1 ]; then
             compose down -v -t 15 >>"$WORK/compose.log" 2>&1
         fi
@@ -391,6 +391,33 @@ sys.exit(0 if n else 1)'; then
     SINGLE_PORT=$port
 }
 
+# `docker run --cpus 1`: posencd sizes its threads from the cgroup CPU quota (it logs the count);
+# the image's CLI (posenc) answers exactly as the daemon in it.
+quota_cli_check() {
+    local name=$SINGLE-quota port msg body want got
+    port=$(free_port)
+    docker run -d --name "$name" --network host --cpus 1 -e POSENC_BIND=127.0.0.1 \
+        -e POSENC_PORT="$port" "$IMAGE" >/dev/null 2>&1 &&
+        python3 docker/loadcheck.py wait "http://127.0.0.1:$port/readyz" --timeout 30 >/dev/null
+    msg=$(docker logs "$name" 2>&1 | grep -m1 'CPU quota')
+    if [ "$(nproc)" -lt 2 ]; then
+        skip "cpu-quota: one CPU here, a quota of 1 cannot lower it"
+    elif grep -q 'allows 1 of' <<<"$msg"; then
+        pass "cpu-quota: docker run --cpus 1 on $(nproc) CPUs: \"$msg\""
+    else
+        fail "cpu-quota: no 'allows 1 of' line in the log of docker run --cpus 1 ('$msg')"
+    fi
+    body='{"head_dim":8,"positions":[0,1,5],"include":["cos_sin"],"q":[1,2,3,4,5,6,7,8]}'
+    want=$(python3 -c 'import sys,urllib.request as u; sys.stdout.buffer.write(u.urlopen(u.Request(sys.argv[1], data=sys.argv[2].encode(), headers={"Content-Type": "application/json"}), timeout=10).read())' "http://127.0.0.1:$port/rope" "$body" | sha256sum)
+    got=$(printf '%s' "$body" | docker exec -i "$name" posenc rope | sha256sum)
+    if [ "$want" = "$got" ] && [ "$want" != "$(printf '' | sha256sum)" ]; then
+        pass "image-cli: posenc rope in the image prints the daemon's body byte for byte"
+    else
+        fail "image-cli: posenc rope in the image differs from POST /rope ($got vs $want)"
+    fi
+    docker rm -f -v "$name" >/dev/null 2>&1
+}
+
 drain_check() {
     local port=$SINGLE_PORT t0 stop_ms code res=$WORK/drain.json
     python3 docker/loadcheck.py load "127.0.0.1:$port" --path /rope "${LOAD_CASE[@]}" \
@@ -614,6 +641,6 @@ case $? in
 1) finish ;;
 2) fail "nginx stand-in image build"; finish ;;
 esac
-if single_checks; then drain_check; fi
+if single_checks; then quota_cli_check; drain_check; fi
 compose_checks
 finish

@@ -274,6 +274,11 @@ int srv_config_load(srv_config *cfg, int argc, char **argv)
             cfg->threads = cpus;
         if (cfg->compute_threads == 0)
             cfg->compute_threads = cpus;
+        if (n > 0 && cpus < (unsigned)n && !cfg->healthcheck)
+            fprintf(stderr,
+                    "posencd: the cgroup CPU quota allows %u of %ld CPUs: --threads and "
+                    "--compute-threads default to %u\n",
+                    cpus, n, cpus);
     }
     return check_inflight(&cfg->lim);
 }

@@ -112,6 +112,55 @@ class Runner:
             self.compare(name, daemon, route, body, npy, cli_args, cli_body)
 
 
+def usage_cases(r, daemon, tmp):
+    """Exit statuses and files of the command itself; returns the number of cases."""
+    cfg = os.path.join(tmp, "llama.json")
+    with open(cfg, "w") as f:
+        json.dump({"model_type": "llama", "hidden_size": 256, "num_attention_heads": 8,
+                   "rope_theta": 10000.0, "max_position_embeddings": 2048}, f)
+    bad_cfg = os.path.join(tmp, "bad.json")
+    with open(bad_cfg, "w") as f:
+        f.write("{\"hidden_size\": 256,")
+    arr_cfg = os.path.join(tmp, "array.json")
+    with open(arr_cfg, "w") as f:
+        f.write("[1]")
+    out = os.path.join(tmp, "out.json")
+    ok_req = b'{"head_dim": 8, "seq_len": 2}'
+    cases = [  # (name, argv after the binary, stdin, exit status, check of (stdout, stderr))
+        ("no route", [], b"", 2, None),
+        ("unknown route", ["nope"], ok_req, 2, lambda o, e: b"t5/buckets" in e),
+        ("unknown option", ["rope", "--bogus"], ok_req, 2, None),
+        ("missing file", ["rope", os.path.join(tmp, "missing.json")], b"", 2, None),
+        ("limit below its bound", ["rope", "--max-dim", "1"], ok_req, 2, None),
+        ("missing --data-dir", ["learned", "--data-dir", os.path.join(tmp, "nodir")],
+         b'{"table": "demo-512x64", "positions": [0]}', 2, None),
+        ("--version", ["--version"], b"", 0, lambda o, e: o.startswith(b"posenc 0.")),
+        ("--help", ["--help"], b"", 0, lambda o, e: b"examples:" in o and b"Precedence" in o),
+        ("--config not JSON", ["rope", "--config", bad_cfg], b"", 1,
+         lambda o, e: json.loads(e)["status"] == 400 and bad_cfg.encode() in e),
+        ("--config not an object", ["rope", "--config", arr_cfg], b"", 1,
+         lambda o, e: json.loads(e)["errors"][0]["pointer"] == "/config"),
+        ("-o on success", ["rope", "-o", out], ok_req, 0,
+         lambda o, e: o == b"" and os.path.getsize(out) > 0),
+        ("-o untouched on error", ["rope", "-o", out + ".err"], b'{"head_dim": 7}', 1,
+         lambda o, e: not os.path.exists(out + ".err")),
+    ]
+    for name, argv, stdin, want_rc, check in cases:
+        p = subprocess.run([r.cli] + argv, input=stdin, capture_output=True, timeout=60)
+        good = p.returncode == want_rc and (check is None or check(p.stdout, p.stderr))
+        r.passed += good
+        r.failed += not good
+        if not good:
+            print(f"FAIL usage/{name}: exit {p.returncode} (want {want_rc}), stdout "
+                  f"{p.stdout[:120]!r}, stderr {p.stderr[:200]!r}")
+    # precedence: the request's "config" members override the file's; top-level fields stay
+    with open(cfg) as f:
+        merged = {"seq_len": 4, "config": dict(json.load(f), rope_theta=500000.0)}
+    r.both("usage/--config precedence", daemon, "/rope", json.dumps(merged).encode(),
+           ["--config", cfg], b'{"seq_len": 4, "config": {"rope_theta": 500000.0}}')
+    return len(cases) + 1
+
+
 def vector_cases(vdir):
     for f in sorted(glob.glob(os.path.join(vdir, "**", "*.json"), recursive=True)):
         family = os.path.basename(os.path.dirname(f))
@@ -180,8 +229,9 @@ def main():
                    ("/rope", {"head_dim": 8, "seq_len": 2, "pad": "x" * 5000})]
         for i, (ep, req) in enumerate(limited):
             r.both(f"limits/{i}", small, ep, json.dumps(req).encode(), SMALL)
+        n_usage = usage_cases(r, full, tmp)
         print(f"cli: {n_vec} vector requests (x JSON and .npy), {len(learned)} learned, "
-              f"{len(odd)} malformed, {len(limited)} with small limits")
+              f"{len(odd)} malformed, {len(limited)} with small limits, {n_usage} usage cases")
     finally:
         full.close()
         small.close()
