@@ -1,5 +1,5 @@
 # posenc -- one plain Makefile (docs/style.md).
-#   make            build build/posencd (strict warnings incl. -Wconversion, -Werror)
+#   make            build build/posencd and the CLI build/posenc (strict warnings incl. -Wconversion, -Werror)
 #   make run        install missing packages, build, serve on :8080 with the demo
 #   make check      install missing packages, build, lint, run every test
 #   make unit       the suites that need no daemon (tests/core, wire, store, api, server): seconds
@@ -136,6 +136,7 @@ check: deps
 	POSENC_BIN=$(BUILD)/posencd $(BUILD)/check_http
 	tests/oracle_local.sh $(BUILD)/posencd
 	$(MAKE) pyclient
+	$(MAKE) cli-check
 	$(MAKE) contract
 	$(MAKE) browser
 
@@ -289,3 +290,17 @@ soak: $(BUILD)/posencd
 
 clean-hardening:
 	rm -rf build-fuzz build-tsan
+
+# ---- The CLI (issue 17): build/posenc answers one compute request in process (api/ store/ wire/
+# core/, no server/, no libmicrohttpd; docs/cli.md). cli-check: every request of tests/vectors/
+# through the CLI and through a live posencd, bodies byte for byte (tests/cli/run.sh).
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+CLI_LIBS  = $(shell pkg-config --libs jansson 2>/dev/null) -lm -lpthread -Wl,--as-needed -lstdc++ \
+            -Wl,--no-as-needed
+.PHONY: cli-check
+all: $(BUILD)/posenc
+$(BUILD)/posenc: $(CLI_OBJ) $(LIB_OBJ)
+	$(CC) $(SAN) -o $@ $^ $(CLI_LIBS)
+cli-check: $(BUILD)/posencd $(BUILD)/posenc
+	bash tests/cli/run.sh $(BUILD)/posenc $(BUILD)/posencd

@@ -12,12 +12,14 @@
 #     cached in $POSENC_DC_STATE between runs).
 #  5. Builds docker/Dockerfile (--network host), runs it with --network host on a free loopback port,
 #     read-only root filesystem and no capabilities (as the Kubernetes manifest does): start-to-ready
-#     time, /healthz, /version, one /rope oracle case, HEALTHCHECK status healthy, uid 10001, JSON logs.
+#     time, /healthz, /version (git_revision = the GIT_REV build argument), one /rope oracle case, HEALTHCHECK status healthy, uid 10001, JSON logs.
 #  6. Drain: `docker stop` (SIGTERM) during a keep-alive load run (docker/loadcheck.py); requests
 #     without a complete response must be 0, exit code 0.
 #  7. Compose: docker/compose.yaml (3 replicas + nginx, host networking) -- shared data volume, then
 #     one replica killed (docker kill) and one stopped (SIGTERM) during load runs through nginx;
-#     the client must see only 2xx responses. No Docker network may be created.
+#     the client must see only 2xx responses. No Docker network may be created. nginx's body limits
+#     (docker/nginx-check.py): equal to GET /limits, its own 413 as problem+json, and a 200 MB
+#     .safetensors table upload through nginx read back through another replica.
 # Prints image size, start-to-ready time, drain counts and the failover count, and ends with
 # "docker-check: N passed, M failed[, K skipped]". Exit 1 when a check failed.
 # Environment: POSENC_DC_STATE (default /var/lib/posenc-docker-check), POSENC_BASE (base image to
@@ -60,8 +62,9 @@ now() { date +%s.%N; }
 ms_since() { python3 -c 'import sys,time; print(int(round((time.time()-float(sys.argv[1]))*1000)))' "$1"; }
 
 # The Docker checks that did not run when Docker is unavailable (keeps the summary honest).
-DOCKER_CHECKS=(image-build single-run oracle healthcheck non-root json-logs drain compose-up
-               shared-data no-networks failover-kill failover-stop)
+DOCKER_CHECKS=(image-build single-run oracle healthcheck non-root json-logs cpu-quota image-cli drain compose-up
+               shared-data nginx-limits nginx-413-json nginx-413-tables nginx-big-upload
+               no-networks failover-kill failover-stop)
 
 finish() {
     local rc=0
@@ -85,7 +88,7 @@ cleanup() {
     CLEANED=1
     set +e
     if [ -n "${DOCKER_OK:-}" ]; then
-        docker rm -f -v "$SINGLE" >/dev/null 2>&1
+        docker rm -f -v "$SINGLE" "$SINGLE-quota" >/dev/null 2>&1
         if [ "$COMPOSE_UP" = 1 ]; then
             compose down -v -t 15 >>"$WORK/compose.log" 2>&1
         fi
@@ -285,10 +288,10 @@ pick_base() {
 # ---------------------------------------------------------------------------------------------
 # 5. Image and single container.
 build_images() {
-    local rev t0 rc
-    rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    local t0 rc
+    REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     t0=$(now)
-    timeout 600 docker build --network host --build-arg BASE="$BASE" --build-arg GIT_REV="$rev" \
+    timeout 600 docker build --network host --build-arg BASE="$BASE" --build-arg GIT_REV="$REV" \
         -f docker/Dockerfile -t "$IMAGE" . >"$WORK/build.log" 2>&1
     rc=$?
     if [ $rc -ne 0 ]; then
@@ -304,17 +307,13 @@ build_images() {
     [ -n "$DOCKERD_PID" ] &&
         docker image prune -f --filter label=org.opencontainers.image.title=posenc >/dev/null 2>&1
     fig "image size: $IMAGE_MB MB ($IMAGE, base $BASE)"
-    # nginx for the compose test: the official image when present, else Debian's nginx on BASE.
+    # nginx for the compose test: the official image when present, else Debian's nginx on BASE
+    # (docker/nginx.Dockerfile).
     if docker image inspect nginx:1.27-bookworm >/dev/null 2>&1; then
         NGINX_IMAGE=nginx:1.27-bookworm
     else
-        printf '%s\n' 'ARG BASE' 'FROM ${BASE}' \
-            'RUN printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d \' \
-            ' && apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx-light \' \
-            ' && rm -rf /var/lib/apt/lists/* /usr/sbin/policy-rc.d' \
-            'STOPSIGNAL SIGQUIT' 'CMD ["nginx", "-g", "daemon off;"]' >"$WORK/nginx.Dockerfile"
         if ! timeout 300 docker build --network host --build-arg BASE="$BASE" -t "$NGINX_IMAGE" \
-            -f "$WORK/nginx.Dockerfile" "$WORK" >"$WORK/nginx-build.log" 2>&1; then
+            - <docker/nginx.Dockerfile >"$WORK/nginx-build.log" 2>&1; then
             tail -20 "$WORK/nginx-build.log" | sed 's/^/  /'
             return 2
         fi
@@ -341,10 +340,10 @@ single_checks() {
     fi
     fig "start-to-ready: $ms ms (docker run to the first 200 from /readyz, port $port)"
     if python3 docker/loadcheck.py wait "http://127.0.0.1:$port/healthz" --timeout 5 >/dev/null &&
-        out=$(python3 -c 'import json,sys,urllib.request as u; d=json.load(u.urlopen(sys.argv[1], timeout=5)); print(json.dumps(d)[:300])' "http://127.0.0.1:$port/version"); then
+        out=$(python3 -c 'import json,sys,urllib.request as u; d=json.load(u.urlopen(sys.argv[1], timeout=5)); print(json.dumps(d)[:300]); sys.exit(d.get("git_revision") != sys.argv[2])' "http://127.0.0.1:$port/version" "$REV"); then
         pass "single-run (read-only root, cap-drop ALL): /healthz 200, /version $out"
     else
-        fail "single-run: /healthz or /version"
+        fail "single-run: /healthz, or /version without git_revision $REV: $out"
     fi
     if out=$(timeout 60 python3 tests/oracle-run "http://127.0.0.1:$port" "$ORACLE_FILE" --only "$ORACLE_ID" 2>&1) &&
         grep -q '^1 passed, 0 failed' <<<"$out"; then
@@ -390,6 +389,33 @@ sys.exit(0 if n else 1)'; then
         fail "json-logs: no JSON access-log line in docker logs"
     fi
     SINGLE_PORT=$port
+}
+
+# `docker run --cpus 1`: posencd sizes its threads from the cgroup CPU quota (it logs the count);
+# the image's CLI (posenc) answers exactly as the daemon in it.
+quota_cli_check() {
+    local name=$SINGLE-quota port msg body want got
+    port=$(free_port)
+    docker run -d --name "$name" --network host --cpus 1 -e POSENC_BIND=127.0.0.1 \
+        -e POSENC_PORT="$port" "$IMAGE" >/dev/null 2>&1 &&
+        python3 docker/loadcheck.py wait "http://127.0.0.1:$port/readyz" --timeout 30 >/dev/null
+    msg=$(docker logs "$name" 2>&1 | grep -m1 'CPU quota')
+    if [ "$(nproc)" -lt 2 ]; then
+        skip "cpu-quota: one CPU here, a quota of 1 cannot lower it"
+    elif grep -q 'allows 1 of' <<<"$msg"; then
+        pass "cpu-quota: docker run --cpus 1 on $(nproc) CPUs: \"$msg\""
+    else
+        fail "cpu-quota: no 'allows 1 of' line in the log of docker run --cpus 1 ('$msg')"
+    fi
+    body='{"head_dim":8,"positions":[0,1,5],"include":["cos_sin"],"q":[1,2,3,4,5,6,7,8]}'
+    want=$(python3 -c 'import sys,urllib.request as u; sys.stdout.buffer.write(u.urlopen(u.Request(sys.argv[1], data=sys.argv[2].encode(), headers={"Content-Type": "application/json"}), timeout=10).read())' "http://127.0.0.1:$port/rope" "$body" | sha256sum)
+    got=$(printf '%s' "$body" | docker exec -i "$name" posenc rope | sha256sum)
+    if [ "$want" = "$got" ] && [ "$want" != "$(printf '' | sha256sum)" ]; then
+        pass "image-cli: posenc rope in the image prints the daemon's body byte for byte"
+    else
+        fail "image-cli: posenc rope in the image differs from POST /rope ($got vs $want)"
+    fi
+    docker rm -f -v "$name" >/dev/null 2>&1
 }
 
 drain_check() {
@@ -501,6 +527,7 @@ compose_checks() {
         fail "no-networks: networks '$nets', network modes '$modes'"
     fi
     shared_data_check
+    nginx_checks
     failover_run kill posenc2
     failover_run stop posenc1
 }
@@ -536,6 +563,18 @@ EOF
     SKIP*) skip "shared-data: ${out#SKIP } (tables API not in this build)" ;;
     *) fail "shared-data: $out" ;;
     esac
+}
+
+# nginx's body limits, its own 413 as problem+json, a 200 MB upload (docker/nginx-check.py).
+nginx_checks() {
+    local line
+    while IFS= read -r line; do
+        case "$line" in
+        PASS\ *) pass "nginx-${line#PASS }" ;;
+        FAIL\ *) fail "nginx-${line#FAIL }" ;;
+        *) log "  $line" ;;
+        esac
+    done < <(timeout 300 python3 docker/nginx-check.py "$NGINX_CONF" "$LB_PORT" "${RPORTS[@]}" 2>&1)
 }
 
 # Load through nginx; after 2.5 s `docker kill` (or `docker stop`) one replica.
@@ -602,6 +641,6 @@ case $? in
 1) finish ;;
 2) fail "nginx stand-in image build"; finish ;;
 esac
-if single_checks; then drain_check; fi
+if single_checks; then quota_cli_check; drain_check; fi
 compose_checks
 finish

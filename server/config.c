@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef enum { OPT_UINT, OPT_SIZE, OPT_I64, OPT_STR, OPT_FLAG } opt_kind;
 
@@ -26,9 +27,10 @@ static const opt_row OPTS[] = {
     {"port", OPT_UINT, OFF(port), 0, "8080", 0, 65535, "TCP port to listen on (0 = any free port)"},
     {"bind", OPT_STR, STR(bind), "0.0.0.0", 0, 0, "IPv4 address to listen on"},
     {"threads", OPT_UINT, OFF(threads), 0, "0", 0, 256,
-     "worker threads in the epoll pool (0 = number of CPUs, at least 2)"},
+     "worker threads in the epoll pool (0 = CPUs by the cgroup CPU quota, at least 2)"},
     {"compute-threads", OPT_UINT, OFF(compute_threads), 0, "0", 0, 256,
-     "threads that run computations, so HTTP threads stay free (0 = number of CPUs)"},
+     "threads that run computations, so HTTP threads stay free (0 = CPUs by the cgroup CPU "
+     "quota, else the number of CPUs)"},
     {"web-dir", OPT_STR, STR(web_dir), "web", 0, 0,
      "directory of the demo served at / (\"\" = none)"},
     {"data-dir", OPT_STR, STR(data_dir), "data", 0, 0, "directory for stored learned tables"},
@@ -144,6 +146,54 @@ static int check_inflight(const api_limits *l)
     return -1;
 }
 
+/* Reads up to two integers from the first line of root/dir/name ("max" reads as -1); returns how
+ * many were read. */
+static int read_ints(const char *root, const char *dir, const char *name, long long v[2])
+{
+    char path[1024], line[128];
+    snprintf(path, sizeof path, "%s%s%s/%s", root, dir[0] ? "/" : "", dir, name);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    int n = 0;
+    if (fgets(line, sizeof line, f) != NULL) {
+        char *p = line;
+        while (n < 2) {
+            char *end = NULL;
+            errno = 0;
+            long long x = strncmp(p, "max", 3) == 0 ? -1 : strtoll(p, &end, 10);
+            if (x == -1 && end == NULL)
+                end = p + 3;
+            if (errno != 0 || end == p)
+                break;
+            v[n++] = x;
+            p = end;
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+unsigned srv_cpu_quota(const char *root, unsigned ncpu)
+{
+    long long v[2] = {-1, 0}, period[2] = {0, 0};
+    int got = read_ints(root, "", "cpu.max", v) == 2;
+    static const char *const V1[] = {"cpu", "cpu,cpuacct"};
+    for (size_t i = 0; !got && i < sizeof V1 / sizeof V1[0]; i++) {
+        if (read_ints(root, V1[i], "cpu.cfs_quota_us", v) == 1 &&
+            read_ints(root, V1[i], "cpu.cfs_period_us", period) == 1) {
+            v[1] = period[0];
+            got = 1;
+        }
+    }
+    if (ncpu < 1)
+        ncpu = 1;
+    if (!got || v[0] <= 0 || v[1] <= 0) /* no quota ("max", -1) or unreadable */
+        return ncpu;
+    long long cpus = (v[0] + v[1] - 1) / v[1];
+    return cpus < 1 ? 1 : cpus > (long long)ncpu ? ncpu : (unsigned)cpus;
+}
+
 void srv_config_usage(const char *prog)
 {
     printf("usage: %s [options]\n\nposencd serves transformer positional encodings over HTTP.\n"
@@ -218,6 +268,19 @@ int srv_config_load(srv_config *cfg, int argc, char **argv)
     if (strcmp(cfg->log_format, "text") != 0 && strcmp(cfg->log_format, "json") != 0) {
         fprintf(stderr, "posencd: --log-format must be text or json\n");
         return -1;
+    }
+    if (cfg->threads == 0 || cfg->compute_threads == 0) { /* not given: the pod's CPU limit */
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        unsigned cpus = srv_cpu_quota("/sys/fs/cgroup", n > 0 ? (unsigned)n : 1);
+        if (cfg->threads == 0)
+            cfg->threads = cpus;
+        if (cfg->compute_threads == 0)
+            cfg->compute_threads = cpus;
+        if (n > 0 && cpus < (unsigned)n && !cfg->healthcheck)
+            fprintf(stderr,
+                    "posencd: the cgroup CPU quota allows %u of %ld CPUs: --threads and "
+                    "--compute-threads default to %u\n",
+                    cpus, n, cpus);
     }
     return check_inflight(&cfg->lim);
 }

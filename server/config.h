@@ -15,8 +15,8 @@
 typedef struct {
     unsigned port;               /* TCP port (8080) */
     char bind[64];               /* listen address (0.0.0.0) */
-    unsigned threads;            /* worker threads of the epoll pool (>= 2) */
-    unsigned compute_threads;    /* threads that run computations (0 = number of CPUs) */
+    unsigned threads;            /* worker threads of the epoll pool (>= 2; 0 given = CPUs) */
+    unsigned compute_threads;    /* threads that run computations (0 given = CPUs) */
     char web_dir[512];           /* static demo files ("" = none) */
     char data_dir[512];          /* learned tables ("" = none) */
     char spec_path[512];         /* openapi.yaml served at /openapi.yaml */
@@ -35,6 +35,17 @@ typedef struct {
 /* Fills cfg from defaults, the environment, then argv. Returns 0 to run, 1 when --help/--version
  * printed something (exit 0), -1 on a bad option (message printed to stderr, exit 2). */
 int srv_config_load(srv_config *cfg, int argc, char **argv);
+
+/*
+ * The CPUs this process may use, as its cgroup's CPU quota says: ceil(quota / period) from
+ * <root>/cpu.max (cgroup v2: "max 100000" = no quota, "250000 100000" = 2.5 CPUs) or, when that
+ * file is absent, from cpu.cfs_quota_us and cpu.cfs_period_us in <root>/cpu or <root>/cpu,cpuacct
+ * (cgroup v1; quota -1 = none), clamped to [1, ncpu]. ncpu (the online CPUs) when no quota is set
+ * or nothing can be read. root is "/sys/fs/cgroup" in the daemon, where a container runtime
+ * mounts the container's own cgroup (in Kubernetes: resources.limits.cpu); a fake tree in tests.
+ * srv_config_load uses it for --threads and --compute-threads when they are 0 (not given).
+ */
+unsigned srv_cpu_quota(const char *root, unsigned ncpu);
 
 /* Prints `--help` (generated from the option table) to stdout. */
 void srv_config_usage(const char *prog);

@@ -10,7 +10,9 @@
 //     keys it reads; a key it never reads is not in the schema and is reported.
 //  3. policy: what issue 6 asks of the manifests and how they fit together (selectors match the pod
 //     labels, probes on /readyz and /healthz, non-root, read-only root filesystem, preStop + drain
-//     shorter than the grace period, HPA target exists and has CPU requests, PDB < replicas, ...).
+//     shorter than the grace period, HPA target exists and has CPU requests, PDB < replicas, the
+//     data dir on one ReadWriteMany claim, Prometheus scrape annotations, the write key from a
+//     Secret, Ingress body limits equal to posencd's limits, ...).
 // Before the real files, a self-test checks that each layer rejects a broken manifest.
 // Prints one line per object and ends with "k8s-validate: N passed, M failed"; exit 1 on a failure.
 // Runs on Node 18, 20 and 22 (kubernetes-models declares node >= 22, but only its engines field does).
@@ -110,6 +112,22 @@ function preStopSeconds(c) {
     return null;
 }
 
+// posencd's defaults (server/config.c; GET /limits) unless the Deployment sets POSENC_MAX_*.
+const DEFAULT_LIMITS = { POSENC_MAX_BODY_BYTES: 16777216, POSENC_MAX_TABLE_BYTES: 268435456 };
+
+/** A limit of the Deployment's first container: its env value or posencd's default. */
+function limitOf(d, name) {
+    const c = ((d.spec.template || {}).spec || {}).containers[0] || {};
+    const e = (c.env || []).find((x) => x.name === name);
+    return e && e.value !== undefined ? Number(e.value) : DEFAULT_LIMITS[name];
+}
+
+/** nginx size ("16m", "256m", "1g", bytes) in bytes; NaN when it is none of those. */
+function nginxSize(s) {
+    const m = /^(\d+)([kmg]?)$/i.exec(String(s ?? ""));
+    return m ? Number(m[1]) * { "": 1, k: 1024, m: 1 << 20, g: 1 << 30 }[m[2].toLowerCase()] : NaN;
+}
+
 /** Policy errors of the whole set of objects: map "Kind/name" -> list of strings. */
 function policyErrors(objs) {
     const out = new Map();
@@ -120,6 +138,8 @@ function policyErrors(objs) {
         out.get(key).push(msg);
     };
     const deps = objs.filter((o) => o.kind === "Deployment");
+    const rwx = (name) => objs.some((o) => o.kind === "PersistentVolumeClaim" && o.metadata.name === name &&
+        ((o.spec || {}).accessModes || []).includes("ReadWriteMany"));
     for (const d of deps) {
         const spec = d.spec || {};
         const tpl = (spec.template || {}).metadata || {};
@@ -134,6 +154,11 @@ function policyErrors(objs) {
         const psc = pod.securityContext || {};
         const grace = pod.terminationGracePeriodSeconds ?? 30;
         const vols = new Set((pod.volumes || []).map((v) => v.name));
+        const ann = tpl.annotations || {};
+        const portNumbers = (pod.containers || []).flatMap((c) => (c.ports || []).map((p) => String(p.containerPort)));
+        if (ann["prometheus.io/scrape"] !== "true" || ann["prometheus.io/path"] !== "/metrics" ||
+            !portNumbers.includes(ann["prometheus.io/port"]))
+            err(d, "pod template needs prometheus.io/scrape \"true\", prometheus.io/path /metrics and prometheus.io/port of a container port");
         for (const c of pod.containers || []) {
             const csc = c.securityContext || {};
             const portNames = new Set((c.ports || []).map((p) => p.name).filter(Boolean));
@@ -171,8 +196,15 @@ function policyErrors(objs) {
             for (const m of mounts)
                 if (!vols.has(m.name))
                     err(d, `${c.name}: volumeMount ${m.name} names no volume`);
-            if (!mounts.some((m) => m.mountPath === "/var/lib/posenc"))
+            const dataMount = mounts.find((m) => m.mountPath === "/var/lib/posenc");
+            if (!dataMount)
                 err(d, `${c.name}: the data dir /var/lib/posenc needs a volume (read-only root)`);
+            const dataVol = dataMount && (pod.volumes || []).find((v) => v.name === dataMount.name);
+            if (dataVol && !(dataVol.persistentVolumeClaim && rwx(dataVol.persistentVolumeClaim.claimName)))
+                err(d, `${c.name}: the data dir must be one ReadWriteMany PersistentVolumeClaim of the manifests (per-pod storage splits the tables between replicas)`);
+            const token = (c.env || []).find((e) => e.name === "POSENC_TOKEN");
+            if (!token || token.value !== undefined || !(token.valueFrom && token.valueFrom.secretKeyRef))
+                err(d, `${c.name}: POSENC_TOKEN (the write key) must come from a Secret (valueFrom.secretKeyRef)`);
             const pre = preStopSeconds(c);
             const drain = drainSeconds(c);
             if (pre === null)
@@ -208,6 +240,27 @@ function policyErrors(objs) {
             err(h, "no cpu Resource metric");
         if (target && cpu && !target.spec.template.spec.containers.every((c) => c.resources && c.resources.requests && c.resources.requests.cpu))
             err(h, "cpu utilisation needs cpu requests on every container");
+    }
+    for (const ing of objs.filter((o) => o.kind === "Ingress")) {
+        const ann = ing.metadata.annotations || {};
+        const paths = ((ing.spec || {}).rules || []).flatMap((r) => (r.http || {}).paths || []);
+        for (const p of paths) {
+            const ref = ((p.backend || {}).service) || {};
+            const svc = objs.find((o) => o.kind === "Service" && o.metadata.name === ref.name);
+            const ports = svc ? (svc.spec.ports || []) : [];
+            if (!ports.some((sp) => sp.name === (ref.port || {}).name || sp.port === (ref.port || {}).number))
+                err(ing, `path ${p.path}: backend ${ref.name}:${JSON.stringify(ref.port)} is not a Service port of the manifests`);
+        }
+        const tables = paths.filter((p) => p.path.startsWith("/tables")).length;
+        if (tables && tables !== paths.length)
+            err(ing, "table uploads need an Ingress of their own: their body limit differs");
+        const name = tables ? "POSENC_MAX_TABLE_BYTES" : "POSENC_MAX_BODY_BYTES";
+        const want = deps.length ? limitOf(deps[0], name) : DEFAULT_LIMITS[name];
+        const got = ann["nginx.ingress.kubernetes.io/proxy-body-size"];
+        if (nginxSize(got) !== want)
+            err(ing, `proxy-body-size ${got} must equal posencd's ${name.slice(7).toLowerCase()} (${want} bytes)`);
+        if (tables && ann["nginx.ingress.kubernetes.io/proxy-request-buffering"] !== "off")
+            err(ing, "table uploads need proxy-request-buffering \"off\" (streamed to the pod, not spooled)");
     }
     for (const p of objs.filter((o) => o.kind === "PodDisruptionBudget")) {
         const spec = p.spec || {};
@@ -254,6 +307,10 @@ async function selfTest(objs) {
         ["unknown field readinesProbe is reported", (d) => { d.spec.template.spec.containers[0].readinesProbe = {}; }, /unknown field .*readinesProbe/],
         ["policy rejects readOnlyRootFilesystem false", (d) => { d.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem = false; }, /readOnlyRootFilesystem/],
         ["policy rejects drain longer than the grace period", (d) => { d.spec.template.spec.terminationGracePeriodSeconds = 10; }, /terminationGracePeriodSeconds/],
+        ["policy rejects a per-pod emptyDir for the tables", (d) => { d.spec.template.spec.volumes.find((v) => v.name === "data").persistentVolumeClaim = undefined; d.spec.template.spec.volumes.find((v) => v.name === "data").emptyDir = {}; }, /ReadWriteMany/],
+        ["policy rejects a missing scrape annotation", (d) => { delete d.spec.template.metadata.annotations["prometheus.io/scrape"]; }, /prometheus/],
+        ["policy rejects a literal write key", (d) => { d.spec.template.spec.containers[0].env.find((e) => e.name === "POSENC_TOKEN").value = "x"; }, /Secret/],
+        ["policy rejects an Ingress limit that differs from max_body_bytes", (d) => { d.spec.template.spec.containers[0].env.push({ name: "POSENC_MAX_BODY_BYTES", value: "1048576" }); }, /proxy-body-size/],
     ];
     const fails = [];
     for (const [name, mutate, want] of cases) {
