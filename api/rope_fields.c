@@ -178,6 +178,23 @@ int api_rope_base_resolve(api_problem *pb, const json_t *req, const api_rope_con
     return 0;
 }
 
+static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_error", NULL};
+
+const char *api_rope_include_name(int k)
+{
+    return k >= 0 && k < 4 ? INCLUDES[k] : "unknown";
+}
+
+int api_rope_include_kind(api_problem *pb, const json_t *inc, size_t i, char *ptr, size_t n)
+{
+    char ip[API_RC_PTR];
+    api_ptr_idx(ip, sizeof ip, "/include", i);
+    if (ptr != NULL)
+        snprintf(ptr, n, "%s", ip);
+    int k = 0;
+    return api_enum_value(pb, json_array_get(inc, i), ip, INCLUDES, &k) < 0 ? -1 : k;
+}
+
 const char *api_rope_head_dim_read(api_problem *pb, const json_t *req, int64_t given,
                                    api_rope_req *r)
 {

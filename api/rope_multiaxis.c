@@ -16,7 +16,6 @@
 
 static const char *const AXES_FIELDS[] = {"type", "sections", "freqs", NULL};
 static const char *const TYPES[] = {"axial", "mrope", "pixtral", "mixed", NULL};
-static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_error", NULL};
 
 /* The scaling-like object of a pasted config: rope_scaling, else v5 rope_parameters. */
 /* The scaling-like object of a pasted config: rope_scaling, else v5 rope_parameters. */
@@ -193,15 +192,14 @@ static void check_one_d_only(api_problem *pb, const json_t *req, api_rope_req *r
     }
     for (size_t i = 0; i < json_array_size(inc); i++) {
         char ip[API_RC_PTR];
-        api_ptr_idx(ip, sizeof ip, "/include", i);
-        int k = 0;
-        if (api_enum_value(pb, json_array_get(inc, i), ip, INCLUDES, &k) < 0)
+        int k = api_rope_include_kind(pb, inc, i, ip, sizeof ip);
+        if (k < 0)
             continue;
         if (k != 0) {
             api_problem_field(pb, API_PB_INVALID_FIELD, ip,
                               "include \"%s\" is 1-D only; with axes only \"cos_sin\" is "
                               "available",
-                              INCLUDES[k]);
+                              api_rope_include_name(k));
         } else if (!(r->include & API_ROPE_INC_COS_SIN)) {
             r->include |= API_ROPE_INC_COS_SIN;
             r->include_idx[0] = (int)i;

@@ -12,8 +12,6 @@
 
 #include "api/rope_parse.h"
 
-static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_error", NULL};
-
 void api_rope_req_free(api_rope_req *r)
 {
     free(r->lists[0]);
@@ -243,10 +241,8 @@ static void parse_include(api_problem *pb, const json_t *req, api_rope_req *r)
                               "float32_error)");
         } else {
             for (size_t i = 0; i < json_array_size(inc); i++) {
-                char ip[API_RC_PTR];
-                api_ptr_idx(ip, sizeof ip, "/include", i);
-                int k = 0;
-                if (api_enum_value(pb, json_array_get(inc, i), ip, INCLUDES, &k) < 0)
+                int k = api_rope_include_kind(pb, inc, i, NULL, 0);
+                if (k < 0)
                     continue;
                 r->include |= 1u << k;
                 if (r->include_idx[k] < 0)

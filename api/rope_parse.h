@@ -78,6 +78,13 @@ int api_rope_rotary_dim_resolve(api_problem *pb, const json_t *req, const api_ro
 int api_rope_base_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
                           double *base, api_rc_origin *o);
 
+/* The name of include kind k (bit 1 << k of API_ROPE_INC_*): "cos_sin", "bands", "decay",
+ * "float32_error". Never NULL. */
+const char *api_rope_include_name(int k);
+/* Entry i of the `include` array inc: its kind k (0 .. 3), or -1 with a 422 at /include/i when it
+ * is not one of the names. ptr (may be NULL; n bytes) gets "/include/i". */
+int api_rope_include_kind(api_problem *pb, const json_t *inc, size_t i, char *ptr, size_t n);
+
 /* head_dim of r (api_rope_head_dim_resolve with r's config, into r->head_dim and its origin):
  * the pointer to blame for it ("/head_dim" for a default), or NULL after an error. */
 const char *api_rope_head_dim_read(api_problem *pb, const json_t *req, int64_t given,

@@ -12,8 +12,6 @@
 
 #include "api/rope_parse.h"
 
-static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_error", NULL};
-
 /* ---- 1-D positions -------------------------------------------------------------------------- */
 
 /* One 1-D list of positions (v at ptr) into out. Returns 0 or -1. */
@@ -252,7 +250,7 @@ int api_rope_resolve_positions(api_problem *pb, api_rope_req *r)
             int k = (r->include & API_ROPE_INC_COS_SIN) ? 0 : 3;
             api_problem_field(pb, API_PB_INVALID_FIELD, "/positions",
                               "include \"%s\" needs positions: give positions or seq_len",
-                              INCLUDES[k]);
+                              api_rope_include_name(k));
             rc = -1;
         }
     }
