@@ -6,11 +6,10 @@
  * partial_rotary_factor, base / rope_theta, layout, scaling / rope_scaling, inv_freq, config,
  * seq_len) plus `offset`.
  *
- * The rotation is delegated to the /rope handler itself (api_rope), so both routes validate and
- * compute a configuration identically — one set of rules, one cache. The method builds the /rope
- * request {config fields…, positions, q, k}, runs it, and re-roots the pointers of any error under
- * the method's object ("/rope/scaling/factor"). The numbers cross as shortest round-trip decimal
- * text, which parses back to the same doubles.
+ * The object goes through /rope's own parse and run steps (api_rope_eval, api/rope_req.h) with
+ * the positions and q / k given as numbers, so both routes validate and compute a configuration
+ * identically — one set of rules, one cache — and the rotated rows are used as computed. Errors
+ * are re-rooted under the method's object ("/rope/scaling/factor"), as /rope names them.
  * Source: RoFormer arXiv:2104.09864; HF LlamaAttention (rotate, then q·kᵀ·scale).
  */
 #include <math.h>
@@ -20,6 +19,7 @@
 #include <string.h>
 
 #include "api/attention_method.h"
+#include "api/rope_req.h"
 
 static const char *const FIELDS[] = {"head_dim", "rotary_dim",   "partial_rotary_factor",
                                      "base",     "rope_theta",   "layout",
@@ -27,9 +27,11 @@ static const char *const FIELDS[] = {"head_dim", "rotary_dim",   "partial_rotary
                                      "config",   "seq_len",      "offset",
                                      NULL};
 
+/* The method's state: the parsed configuration and its numbers (q_rot, k_rot [t][d]). */
 typedef struct {
-    double *q_rot, *k_rot; /* [t][d] */
-    json_t *resolved;      /* /rope's resolved object, plus the factors */
+    api_rope_req r;
+    api_rope_res res;
+    int64_t *positions; /* [t]: offset .. offset+t-1 */
     int64_t offset;
 } rope_state;
 
@@ -37,31 +39,16 @@ static void rope_release(api_att_plan *plan)
 {
     rope_state *s = plan->state;
     if (s) {
-        free(s->q_rot);
-        free(s->k_rot);
-        json_decref(s->resolved);
+        api_rope_res_free(&s->res);
+        api_rope_req_free(&s->r);
+        free(s->positions);
         free(s);
     }
     plan->state = NULL;
 }
 
-static json_t *matrix_json(const double *x, size_t rows, size_t cols)
-{
-    json_t *m = json_array();
-    for (size_t i = 0; m && i < rows; i++) {
-        json_t *row = json_array();
-        for (size_t c = 0; row && c < cols; c++)
-            json_array_append_new(row, json_real(x[i * cols + c]));
-        if (row == NULL || json_array_append_new(m, row) != 0) {
-            json_decref(m);
-            return NULL;
-        }
-    }
-    return m;
-}
-
-/* Copies sub's errors into pb with their pointers re-rooted under base; the generated members
- * map back to what the client sent: /positions → <base>/offset, /q → /q, /k → /k. */
+/* Copies sub's errors into pb with their pointers re-rooted under base; the members the method
+ * gives /rope map back to what the client sent: /positions → <base>/offset, /q → /q, /k → /k. */
 static void reroot_errors(const api_problem *sub, const char *base, api_problem *pb)
 {
     if (sub->n_errors == 0) {
@@ -79,25 +66,6 @@ static void reroot_errors(const api_problem *sub, const char *base, api_problem 
             snprintf(ptr, sizeof ptr, "%.40s%.110s", base, p);
         api_problem_field(pb, sub->code, ptr, "%s", sub->errors[i].message);
     }
-}
-
-/* Copies a [t][d] matrix member of the /rope response into a new buffer. */
-static double *take_matrix(const json_t *resp, const char *key, size_t t, size_t d)
-{
-    const json_t *m = json_object_get(resp, key);
-    if (!json_is_array(m) || json_array_size(m) != t)
-        return NULL;
-    double *x = malloc(t * d * sizeof *x);
-    for (size_t i = 0; x && i < t; i++) {
-        const json_t *row = json_array_get(m, i);
-        if (!json_is_array(row) || json_array_size(row) != d) {
-            free(x);
-            return NULL;
-        }
-        for (size_t c = 0; c < d; c++)
-            x[i * d + c] = json_number_value(json_array_get(row, c));
-    }
-    return x;
 }
 
 static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem *pb)
@@ -129,32 +97,24 @@ static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem
                           (long long)lim->max_position);
         return -1;
     }
-    /* the /rope request: the object's configuration fields + positions + q + k */
-    json_t *sub = in->obj ? json_deep_copy(in->obj) : json_object();
-    json_t *pos = json_array();
-    if (sub == NULL || pos == NULL) {
-        json_decref(sub);
-        json_decref(pos);
-        api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory");
+    s->positions = api_alloc(pb, in->t + 1, sizeof *s->positions);
+    if (s->positions == NULL)
         return -1;
-    }
-    json_object_del(sub, "offset");
-    if (json_object_get(sub, "head_dim") == NULL && json_object_get(sub, "config") == NULL)
-        json_object_set_new(sub, "head_dim", json_integer((json_int_t)in->d));
     for (size_t i = 0; i < in->t; i++)
-        json_array_append_new(pos, json_integer((json_int_t)(s->offset + (int64_t)i)));
-    json_object_set_new(sub, "positions", pos);
-    json_object_set_new(sub, "q", matrix_json(in->q, in->t, in->d));
-    json_object_set_new(sub, "k", matrix_json(in->k, in->t, in->d));
-
+        s->positions[i] = s->offset + (int64_t)i;
+    /* /rope's rules for the object (its `offset` is ours: api_rope_check_fields knows it not,
+     * but the object's fields were checked against FIELDS already and /rope reads no offset) */
+    api_rope_direct dir = {.positions = s->positions,
+                           .n_pos = in->t,
+                           .q = in->q,
+                           .k = in->k,
+                           .rows = in->t,
+                           .cols = in->d,
+                           .head_dim = (int64_t)in->d};
     api_problem sp;
     api_problem_init(&sp);
-    wire_jw w;
-    wire_jw_init(&w, api_max_response_bytes(lim));
-    rc = api_rope(in->ctx, sub, &w, &sp);
-    json_decref(sub);
-    if (rc != 0 || api_problem_failed(&sp) || !wire_jw_ok(&w) || w.nonfinite) {
-        wire_jw_free(&w);
+    rc = api_rope_eval(in->ctx, in->obj, &dir, &s->r, &s->res, &sp);
+    if (rc != 0 || api_problem_failed(&sp) || !api_rope_res_finite(&s->r, &s->res)) {
         if (api_problem_failed(&sp))
             reroot_errors(&sp, in->base, pb);
         else
@@ -162,47 +122,15 @@ static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem
                               "the rotation overflows; use smaller q and k");
         return -1;
     }
-    size_t len = 0;
-    char *text = wire_jw_take(&w, &len);
-    json_t *resp = text ? json_loadb(text, len, 0, NULL) : NULL;
-    int had_text = text != NULL;
-    free(text);
-    if (resp == NULL) {
-        /* no text: out of memory; text that does not parse back: values beyond what the rotation
-         * can carry (the writer's output is otherwise always valid JSON) */
-        if (!had_text)
-            api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory");
-        else
-            api_problem_field(pb, API_PB_INVALID_FIELD, "/q",
-                              "the rotated q and k cannot be represented; use smaller values");
-        return -1;
-    }
     /* the rotation needs the whole head: a pasted config must resolve to head_dim = d */
-    const json_t *res = json_object_get(resp, "resolved");
-    json_int_t got_hd = json_integer_value(json_object_get(res, "head_dim"));
-    if ((uint64_t)got_hd != in->d) {
+    if ((uint64_t)s->r.head_dim != in->d) {
         api_ptr(ptr, sizeof ptr, in->base, "config");
         api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
                           "resolves to head_dim %lld, but q and k rows have %zu numbers",
-                          (long long)got_hd, in->d);
-        json_decref(resp);
+                          (long long)s->r.head_dim, in->d);
         return -1;
     }
-    s->q_rot = take_matrix(resp, "q_rotated", in->t, in->d);
-    s->k_rot = take_matrix(resp, "k_rotated", in->t, in->d);
-    plan->scale_mult = json_number_value(json_object_get(resp, "softmax_scale_factor"));
-    s->resolved = json_deep_copy(res);
-    if (s->resolved) {
-        json_object_set(s->resolved, "attention_factor", json_object_get(resp, "attention_factor"));
-        json_object_set(s->resolved, "softmax_scale_factor",
-                        json_object_get(resp, "softmax_scale_factor"));
-        json_object_set_new(s->resolved, "offset", json_integer((json_int_t)s->offset));
-    }
-    json_decref(resp);
-    if (s->q_rot == NULL || s->k_rot == NULL || s->resolved == NULL || !(plan->scale_mult > 0)) {
-        api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory");
-        return -1;
-    }
+    plan->scale_mult = s->res.softmax_scale_factor;
     return 0;
 }
 
@@ -211,22 +139,23 @@ static int rope_transform(const api_att_input *in, const api_att_plan *plan, dou
 {
     (void)pb;
     const rope_state *s = plan->state;
-    memcpy(q, s->q_rot, in->t * in->d * sizeof *q);
-    memcpy(k, s->k_rot, in->t * in->d * sizeof *k);
+    memcpy(q, s->res.q_rot, in->t * in->d * sizeof *q);
+    memcpy(k, s->res.k_rot, in->t * in->d * sizeof *k);
     return 0;
 }
 
+/* /rope's resolved members, then the factors and the offset. */
 static void rope_resolved(const api_att_input *in, const api_att_plan *plan, wire_jw *out)
 {
     (void)in;
     const rope_state *s = plan->state;
-    const char *key;
-    json_t *val;
-    json_object_foreach(s->resolved, key, val)
-    {
-        wire_jw_key(out, key);
-        wire_jw_json(out, val);
-    }
+    api_rope_write_resolved(out, &s->r, &s->res);
+    wire_jw_key(out, "attention_factor");
+    wire_jw_double(out, s->res.attention_factor);
+    wire_jw_key(out, "softmax_scale_factor");
+    wire_jw_double(out, s->res.softmax_scale_factor);
+    wire_jw_key(out, "offset");
+    wire_jw_int(out, s->offset);
 }
 
 const api_att_method api_att_method_rope = {

@@ -31,6 +31,7 @@
 #include "api/model_config.h"
 #include "api/req.h"
 #include "api/rope_config.h"
+#include "api/rope_parse.h" /* api_rope_rotary_dim_resolve: the same rule as /rope */
 
 #define MAX_LAYERS 4096
 

@@ -20,6 +20,11 @@ void api_problem_init(api_problem *pb)
     memset(pb, 0, sizeof *pb);
 }
 
+size_t api_problem_count(const api_problem *pb)
+{
+    return pb->n_errors + pb->n_dropped;
+}
+
 int api_problem_failed(const api_problem *pb)
 {
     return pb->code != API_PB_NONE;

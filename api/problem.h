@@ -61,6 +61,9 @@ void api_problem_set(api_problem *pb, api_problem_code code, const char *fmt, ..
 /* Records a field error (pointer + message) with code (422 kinds); the first becomes the detail. */
 void api_problem_field(api_problem *pb, api_problem_code code, const char *pointer, const char *fmt,
                        ...) __attribute__((format(printf, 4, 5)));
+/* Errors recorded in pb so far, kept or dropped (n_errors + n_dropped): a count that grew across
+ * a call means that call recorded an error. */
+size_t api_problem_count(const api_problem *pb);
 /* Returns 1 when pb holds a problem. */
 int api_problem_failed(const api_problem *pb);
 

@@ -20,6 +20,12 @@ void api_limits_default(api_limits *lim)
     lim->max_parse_bytes = (size_t)128 << 20;
 }
 
+const json_t *api_member(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    return (v == NULL || json_is_null(v)) ? NULL : v;
+}
+
 void api_ptr(char *out, size_t n, const char *base, const char *key)
 {
     size_t len = (size_t)snprintf(out, n, "%s/", base ? base : "");
@@ -70,12 +76,6 @@ int api_check_fields(api_problem *pb, const json_t *obj, const char *base,
     return rc;
 }
 
-static const json_t *get_member(const json_t *obj, const char *key)
-{
-    const json_t *v = json_object_get(obj, key);
-    return (v == NULL || json_is_null(v)) ? NULL : v;
-}
-
 /* JSON equality where numbers compare by value (4 equals 4.0, as integer fields accept both). */
 static int same_value(const json_t *a, const json_t *b)
 {
@@ -109,8 +109,8 @@ static int same_value(const json_t *a, const json_t *b)
 const json_t *api_get_alias(api_problem *pb, const json_t *obj, const char *base, const char *key,
                             const char *alias, const char **used)
 {
-    const json_t *a = get_member(obj, key);
-    const json_t *b = get_member(obj, alias);
+    const json_t *a = api_member(obj, key);
+    const json_t *b = api_member(obj, alias);
     if (used)
         *used = a ? key : (b ? alias : NULL);
     if (a && b && !same_value(a, b)) {
@@ -122,6 +122,16 @@ const json_t *api_get_alias(api_problem *pb, const json_t *obj, const char *base
         return NULL;
     }
     return a ? a : b;
+}
+
+int api_int_in_range(api_problem *pb, const char *ptr, int64_t x, int64_t min, int64_t max)
+{
+    if (x < min || x > max) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be between %lld and %lld, got %lld",
+                          (long long)min, (long long)max, (long long)x);
+        return -1;
+    }
+    return 0;
 }
 
 int api_int_value(api_problem *pb, const json_t *v, const char *ptr, int64_t min, int64_t max,
@@ -141,11 +151,8 @@ int api_int_value(api_problem *pb, const json_t *v, const char *ptr, int64_t min
         api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be an integer");
         return -1;
     }
-    if (x < min || x > max) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be between %lld and %lld, got %lld",
-                          (long long)min, (long long)max, (long long)x);
+    if (api_int_in_range(pb, ptr, x, min, max) < 0)
         return -1;
-    }
     *out = x;
     return 1;
 }
@@ -153,7 +160,7 @@ int api_int_value(api_problem *pb, const json_t *v, const char *ptr, int64_t min
 int api_get_int(api_problem *pb, const json_t *obj, const char *base, const char *key, int64_t min,
                 int64_t max, int64_t *out)
 {
-    const json_t *v = get_member(obj, key);
+    const json_t *v = api_member(obj, key);
     if (v == NULL)
         return 0;
     char ptr[160];
@@ -192,7 +199,7 @@ int api_number_value(api_problem *pb, const json_t *v, const char *ptr, double m
 int api_get_number(api_problem *pb, const json_t *obj, const char *base, const char *key,
                    double min, double max, unsigned flags, double *out)
 {
-    const json_t *v = get_member(obj, key);
+    const json_t *v = api_member(obj, key);
     if (v == NULL)
         return 0;
     char ptr[160];
@@ -202,7 +209,7 @@ int api_get_number(api_problem *pb, const json_t *obj, const char *base, const c
 
 int api_get_bool(api_problem *pb, const json_t *obj, const char *base, const char *key, int *out)
 {
-    const json_t *v = get_member(obj, key);
+    const json_t *v = api_member(obj, key);
     if (v == NULL)
         return 0;
     if (!json_is_boolean(v)) {
@@ -239,7 +246,7 @@ int api_enum_value(api_problem *pb, const json_t *v, const char *ptr, const char
 int api_get_enum(api_problem *pb, const json_t *obj, const char *base, const char *key,
                  const char *const *names, int *out)
 {
-    const json_t *v = get_member(obj, key);
+    const json_t *v = api_member(obj, key);
     if (v == NULL)
         return 0;
     char ptr[160];
@@ -250,7 +257,7 @@ int api_get_enum(api_problem *pb, const json_t *obj, const char *base, const cha
 int api_get_object(api_problem *pb, const json_t *obj, const char *base, const char *key,
                    const json_t **out)
 {
-    const json_t *v = get_member(obj, key);
+    const json_t *v = api_member(obj, key);
     if (v == NULL)
         return 0;
     if (!json_is_object(v)) {
@@ -318,12 +325,38 @@ int api_get_numbers(api_problem *pb, const json_t *obj, const char *base, const 
                     size_t expect_n, size_t max_n, const char *limit_name, double **out, size_t *n)
 {
     *out = NULL;
-    const json_t *v = get_member(obj, key);
+    const json_t *v = api_member(obj, key);
     if (v == NULL)
         return 0;
     char ptr[160];
     api_ptr(ptr, sizeof ptr, base, key);
     return api_number_array(pb, v, ptr, expect_n, max_n, limit_name, out, n);
+}
+
+int api_matrix_shape(api_problem *pb, const char *ptr, size_t rows, size_t cols, size_t expect_rows,
+                     size_t expect_cols, size_t max_elems, size_t *total)
+{
+    if (expect_rows > 0 && rows != expect_rows) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must have %zu rows, got %zu", expect_rows,
+                          rows);
+        return -1;
+    }
+    if (cols == 0 || (expect_cols > 0 && cols != expect_cols)) {
+        char rp[160];
+        api_ptr_idx(rp, sizeof rp, ptr, 0);
+        if (cols == 0)
+            api_problem_field(pb, API_PB_INVALID_FIELD, rp, "rows must not be empty");
+        else
+            api_problem_field(pb, API_PB_INVALID_FIELD, rp, "must have %zu numbers, got %zu",
+                              expect_cols, cols);
+        return -1;
+    }
+    if (!pe_mul_ok(rows, cols, total) || *total > max_elems) {
+        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
+                          "has %zu x %zu numbers, over the limit %zu", rows, cols, max_elems);
+        return -1;
+    }
+    return 0;
 }
 
 int api_number_matrix(api_problem *pb, const json_t *v, const char *ptr, size_t expect_rows,
@@ -355,27 +388,9 @@ int api_number_matrix(api_problem *pb, const json_t *v, const char *ptr, size_t 
     }
     size_t r = json_array_size(v);
     size_t c = json_array_size(json_array_get(v, 0));
-    if (expect_rows > 0 && r != expect_rows) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must have %zu rows, got %zu", expect_rows,
-                          r);
-        return -1;
-    }
-    if (c == 0 || (expect_cols > 0 && c != expect_cols)) {
-        char rp[160];
-        api_ptr_idx(rp, sizeof rp, ptr, 0);
-        if (c == 0)
-            api_problem_field(pb, API_PB_INVALID_FIELD, rp, "rows must not be empty");
-        else
-            api_problem_field(pb, API_PB_INVALID_FIELD, rp, "must have %zu numbers, got %zu",
-                              expect_cols, c);
-        return -1;
-    }
     size_t total;
-    if (!pe_mul_ok(r, c, &total) || total > max_elems) {
-        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
-                          "has %zu x %zu numbers, over the limit %zu", r, c, max_elems);
+    if (api_matrix_shape(pb, ptr, r, c, expect_rows, expect_cols, max_elems, &total) < 0)
         return -1;
-    }
     double *x = api_alloc(pb, total, sizeof *x);
     if (x == NULL)
         return -1;
@@ -412,113 +427,13 @@ int api_get_matrix(api_problem *pb, const json_t *obj, const char *base, const c
                    size_t *rows, size_t *cols)
 {
     *out = NULL;
-    const json_t *v = get_member(obj, key);
+    const json_t *v = api_member(obj, key);
     if (v == NULL)
         return 0;
     char ptr[160];
     api_ptr(ptr, sizeof ptr, base, key);
     return api_number_matrix(pb, v, ptr, expect_rows, expect_cols, max_elems, 0, out, rows, cols,
                              NULL);
-}
-
-int api_position_array(api_problem *pb, const json_t *v, const char *ptr, const api_limits *lim,
-                       int64_t **out, size_t *n)
-{
-    *out = NULL;
-    if (!json_is_array(v)) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be an array of integers");
-        return -1;
-    }
-    size_t len = json_array_size(v);
-    if (len > lim->max_positions) {
-        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr, "has %zu positions; max_positions is %zu",
-                          len, lim->max_positions);
-        return -1;
-    }
-    int64_t *p = len ? api_alloc(pb, len, sizeof *p) : NULL;
-    if (len && p == NULL)
-        return -1;
-    for (size_t i = 0; i < len; i++) {
-        char ip[160];
-        api_ptr_idx(ip, sizeof ip, ptr, i);
-        if (api_int_value(pb, json_array_get(v, i), ip, 0, lim->max_position - 1, &p[i]) < 0) {
-            free(p);
-            return -1;
-        }
-    }
-    *out = p;
-    *n = len;
-    return 1;
-}
-
-int api_get_position_list(api_problem *pb, const json_t *obj, const char *base, const char *key,
-                          const api_limits *lim, int64_t **out, size_t *n)
-{
-    *out = NULL;
-    const json_t *v = get_member(obj, key);
-    if (v == NULL)
-        return 0;
-    char ptr[160];
-    api_ptr(ptr, sizeof ptr, base, key);
-    return api_position_array(pb, v, ptr, lim, out, n);
-}
-
-int api_get_positions(api_problem *pb, const json_t *obj, const char *base, const api_limits *lim,
-                      int required, int64_t **out, size_t *n)
-{
-    *out = NULL;
-    const json_t *pos = get_member(obj, "positions");
-    const json_t *sl = get_member(obj, "seq_len");
-    const json_t *off = get_member(obj, "offset");
-    char ptr[160];
-    if (pos && sl) {
-        api_ptr(ptr, sizeof ptr, base, "seq_len");
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "give either positions or seq_len, not both");
-        return -1;
-    }
-    if (pos) {
-        if (off) {
-            api_ptr(ptr, sizeof ptr, base, "offset");
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                              "offset goes with seq_len, not positions");
-            return -1;
-        }
-        return api_get_position_list(pb, obj, base, "positions", lim, out, n);
-    }
-    if (!sl) {
-        if (off) {
-            api_ptr(ptr, sizeof ptr, base, "offset");
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "offset needs seq_len");
-            return -1;
-        }
-        if (required) {
-            api_ptr(ptr, sizeof ptr, base, "positions");
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "positions or seq_len is required");
-            return -1;
-        }
-        return 0;
-    }
-    int64_t len = 0, offset = 0;
-    if (api_get_int(pb, obj, base, "seq_len", 1, (int64_t)lim->max_positions, &len) < 0)
-        return -1;
-    if (api_get_int(pb, obj, base, "offset", 0, lim->max_position - 1, &offset) < 0)
-        return -1;
-    if (offset > lim->max_position - len) {
-        api_ptr(ptr, sizeof ptr, base, "offset");
-        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
-                          "offset + seq_len must not exceed max_position (%lld)",
-                          (long long)lim->max_position);
-        return -1;
-    }
-    int64_t *p = api_alloc(pb, (size_t)len, sizeof *p);
-    if (p == NULL)
-        return -1;
-    for (int64_t i = 0; i < len; i++)
-        p[i] = offset + i;
-    *out = p;
-    *n = (size_t)len;
-    return 1;
 }
 
 int api_check_output(api_problem *pb, const api_limits *lim, size_t n_elements, const char *ptr,

@@ -47,6 +47,10 @@ void api_ptr(char *out, size_t n, const char *base, const char *key);
 /* Builds "<base>/<idx>". */
 void api_ptr_idx(char *out, size_t n, const char *base, size_t idx);
 
+/* The member key of obj (borrowed), treating JSON null as absent as the getters below do: NULL
+ * when obj is not an object, key is missing or its value is null. Pure; never fails. */
+const json_t *api_member(const json_t *obj, const char *key);
+
 /* Each member of obj not in the NULL-terminated list `allowed` → 422 unknown-field. Returns 0 when
  * all members are known, -1 otherwise. */
 int api_check_fields(api_problem *pb, const json_t *obj, const char *base,
@@ -60,6 +64,8 @@ const json_t *api_get_alias(api_problem *pb, const json_t *obj, const char *base
 /* Integer in [min, max]. */
 int api_get_int(api_problem *pb, const json_t *obj, const char *base, const char *key, int64_t min,
                 int64_t max, int64_t *out);
+/* x within [min, max], else a 422 at ptr ("must be between min and max, got x"). 0 or -1. */
+int api_int_in_range(api_problem *pb, const char *ptr, int64_t x, int64_t min, int64_t max);
 /* Integer from a value already fetched (ptr = its full pointer). */
 int api_int_value(api_problem *pb, const json_t *v, const char *ptr, int64_t min, int64_t max,
                   int64_t *out);
@@ -94,6 +100,11 @@ int api_get_numbers(api_problem *pb, const json_t *obj, const char *base, const 
 /* Rectangular matrix of finite numbers, row-major into *out; expect_rows / expect_cols > 0 demand
  * those sizes; rows*cols > max_elems → 422 limit-exceeded. A plain vector is refused unless
  * allow_vector, in which case it is returned as 1 row and *was_vector = 1. */
+/* The shape rules of api_number_matrix for rows x cols numbers (also for a matrix that is not
+ * JSON): rows == expect_rows and cols == expect_cols when those are > 0, cols >= 1, rows*cols <=
+ * max_elems, with its errors (at ptr, or ptr/0 for the columns). *total = rows*cols. 0 or -1. */
+int api_matrix_shape(api_problem *pb, const char *ptr, size_t rows, size_t cols, size_t expect_rows,
+                     size_t expect_cols, size_t max_elems, size_t *total);
 int api_number_matrix(api_problem *pb, const json_t *v, const char *ptr, size_t expect_rows,
                       size_t expect_cols, size_t max_elems, int allow_vector, double **out,
                       size_t *rows, size_t *cols, int *was_vector);
@@ -101,9 +112,15 @@ int api_get_matrix(api_problem *pb, const json_t *obj, const char *base, const c
                    size_t expect_rows, size_t expect_cols, size_t max_elems, double **out,
                    size_t *rows, size_t *cols);
 
+/* ---- positions (api/req_positions.c) ---- */
+
 /* Array of positions: integers in [0, lim->max_position), at most lim->max_positions. */
 int api_position_array(api_problem *pb, const json_t *v, const char *ptr, const api_limits *lim,
                        int64_t **out, size_t *n);
+/* api_position_array for positions given as numbers v [len] (not JSON): the same rules and
+ * errors, at ptr and ptr/i. *out malloc'd (NULL for none). Returns 1 or -1. */
+int api_position_ints(api_problem *pb, const int64_t *v, size_t len, const char *ptr,
+                      const api_limits *lim, int64_t **out, size_t *n);
 int api_get_position_list(api_problem *pb, const json_t *obj, const char *base, const char *key,
                           const api_limits *lim, int64_t **out, size_t *n);
 

@@ -39,17 +39,9 @@ void api_rc_warn(api_rc_warnings *w, const char *fmt, ...)
     w->n++;
 }
 
-/* The member key of obj, treating JSON null as absent (as req.c's getters do). */
-static const json_t *member(const json_t *obj, const char *key)
+const char *api_rc_blame(const api_rc_origin *o, const char *fallback)
 {
-    const json_t *v = json_object_get(obj, key);
-    return (v == NULL || json_is_null(v)) ? NULL : v;
-}
-
-/* Errors recorded in pb so far (kept or dropped): a growing count means a new error. */
-static size_t n_errs(const api_problem *pb)
-{
-    return pb->n_errors + pb->n_dropped;
+    return (o->set && o->ptr[0]) ? o->ptr : fallback;
 }
 
 static int in_list(const char *const *list, const char *s)
@@ -208,12 +200,12 @@ int api_rope_scaling_parse(api_problem *pb, const json_t *obj, const char *ptr,
     out->present = 1;
     int strict = mode == API_RS_STRICT;
     char fp[API_RC_PTR];
-    size_t errs_before = n_errs(pb);
+    size_t errs_before = api_problem_count(pb);
 
     /* Multi-axis RoPE is not a scaling type: say where it goes instead of "unknown field". */
-    if (member(obj, "mrope_section") != NULL || member(obj, "mrope_interleaved") != NULL) {
+    if (api_member(obj, "mrope_section") != NULL || api_member(obj, "mrope_interleaved") != NULL) {
         api_ptr(fp, sizeof fp, ptr,
-                member(obj, "mrope_section") ? "mrope_section" : "mrope_interleaved");
+                api_member(obj, "mrope_section") ? "mrope_section" : "mrope_interleaved");
         api_problem_field(pb, API_PB_INVALID_FIELD, strict ? fp : ptr,
                           "multi-axis RoPE (M-RoPE, mrope_section) is configured with the "
                           "top-level `axes` field, not as a scaling type");
@@ -223,7 +215,7 @@ int api_rope_scaling_parse(api_problem *pb, const json_t *obj, const char *ptr,
     /* type / rope_type */
     const char *used = NULL;
     const json_t *tv = api_get_alias(pb, obj, ptr, "type", "rope_type", &used);
-    if (n_errs(pb) != errs_before)
+    if (api_problem_count(pb) != errs_before)
         return -1; /* both spellings, different values */
     int type_ok = 1;
     if (tv == NULL) {
@@ -322,7 +314,7 @@ int api_rope_scaling_parse(api_problem *pb, const json_t *obj, const char *ptr,
         else
             api_rc_origin_set(&out->origin[f], fp, "%s.%s", src_prefix, k);
     }
-    if (n_errs(pb) != errs_before)
+    if (api_problem_count(pb) != errs_before)
         return -1;
     if (out->origin[API_RS_FACTOR].set && out->num[API_RS_FACTOR] < 1.0)
         api_rc_warn(w,
@@ -514,7 +506,7 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
     out->layout = PE_ROPE_HALF;
     api_rc_origin_set(&out->layout_o, "", "default");
     char fp[API_RC_PTR];
-    size_t errs_before = n_errs(pb);
+    size_t errs_before = api_problem_count(pb);
 
     /* a multimodal wrapper: read the text model's object, naming its nested path */
     api_model_text text;
@@ -532,10 +524,10 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
     /* v5 configs keep rope_theta (and maybe partial_rotary_factor) inside rope_parameters */
     const json_t *params = NULL;
     const char *sc_key = "rope_scaling";
-    const json_t *sc = member(config, "rope_scaling");
-    if (sc == NULL && member(config, "rope_parameters") != NULL) {
+    const json_t *sc = api_member(config, "rope_scaling");
+    if (sc == NULL && api_member(config, "rope_parameters") != NULL) {
         sc_key = "rope_parameters";
-        sc = member(config, "rope_parameters");
+        sc = api_member(config, "rope_parameters");
     }
     if (sc != NULL && !json_is_object(sc)) {
         api_ptr(fp, sizeof fp, ptr, sc_key);
@@ -552,8 +544,8 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
             if (nested == NULL && json_is_object(v))
                 nested = k;
         }
-        if (nested != NULL && member(params, "rope_type") == NULL &&
-            member(params, "type") == NULL) {
+        if (nested != NULL && api_member(params, "rope_type") == NULL &&
+            api_member(params, "type") == NULL) {
             api_ptr(fp, sizeof fp, ptr, sc_key);
             api_problem_field(pb, API_PB_INVALID_FIELD, fp,
                               "per-layer-type rope_parameters (\"%.40s\", ...) are not "
@@ -624,185 +616,5 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
     api_model_rope_caveats(config, &text, w);
     if (text.nested) /* every source names the nested path: config.text_config.rope_theta */
         api_model_rope_rebase(out, text.src);
-    return n_errs(pb) != errs_before ? -1 : 0;
-}
-
-void api_rope_layout_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
-                             pe_rope_layout *layout, api_rc_origin *o)
-{
-    static const char *const LAYOUTS[] = {"half", "interleaved", NULL};
-    int li = 0;
-    *layout = PE_ROPE_HALF;
-    api_rc_origin_set(o, "", "default");
-    if (api_get_enum(pb, req, "", "layout", LAYOUTS, &li) > 0) {
-        *layout = li == 1 ? PE_ROPE_INTERLEAVED : PE_ROPE_HALF;
-        api_rc_origin_set(o, "/layout", "request");
-    } else if (cfg != NULL) {
-        *layout = cfg->layout;
-        *o = cfg->layout_o;
-    }
-}
-
-/* ---- request fields shared by the 1-D and the multi-axis handlers --------------------------- */
-
-int api_rope_check_fields(api_problem *pb, const json_t *req)
-{
-    static const char *const FIELDS[] = {"head_dim",
-                                         "rotary_dim",
-                                         "partial_rotary_factor",
-                                         "base",
-                                         "rope_theta",
-                                         "layout",
-                                         "scaling",
-                                         "rope_scaling",
-                                         "inv_freq",
-                                         "config",
-                                         "seq_len",
-                                         "positions",
-                                         "q_positions",
-                                         "query_positions",
-                                         "k_positions",
-                                         "key_positions",
-                                         "q",
-                                         "k",
-                                         "include",
-                                         "distances",
-                                         "axes",
-                                         NULL};
-    return api_check_fields(pb, req, "", FIELDS);
-}
-
-unsigned api_rope_config_skip(const json_t *req)
-{
-    unsigned s = 0;
-    if (member(req, "head_dim"))
-        s |= API_RC_SKIP_HEAD_DIM;
-    if (member(req, "rotary_dim") || member(req, "partial_rotary_factor"))
-        s |= API_RC_SKIP_ROTARY;
-    if (member(req, "base") || member(req, "rope_theta"))
-        s |= API_RC_SKIP_BASE;
-    if (member(req, "layout"))
-        s |= API_RC_SKIP_LAYOUT;
-    return s;
-}
-
-int api_rope_head_dim_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
-                              int64_t *head_dim, api_rc_origin *o)
-{
-    int64_t hd = 0;
-    int rc = api_get_int(pb, req, "", "head_dim", INT64_MIN, INT64_MAX, &hd);
-    if (rc > 0) {
-        *head_dim = hd;
-        api_rc_origin_set(o, "/head_dim", "request");
-        return 1;
-    }
-    if (rc == 0 && cfg != NULL && cfg->head_dim_o.set) {
-        *head_dim = cfg->head_dim;
-        *o = cfg->head_dim_o;
-        return 1;
-    }
-    if (rc == 0)
-        api_problem_field(pb, API_PB_INVALID_FIELD, "/head_dim",
-                          cfg != NULL ? "head_dim is required: the config has none of "
-                                        "qk_rope_head_dim, head_dim, hidden_size / "
-                                        "num_attention_heads"
-                                      : "head_dim is required");
-    return -1;
-}
-
-int api_rope_rotary_dim_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
-                                int64_t head_dim, const api_rc_origin *head_dim_o,
-                                int64_t *rotary_dim, api_rc_origin *o)
-{
-    int64_t rd = 0;
-    double f = 0.0;
-    int has_rd = api_get_int(pb, req, "", "rotary_dim", INT64_MIN, INT64_MAX, &rd);
-    int has_f =
-        api_get_number(pb, req, "", "partial_rotary_factor", 0.0, 1.0, API_NUM_MIN_EXCL, &f);
-    if (has_rd < 0 || has_f < 0)
-        return -1;
-    if (has_rd > 0 && has_f > 0) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, "/partial_rotary_factor",
-                          "give rotary_dim or partial_rotary_factor, not both");
-        return -1;
-    }
-    const char *fsrc = "request";
-    char fptr[API_RC_PTR] = "/partial_rotary_factor";
-    if (has_rd > 0) {
-        api_rc_origin_set(o, "/rotary_dim", "request");
-    } else if (has_f > 0) {
-        /* below */
-    } else if (cfg != NULL && cfg->rotary_dim_o.set) {
-        rd = cfg->rotary_dim;
-        has_rd = 1;
-        *o = cfg->rotary_dim_o;
-    } else if (cfg != NULL && cfg->partial_o.set) {
-        f = cfg->partial_rotary_factor;
-        has_f = 1;
-        fsrc = cfg->partial_o.src;
-        snprintf(fptr, sizeof fptr, "%s", cfg->partial_o.ptr);
-    }
-    if (has_rd > 0) {
-        *rotary_dim = rd;
-        return 1;
-    }
-    if (has_f > 0) {
-        int64_t d = (int64_t)floor((double)head_dim * f); /* HF: int(head_dim * factor) */
-        if (d < 2 || d % 2 != 0) {
-            api_problem_field(pb, API_PB_INVALID_FIELD, fptr,
-                              "rotary dim = floor(head_dim %lld x partial_rotary_factor %.17g) = "
-                              "%lld must be even and >= 2",
-                              (long long)head_dim, f, (long long)d);
-            return -1;
-        }
-        *rotary_dim = d;
-        api_rc_origin_set(o, fptr, "%s (floor(head_dim x %.17g))", fsrc, f);
-        return 0;
-    }
-    *rotary_dim = head_dim;
-    api_rc_origin_set(o, head_dim_o->ptr, "head_dim (all dims rotate)");
-    return 0;
-}
-
-int api_rope_base_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
-                          double *base, api_rc_origin *o)
-{
-    const char *used = NULL;
-    const json_t *bv = api_get_alias(pb, req, "", "base", "rope_theta", &used);
-    *base = 10000.0;
-    api_rc_origin_set(o, "", "default");
-    if (bv != NULL) {
-        char ptr[API_RC_PTR];
-        api_ptr(ptr, sizeof ptr, "", used);
-        if (api_number_value(pb, bv, ptr, 1.0, HUGE_VAL, API_NUM_MIN_EXCL, base) < 0)
-            return -1;
-        api_rc_origin_set(o, ptr, "request");
-        return 1;
-    }
-    if (cfg != NULL && cfg->base_o.set) {
-        *base = cfg->base;
-        *o = cfg->base_o;
-    }
-    return 0;
-}
-
-int api_rope_vectors_parse(api_problem *pb, const json_t *v, const char *key, size_t n_pos,
-                           const char *pos_ptr, size_t head_dim, size_t max_elems, double **out,
-                           size_t *rows, int *is_vec)
-{
-    if (v == NULL)
-        return 0;
-    *out = NULL;
-    char ptr[API_RC_PTR];
-    api_ptr(ptr, sizeof ptr, "", key);
-    if (json_is_array(v) && json_array_size(v) > 0 && json_is_array(json_array_get(v, 0)) &&
-        json_array_size(v) != n_pos) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "a matrix %s needs one row per position: %zu rows for %zu "
-                          "positions (%s)",
-                          key, json_array_size(v), n_pos, pos_ptr[0] ? pos_ptr : "/positions");
-        return -1;
-    }
-    size_t cols = 0;
-    return api_number_matrix(pb, v, ptr, 0, head_dim, max_elems, 1, out, rows, &cols, is_vec);
+    return api_problem_count(pb) != errs_before ? -1 : 0;
 }

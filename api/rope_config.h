@@ -1,8 +1,9 @@
 /*
  * api/rope_config.h -- /rope configuration parsing that does not need the service context:
  * the scaling object (`scaling` / `rope_scaling`, also a pasted config's `rope_scaling`), the
- * resolver of a pasted model `config` (a Hugging Face config.json), and the request fields the
- * 1-D and the multi-axis handlers read alike (layout, head_dim, rotary dim, base, q and k).
+ * resolver of a pasted model `config` (a Hugging Face config.json). The request fields the 1-D
+ * and the multi-axis modes read alike (layout, head_dim, rotary dim, base, q and k) are in
+ * api/rope_parse.h (api/rope_fields.c).
  *
  * Contract: ../shared/docs/api.md, "POST /rope" (field names, the per-field config mapping) and
  * "Conventions" (aliases, strictness). Semantics: Hugging Face transformers v5
@@ -10,9 +11,8 @@
  * (`su` / `yarn` mean longrope for model_type phi3), configuration_deepseek_v3.py
  * (rope_interleave defaults to true), modeling_gptj.py / modeling_codegen.py (interleaved pairs).
  *
- * Everything here is pure: no globals, no allocation (but the q / k matrix of
- * api_rope_vectors_parse), no I/O; inputs are borrowed jansson values, outputs go into
- * caller-owned structs, and errors are recorded in the caller's api_problem with a
+ * Everything here is pure: no globals, no allocation, no I/O; inputs are borrowed jansson values,
+ * outputs go into caller-owned structs, and errors are recorded in the caller's api_problem with a
  * JSON pointer naming the field as the client spelled it. Thread-safe. Suitable for fuzzing.
  */
 #ifndef API_ROPE_CONFIG_H
@@ -44,6 +44,10 @@ typedef struct {
 /* Sets o (set = 1) from a pointer and a printf-style provenance text. */
 void api_rc_origin_set(api_rc_origin *o, const char *ptr, const char *src_fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The pointer to blame for a value of origin o: o->ptr, or fallback when the value is a default
+ * (o not set, or set with the empty pointer ""). */
+const char *api_rc_blame(const api_rc_origin *o, const char *fallback);
 
 /* Warnings collected while resolving (api.md: `warnings`, strings). Extra ones are dropped. */
 #define API_RC_MAX_WARNINGS 8
@@ -183,79 +187,5 @@ typedef struct {
  */
 int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *ptr, unsigned skip,
                             api_rope_config *out, api_rc_warnings *w);
-
-/*
- * The layout of a /rope request: its own `layout` ("half" | "interleaved", a 422 at /layout
- * otherwise), else the pasted config's (cfg may be NULL), else half. *o says where it came from.
- * Shared by the 1-D and the multi-axis handlers.
- */
-void api_rope_layout_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
-                             pe_rope_layout *layout, api_rc_origin *o);
-
-/* ---- request fields both /rope handlers read the same way ------------------------------------
- * api/rope.c (1-D) and api/rope_multiaxis.c (axes) call these and keep at the call site what
- * differs between them: the range checks of head_dim and of an explicit rotary_dim (worded per
- * handler), base with axes type "mixed" (refused there, so not read), and whether the pasted
- * config's scaling is read. Errors name top-level pointers ("/head_dim") or the config origin's
- * ("/config/head_dim"). cfg is the resolved pasted config, NULL when the request has none.
- */
-
-/* Each top-level member of req that POST /rope does not know -> 422 unknown-field at its
- * pointer. One list for both handlers (the multi-axis one refuses the 1-D-only fields with a 422
- * of its own). Returns 0 when all are known, -1 otherwise (as api_check_fields). */
-int api_rope_check_fields(api_problem *pb, const json_t *req);
-
-/* The API_RC_SKIP_* bits for api_rope_config_resolve that follow from req's own non-null
- * head_dim, rotary_dim / partial_rotary_factor, base / rope_theta and layout (they win over the
- * pasted config, which is then not read for them). Never API_RC_SKIP_SCALING: when the config's
- * scaling is skipped is each handler's rule. Pure; never fails. */
-unsigned api_rope_config_skip(const json_t *req);
-
-/*
- * head_dim: the request's `head_dim` (any integer; a 422 at /head_dim when it is not one), else
- * the config's, else a 422 at /head_dim "head_dim is required" (naming the config keys looked
- * for when cfg != NULL). Range, evenness and max_dim are the caller's, blaming o->ptr. Returns 1
- * with *head_dim and *o set, -1 with the error recorded in pb (never 0: the field is required).
- */
-int api_rope_head_dim_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
-                              int64_t *head_dim, api_rc_origin *o);
-
-/*
- * The rotary dim, once head_dim (valid, origin head_dim_o) is known: the request's `rotary_dim`
- * (any integer) or `partial_rotary_factor` (in (0, 1]; both given -> 422 at
- * /partial_rotary_factor), else the config's rotary_dim, else its partial rotary factor, else
- * head_dim (all dims rotate; origin pointer head_dim_o->ptr). A factor f gives
- * floor(head_dim x f), which must be even and >= 2 (else a 422 at the factor's pointer).
- * Returns 1 when it is an explicit rotary_dim (request or config): *rotary_dim is NOT checked;
- * the caller checks even, >= 2 and <= head_dim, blaming o->ptr. Returns 0 when it is derived
- * (factor or head_dim): *rotary_dim is valid. *o is set in both cases. Returns -1 with the error
- * recorded in pb (*rotary_dim untouched).
- */
-int api_rope_rotary_dim_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
-                                int64_t head_dim, const api_rc_origin *head_dim_o,
-                                int64_t *rotary_dim, api_rc_origin *o);
-
-/*
- * base: the request's `base` or its alias `rope_theta` (a number > 1, else a 422 at the spelling
- * used; both with different values -> 422 at /rope_theta), else the config's, else 10000
- * ("default"). *base and *o are always set (10000 / "default" when the request's value is
- * invalid). Returns 1 when taken from the request, 0 from the config or the default, -1 when the
- * request's value is invalid (error recorded in pb). After an alias conflict (recorded in pb) the
- * config's base or the default is used and 0 returned: callers check api_problem_failed.
- */
-int api_rope_base_resolve(api_problem *pb, const json_t *req, const api_rope_config *cfg,
-                          double *base, api_rc_origin *o);
-
-/*
- * The input `q` or `k` (key names it; v is its value, NULL when absent): one vector of head_dim
- * numbers, or a matrix of one row of head_dim numbers per position of that side (n_pos
- * positions, which came from pos_ptr; "" is said as /positions), at most max_elems numbers.
- * Errors at /<key> and below. The one function here that allocates: *out is malloc'd (NULL after
- * an error; the caller frees it), *rows gets the rows and *is_vec 1 for a plain vector. Returns
- * 1, 0 when v is NULL (nothing touched), or -1 with the error recorded in pb.
- */
-int api_rope_vectors_parse(api_problem *pb, const json_t *v, const char *key, size_t n_pos,
-                           const char *pos_ptr, size_t head_dim, size_t max_elems, double **out,
-                           size_t *rows, int *is_vec);
 
 #endif
