@@ -109,6 +109,9 @@ typedef enum {
     API_RS_LENIENT     /* a pasted config's rope_scaling: such fields are ignored with a warning */
 } api_rs_mode;
 
+/* Resets out to "no scaling" (type default, nothing set) at pointer ptr. */
+void api_rope_scaling_init(api_rope_scaling *out, const char *ptr);
+
 /*
  * Parses the scaling object obj (borrowed JSON object) found at pointer `ptr`. src_prefix names
  * the origin of its fields in `resolved.sources` ("request" for the request's own object, else
