@@ -1,4 +1,4 @@
-/* api/api.c -- routing table and the request → response driver. See api.h. */
+/* api/api.c -- the compute operations and the request → response driver. See api.h. */
 #include "api/api.h"
 
 #include <math.h>
@@ -18,29 +18,12 @@ static const wire_npy_key NPY_ALIBI[] = {
 static const wire_npy_key NPY_ATTENTION[] = {{"output", 0.0}, {"weights", 0.0}, {NULL, 0.0}};
 static const wire_npy_key NPY_T5[] = {{"buckets", 0.0}, {NULL, 0.0}};
 
-static const api_route ROUTES[] = {
-    {"/sinusoidal", "sinusoidal", api_sinusoidal, NPY_MATRIX},
-    {"/rope", "rope", api_rope, NPY_ROPE},
-    {"/alibi", "alibi", api_alibi, NPY_ALIBI},
-    {"/attention", "attention", api_attention, NPY_ATTENTION},
-    {"/t5/buckets", "t5_buckets", api_t5_buckets, NPY_T5},
-    {"/learned", "learned", api_learned, NPY_MATRIX},
-    {NULL, NULL, NULL, NULL},
-};
-
-const api_route *api_routes(void)
-{
-    return ROUTES;
-}
-
-const api_route *api_route_find(const char *path)
-{
-    for (const api_route *r = ROUTES; r->path; r++) {
-        if (strcmp(r->path, path) == 0)
-            return r;
-    }
-    return NULL;
-}
+const api_route api_route_sinusoidal = {api_sinusoidal, NPY_MATRIX};
+const api_route api_route_rope = {api_rope, NPY_ROPE};
+const api_route api_route_alibi = {api_alibi, NPY_ALIBI};
+const api_route api_route_attention = {api_attention, NPY_ATTENTION};
+const api_route api_route_t5_buckets = {api_t5_buckets, NPY_T5};
+const api_route api_route_learned = {api_learned, NPY_MATRIX};
 
 size_t api_max_response_bytes(const api_limits *lim)
 {
@@ -70,6 +53,7 @@ void api_problem_response(const api_problem *pb, const char *request_id, api_res
     api_problem_write(pb, request_id, &w);
     out->stream = NULL;
     out->npy_array = NULL;
+    out->n_headers = 0;
     out->status = api_problem_status(pb->code);
     out->content_type = "application/problem+json";
     out->body = wire_jw_take(&w, &out->len);
