@@ -293,6 +293,16 @@ void wire_jw_key(wire_jw *w, const char *key)
     w->after_key = 1;
 }
 
+/* NPY mode: a number (is_int: it came through wire_jw_int) is captured, or consumes its key. */
+static void npy_number(wire_jw *w, double v, int is_int)
+{
+    wire__jw_sep(w);
+    if (w->ext->active)
+        wire__npy_cap_push(w, v, is_int);
+    else
+        (void)wire__npy_take_pending(w);
+}
+
 void wire_jw_double(wire_jw *w, double x)
 {
     if (!isfinite(x)) {
@@ -301,11 +311,7 @@ void wire_jw_double(wire_jw *w, double x)
         return;
     }
     if (w->mode == WIRE_JW_NPY) {
-        wire__jw_sep(w);
-        if (w->ext->active)
-            wire__npy_cap_push(w, x, 0);
-        else
-            (void)wire__npy_take_pending(w);
+        npy_number(w, x, 0);
         return;
     }
     char tmp[32];
@@ -317,11 +323,7 @@ void wire_jw_double(wire_jw *w, double x)
 void wire_jw_int(wire_jw *w, int64_t v)
 {
     if (w->mode == WIRE_JW_NPY) {
-        wire__jw_sep(w);
-        if (w->ext->active)
-            wire__npy_cap_push(w, (double)v, 1);
-        else
-            (void)wire__npy_take_pending(w);
+        npy_number(w, (double)v, 1);
         return;
     }
     char tmp[24];
@@ -344,11 +346,7 @@ void wire_jw_bool(wire_jw *w, int v)
 void wire_jw_null(wire_jw *w)
 {
     if (w->mode == WIRE_JW_NPY) {
-        wire__jw_sep(w);
-        if (w->ext->active)
-            wire__npy_cap_push(w, w->ext->cur.masked, 0);
-        else
-            (void)wire__npy_take_pending(w);
+        npy_number(w, w->ext->cur.masked, 0);
         return;
     }
     wire__jw_sep(w);
