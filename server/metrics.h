@@ -21,8 +21,8 @@ srv_metrics *srv_metrics_create(const char *const *labels, size_t n);
 /* Frees m. */
 void srv_metrics_destroy(srv_metrics *m);
 
-/* Records one finished request: route label (NULL or unknown → "other"), HTTP status and duration
- * in seconds. */
+/* Records one finished request: route label (NULL or unknown: the last label), HTTP status and
+ * duration in seconds. */
 void srv_metrics_record(srv_metrics *m, const char *route, int status, double seconds);
 
 /* Renders all metrics (cache and budget may be NULL) into a malloc'd NUL-terminated string; NULL

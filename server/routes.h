@@ -67,12 +67,19 @@ size_t srv_route_labels(const char **out, size_t max);
 /* The row of kind (the first), e.g. SRV_PREFLIGHT for its label. */
 const srv_route *srv_route_of(srv_kind kind);
 
-/* The service handlers (service.c). */
+/* ---- the service handlers (service.c; openapi.yaml tag "service") ---- */
+
+/* GET /healthz: 200 {"status":"ok"} while the process serves. */
 enum MHD_Result srv_get_healthz(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+/* GET /readyz: 200 {"status":"ready"}, or 503 shutting-down while draining. */
 enum MHD_Result srv_get_readyz(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+/* GET /limits: the request limits in force (api_limits), as JSON. */
 enum MHD_Result srv_get_limits(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+/* GET /version: name, version, git revision, compiler, build date, library versions. */
 enum MHD_Result srv_get_version(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+/* GET /metrics: the Prometheus text exposition (metrics.h); 503 when out of memory. */
 enum MHD_Result srv_get_metrics(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+/* GET /openapi.yaml: the contract the daemon loaded at start-up, or 404 when it had none. */
 enum MHD_Result srv_get_spec(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
 
 #endif
