@@ -77,12 +77,16 @@ const srv_route *srv_route_find(const char *path, const char *method)
     }
     if (first != NULL)
         return first;
-    for (size_t i = 0; i < N_ROUTES; i++) { /* the static fallback: "/docs", then "/" */
+    const srv_route *fallback = NULL; /* the static rows: "/docs" by prefix, "/" for any path */
+    for (size_t i = 0; i < N_ROUTES; i++) {
         const srv_route *r = &ROUTES[i];
-        if (r->kind == SRV_STATIC && strncmp(path, r->path, strlen(r->path)) == 0)
+        if (r->kind != SRV_STATIC)
+            continue;
+        if (strncmp(path, r->path, strlen(r->path)) == 0 && strcmp(r->path, "/") != 0)
             return r;
+        fallback = r; /* "/" also takes "*", "http://host/x" and other paths not under "/" */
     }
-    return srv_route_of(SRV_NO_ROUTE); /* a path without '/' (MHD never passes one) */
+    return fallback;
 }
 
 int srv_route_takes(const srv_route *r, const char *method)

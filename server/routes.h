@@ -35,9 +35,10 @@ typedef enum MHD_Result (*srv_get_fn)(srv_ctx *ctx, struct MHD_Connection *c, sr
 
 /*
  * One row. path: an exact path ("/rope"); a prefix and one parameter ("/tables/{name}": the rest
- * of the path, whatever it is, is the parameter); for SRV_STATIC rows a prefix that any other
- * path falls back to ("/docs", then "/"); NULL for the two rows without a path. Several rows may
- * share a path (one per set of methods); the path's Allow is the union of their methods.
+ * of the path, whatever it is, is the parameter); for SRV_STATIC rows what any other path falls
+ * back to ("/docs" by prefix, then "/" for all the rest); NULL for the two rows without a path.
+ * Several rows may share a path (one per set of methods); the path's Allow is the union of their
+ * methods.
  */
 typedef struct srv_route {
     const char *path;
@@ -51,7 +52,8 @@ typedef struct srv_route {
 
 /* The row that answers method (e.g. "GET"; HEAD counts as GET) on path: among the rows whose path
  * matches, the first that takes the method, else the first; a path no row matches falls back to
- * the matching SRV_STATIC row. Never NULL. */
+ * the SRV_STATIC rows: "/docs" for a path starting so, else "/" (whatever the path, even one not
+ * starting with '/', such as "*"). Never NULL. */
 const srv_route *srv_route_find(const char *path, const char *method);
 
 /* 1 when r takes method (HEAD as GET), else 0. */
