@@ -1,4 +1,4 @@
-/* api/api.c -- routing table and the request → response driver. See api.h. */
+/* api/api.c -- the compute operations and the request → response driver. See api.h. */
 #include "api/api.h"
 
 #include <math.h>
@@ -18,27 +18,37 @@ static const wire_npy_key NPY_ALIBI[] = {
 static const wire_npy_key NPY_ATTENTION[] = {{"output", 0.0}, {"weights", 0.0}, {NULL, 0.0}};
 static const wire_npy_key NPY_T5[] = {{"buckets", 0.0}, {NULL, 0.0}};
 
-static const api_route ROUTES[] = {
-    {"/sinusoidal", "sinusoidal", api_sinusoidal, NPY_MATRIX},
-    {"/rope", "rope", api_rope, NPY_ROPE},
-    {"/alibi", "alibi", api_alibi, NPY_ALIBI},
-    {"/attention", "attention", api_attention, NPY_ATTENTION},
-    {"/t5/buckets", "t5_buckets", api_t5_buckets, NPY_T5},
-    {"/learned", "learned", api_learned, NPY_MATRIX},
-    {"/model/method", "model_method", api_model_method, NULL},
-    {NULL, NULL, NULL, NULL},
+const api_route api_route_sinusoidal = {api_sinusoidal, NPY_MATRIX};
+const api_route api_route_rope = {api_rope, NPY_ROPE};
+const api_route api_route_alibi = {api_alibi, NPY_ALIBI};
+const api_route api_route_attention = {api_attention, NPY_ATTENTION};
+const api_route api_route_t5_buckets = {api_t5_buckets, NPY_T5};
+const api_route api_route_learned = {api_learned, NPY_MATRIX};
+const api_route api_route_model_method = {api_model_method, NULL};
+
+static const struct {
+    const char *path;
+    const api_route *route;
+} BY_PATH[] = {
+    {"/sinusoidal", &api_route_sinusoidal},
+    {"/rope", &api_route_rope},
+    {"/alibi", &api_route_alibi},
+    {"/attention", &api_route_attention},
+    {"/t5/buckets", &api_route_t5_buckets},
+    {"/learned", &api_route_learned},
+    {"/model/method", &api_route_model_method},
 };
 
-const api_route *api_routes(void)
+const char *api_route_path(size_t i)
 {
-    return ROUTES;
+    return i < sizeof BY_PATH / sizeof BY_PATH[0] ? BY_PATH[i].path : NULL;
 }
 
-const api_route *api_route_find(const char *path)
+const api_route *api_route_named(const char *path)
 {
-    for (const api_route *r = ROUTES; r->path; r++) {
-        if (strcmp(r->path, path) == 0)
-            return r;
+    for (size_t i = 0; path && i < sizeof BY_PATH / sizeof BY_PATH[0]; i++) {
+        if (strcmp(BY_PATH[i].path, path) == 0)
+            return BY_PATH[i].route;
     }
     return NULL;
 }
@@ -71,7 +81,12 @@ void api_problem_response(const api_problem *pb, const char *request_id, api_res
     api_problem_write(pb, request_id, &w);
     out->stream = NULL;
     out->npy_array = NULL;
-    out->retry_after = pb->code == API_PB_OVERLOADED ? 1 : 0; /* a retry soon is expected to work */
+    out->n_headers = 0;
+    if (pb->code == API_PB_OVERLOADED) { /* a retry soon is expected to work */
+        out->headers[0].name = "Retry-After";
+        snprintf(out->headers[0].value, sizeof out->headers[0].value, "1");
+        out->n_headers = 1;
+    }
     out->status = api_problem_status(pb->code);
     out->content_type = "application/problem+json";
     out->body = wire_jw_take(&w, &out->len);
@@ -123,38 +138,13 @@ static int take_dtype(json_t *req, int npy, api_problem *pb)
 /* Bodies up to this size are sent from one buffer even when streaming is allowed. */
 #define STREAM_MIN_BYTES 65536u
 
-/* Answers a body that jansson could not parse: malformed (400), or memory refused while parsing:
- * over max_parse_bytes (413), the daemon's budget full (503 overloaded, Retry-After 1) or out of
- * memory (503) -- valid JSON is never reported as malformed for want of memory. */
+/* Answers a body that jansson could not parse (api_body_parse_failed). */
 static void parse_failed(const api_ctx *ctx, const api_arena *arena, const json_error_t *err,
                          size_t len, const char *request_id, api_response *out)
 {
     api_problem pb;
     api_problem_init(&pb);
-    switch (api_arena_failure_of(arena)) {
-    case API_ARENA_OVER_CAP:
-        api_problem_set(&pb, API_PB_TOO_LARGE,
-                        "the parsed form of this %zu-byte JSON body would need more than "
-                        "max_parse_bytes (%zu bytes); send fewer or larger-grained values",
-                        len, ctx->lim->max_parse_bytes);
-        break;
-    case API_ARENA_REFUSED:
-        api_problem_set(&pb, API_PB_OVERLOADED,
-                        "parsing this %zu-byte JSON body would pass max_inflight_bytes (%zu) with "
-                        "what other requests hold now; retry later",
-                        len, ctx->lim->max_inflight_bytes);
-        break;
-    case API_ARENA_NO_MEMORY:
-        api_problem_set(&pb, API_PB_UNAVAILABLE, "out of memory while parsing the body");
-        break;
-    case API_ARENA_OK:
-        if (json_error_code(err) == json_error_out_of_memory)
-            api_problem_set(&pb, API_PB_UNAVAILABLE, "out of memory while parsing the body");
-        else
-            api_problem_set(&pb, API_PB_MALFORMED_JSON, "malformed JSON at line %d, column %d: %s",
-                            err->line, err->column, err->text);
-        break;
-    }
+    api_body_parse_failed(&pb, arena, err, len, ctx->lim);
     api_problem_response(&pb, request_id, out);
 }
 

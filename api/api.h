@@ -32,23 +32,42 @@ typedef struct {
  */
 typedef int (*api_handler)(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);
 
-/* One compute route: POST <path> with a JSON body. */
+/*
+ * One compute operation: POST with a JSON body, answered by handler. Its path and metrics label
+ * are in server/'s route table (server/routes.c), the one list of routes.
+ */
 typedef struct {
-    const char *path; /* e.g. "/rope" */
-    const char *name; /* metrics label, e.g. "rope" */
     api_handler handler;
     /* `Accept: application/x-npy`: the top-level response keys whose array becomes the .npy body,
      * best first (the first one present wins), with the value of masked cells; NULL-key ended */
     const wire_npy_key *npy;
 } api_route;
 
-/* The compute routes (static table, NULL-terminated by path). */
-const api_route *api_routes(void);
-/* The route for path, or NULL. */
-const api_route *api_route_find(const char *path);
+/* The compute operations (api/api.c), one per route of server/routes.c. */
+extern const api_route api_route_sinusoidal;   /* POST /sinusoidal */
+extern const api_route api_route_rope;         /* POST /rope */
+extern const api_route api_route_alibi;        /* POST /alibi */
+extern const api_route api_route_attention;    /* POST /attention */
+extern const api_route api_route_t5_buckets;   /* POST /t5/buckets */
+extern const api_route api_route_learned;      /* POST /learned */
+extern const api_route api_route_model_method; /* POST /model/method */
 
-/* A finished response: either body (malloc'd) or, for large 200 responses when the caller allowed
- * it, stream (read it with wire_stream_read while sending). Free with api_response_free. */
+/* The compute operation served at path ("/rope"), or NULL: for callers without HTTP (the CLI,
+ * tests). tests/server/check_routes.c checks that it agrees with server/routes.c row by row. */
+const api_route *api_route_named(const char *path);
+/* The i-th path api_route_named knows ("/sinusoidal", ...), NULL past the last. */
+const char *api_route_path(size_t i);
+
+/* A response header besides Content-Type (Location, Content-Disposition). */
+typedef struct {
+    const char *name; /* static string */
+    char value[112];
+} api_header;
+#define API_MAX_HEADERS 2
+
+/* A finished response: either body (malloc'd; NULL with len 0 for an empty body) or, for large 200
+ * responses when the caller allowed it, stream (read it with wire_stream_read while sending). Free
+ * with api_response_free. */
 typedef struct {
     int status;
     const char *content_type; /* static string */
@@ -56,7 +75,9 @@ typedef struct {
     size_t len;
     wire_stream *stream;   /* NULL unless streamed; body is then NULL */
     const char *npy_array; /* .npy body: the response key whose array it is; else NULL */
-    int retry_after;       /* seconds for a Retry-After header (503 overloaded), else 0 */
+    api_header headers[API_MAX_HEADERS]; /* more headers to send, n_headers of them (a 503
+                                          * overloaded carries Retry-After) */
+    size_t n_headers;
 } api_response;
 
 /* How api_handle_route answers. */

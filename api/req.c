@@ -1,6 +1,8 @@
 /* api/req.c -- see req.h. */
 #include "api/req.h"
 
+#include "api/arena.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,35 @@ const json_t *api_member(const json_t *obj, const char *key)
 {
     const json_t *v = json_object_get(obj, key);
     return (v == NULL || json_is_null(v)) ? NULL : v;
+}
+
+void api_body_parse_failed(api_problem *pb, const struct api_arena *arena, const json_error_t *err,
+                           size_t len, const api_limits *lim)
+{
+    switch (api_arena_failure_of(arena)) {
+    case API_ARENA_OVER_CAP:
+        api_problem_set(pb, API_PB_TOO_LARGE,
+                        "the parsed form of this %zu-byte JSON body would need more than "
+                        "max_parse_bytes (%zu bytes); send fewer or larger-grained values",
+                        len, lim->max_parse_bytes);
+        break;
+    case API_ARENA_REFUSED:
+        api_problem_set(pb, API_PB_OVERLOADED,
+                        "parsing this %zu-byte JSON body would pass max_inflight_bytes (%zu) with "
+                        "what other requests hold now; retry later",
+                        len, lim->max_inflight_bytes);
+        break;
+    case API_ARENA_NO_MEMORY:
+        api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory while parsing the body");
+        break;
+    case API_ARENA_OK:
+        if (json_error_code(err) == json_error_out_of_memory)
+            api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory while parsing the body");
+        else
+            api_problem_set(pb, API_PB_MALFORMED_JSON, "malformed JSON at line %d, column %d: %s",
+                            err->line, err->column, err->text);
+        break;
+    }
 }
 
 void api_ptr(char *out, size_t n, const char *base, const char *key)

@@ -36,6 +36,17 @@ typedef struct {
                                  * parses and computes: at most one per such thread */
 } api_limits;
 
+/*
+ * Records why a JSON body of len bytes could not be parsed (json_loadb returned NULL with err)
+ * while arena was current: memory refused while parsing -- over lim->max_parse_bytes (413
+ * too-large naming the limit), the accounting hook refused (503 overloaded), out of memory (503
+ * unavailable) -- else malformed JSON (400, line and column). Valid JSON is never reported as
+ * malformed for want of memory.
+ */
+struct api_arena;
+void api_body_parse_failed(api_problem *pb, const struct api_arena *arena, const json_error_t *err,
+                           size_t len, const api_limits *lim);
+
 /* Work units of one transcendental evaluation (sin, cos, exp) relative to a multiply-add. */
 #define API_WORK_TRIG 32
 

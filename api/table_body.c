@@ -7,23 +7,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/arena.h"
 #include "api/req.h"
 #include "core/pe.h"
 
-int api_table_json_parse(const char *body, size_t len, size_t max_table_bytes, wire_tensor *out,
+static int parse_in_arena(const char *body, size_t len, size_t max_table_bytes, wire_tensor *out,
+                          api_problem *pb, json_t **reqp, json_error_t *err);
+
+int api_table_json_parse(const char *body, size_t len, const api_limits *lim, wire_tensor *out,
                          api_problem *pb)
 {
-    static const char *const FIELDS[] = {"data", NULL};
     memset(out, 0, sizeof *out);
+    api_arena arena; /* jansson's tree counted and capped like a compute body's */
+    api_arena_begin(&arena, lim->max_parse_bytes, NULL, NULL);
+    json_t *req = NULL;
     json_error_t err;
+    int rc = parse_in_arena(body, len, lim->max_table_bytes, out, pb, &req, &err);
+    if (req == NULL && rc < 0 && !api_problem_failed(pb))
+        api_body_parse_failed(pb, &arena, &err, len, lim);
+    api_arena_end(&arena);
+    return rc;
+}
+
+/* The parse and the checks; *reqp is NULL when jansson could not parse (the caller then names
+ * why from the arena). Every jansson value is released before it returns. */
+static int parse_in_arena(const char *body, size_t len, size_t max_table_bytes, wire_tensor *out,
+                          api_problem *pb, json_t **reqp, json_error_t *errp)
+{
+    static const char *const FIELDS[] = {"data", NULL};
     json_t *req =
         json_loadb(body ? body : "", len,
-                   JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, &err);
-    if (req == NULL) {
-        api_problem_set(pb, API_PB_MALFORMED_JSON, "malformed JSON at line %d, column %d: %s",
-                        err.line, err.column, err.text);
-        return -1;
-    }
+                   JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, errp);
+    *reqp = req;
+    if (req == NULL)
+        return -1; /* the caller says why: malformed, or memory (api_body_parse_failed) */
     if (!json_is_object(req)) {
         api_problem_field(pb, API_PB_INVALID_FIELD, "",
                           "the body must be a JSON object {\"data\": "

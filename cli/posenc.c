@@ -2,7 +2,7 @@
  * cli/posenc.c -- `posenc ROUTE [FILE|-]`: one compute request answered in process, no daemon.
  *
  * The CLI links the same layers as posencd below server/ (api/, store/, wire/, core/) and calls
- * the daemon's own route table and driver: api_route_find("/" ROUTE) and api_handle_route(), with
+ * the daemon's own route table and driver: api_route_named("/" ROUTE) and api_handle_route(), with
  * the daemon's default limits (api_limits_default) and a frequency-table cache of the daemon's
  * default size. So for the same request bytes its output is byte for byte the daemon's body:
  * JSON, or with --npy the .npy that `Accept: application/x-npy` gives, and the same problem+json
@@ -249,12 +249,12 @@ static const api_route *find_route(const char *name)
 {
     char path[64];
     snprintf(path, sizeof path, "%s%s", name[0] == '/' ? "" : "/", name);
-    const api_route *r = api_route_find(path);
+    const api_route *r = api_route_named(path);
     if (r != NULL)
         return r;
     fprintf(stderr, "posenc: unknown route \"%s\"; routes:", name);
-    for (const api_route *k = api_routes(); k->path; k++)
-        fprintf(stderr, " %s", k->path + 1);
+    for (size_t i = 0; api_route_path(i) != NULL; i++)
+        fprintf(stderr, " %s", api_route_path(i) + 1);
     fprintf(stderr, "\n");
     return NULL;
 }

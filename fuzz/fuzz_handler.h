@@ -1,9 +1,8 @@
 /*
  * fuzz/fuzz_handler.h -- the body of a handler harness: request bytes → the route's handler,
  * answered as one buffer, streamed and as .npy (fz_check_route in fuzz_check.h); any broken rule
- * aborts (libFuzzer then saves the input). A harness file defines FZ_PATH (e.g. "/rope") and
- * includes this header.
- * Build and run: make fuzz (fuzz/run.sh).
+ * aborts (libFuzzer then saves the input). A harness file defines FZ_ROUTE (e.g. api_route_rope)
+ * and includes this header. Build and run: make fuzz (fuzz/run.sh).
  */
 #ifndef FUZZ_HANDLER_H
 #define FUZZ_HANDLER_H
@@ -32,7 +31,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     /* small enough that eviction happens during a run */
     fz_ctx.cache = pe_cache_create((size_t)1 << 20, 4096);
     fz_ctx.tables = &fz_table_source;
-    fz_route = api_route_find(FZ_PATH);
+    fz_route = &FZ_ROUTE;
     if (fz_ctx.cache == NULL || fz_route == NULL)
         abort();
     return 0;

@@ -5,7 +5,7 @@
  * max_table_bytes, only finite values, consumed = header + data <= len (= len without trailing);
  * a failure is a 4xx problem that renders as valid problem+json; every prefix shorter than the
  * header reads as "need more" or an error, never as success; a parsed table written back with
- * wire_npy_f64_header + wire_encode_f64_le parses to the same bits.
+ * wire_npy_header + wire_encode_f64_le parses to the same bits.
  */
 #include <math.h>
 #include <stdint.h>
@@ -110,7 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned char *buf = malloc(total);
     if (buf == NULL)
         die("oom", NULL);
-    size_t hl = wire_npy_f64_header((char *)buf, WIRE_NPY_F64_HEADER_MAX, t.rows, t.cols);
+    size_t hl = wire_npy_header((char *)buf, WIRE_NPY_F64_HEADER_MAX, "<f8",
+                                (const size_t[]){t.rows, t.cols}, 2);
     if (hl == 0 || hl % 64 != 0 || hl > WIRE_NPY_F64_HEADER_MAX)
         die("f64 header length", NULL);
     wire_encode_f64_le(t.data, n, buf + hl);

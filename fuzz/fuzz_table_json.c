@@ -25,13 +25,14 @@ static void die(const char *what, const char *detail)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    api_limits lim;
+    fz_limits(&lim);
+    lim.max_table_bytes = MAX_TABLE;
     api_problem pb;
     api_problem_init(&pb);
     wire_tensor t;
-    int rc = api_table_json_parse((const char *)data, size, MAX_TABLE, &t, &pb);
+    int rc = api_table_json_parse((const char *)data, size, &lim, &t, &pb);
     if (rc < 0) {
-        api_limits lim;
-        fz_limits(&lim);
         int st = api_problem_status(pb.code);
         if (!api_problem_failed(&pb) || (st != 400 && st != 422))
             die("failure without a 400/422 problem", pb.detail);

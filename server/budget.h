@@ -4,7 +4,7 @@
  * many connections each holding a large body cannot exhaust memory between them.
  *
  * Each request keeps its own reservation (a size_t it owns) and moves it with srv_budget_hold: up
- * as its body arrives, down when the memory is freed. server/http.c reserves a buffered body's
+ * as its body arrives, down when the memory is freed. server/upload.c reserves a buffered body's
  * buffer capacity before each growth (doubling: at most twice what has arrived), and a streamed
  * .safetensors upload the bytes its parser has stored (the header's bytes, then 8 per decoded
  * number; wire_st_set_hold), although that parser allocates both buffers at their full size: a

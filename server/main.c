@@ -21,6 +21,7 @@
 #include "core/cache.h"
 #include "server/config.h"
 #include "server/http.h"
+#include "server/routes.h"
 
 /* Reads a whole small file; NULL when it cannot. */
 static char *read_file(const char *path, size_t *len)
@@ -105,7 +106,9 @@ int main(int argc, char **argv)
     ctx.api.lim = &cfg.lim;
     srv_budget_init(&ctx.budget, cfg.lim.max_inflight_bytes);
     ctx.api.cache = pe_cache_create(cfg.cache_bytes, cfg.cache_positions);
-    ctx.metrics = srv_metrics_create();
+    const char *labels[32];
+    size_t n_labels = srv_route_labels(labels, sizeof labels / sizeof labels[0]);
+    ctx.metrics = srv_metrics_create(labels, n_labels);
     ctx.store = store_open(cfg.data_dir, cfg.lim.max_table_bytes, stderr);
     if (ctx.store)
         ctx.api.tables = store_as_source(ctx.store);

@@ -7,14 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api.h"
 #include "core/cache.h"
 
-/* Fixed route labels besides the compute routes of api_routes(). */
-static const char *const EXTRA_ROUTES[] = {"healthz", "readyz",    "limits", "metrics", "version",
-                                           "openapi", "docs",      "static", "options", "tables",
-                                           "table",   "table_put", "other"};
-#define N_EXTRA (sizeof EXTRA_ROUTES / sizeof EXTRA_ROUTES[0])
 #define MAX_ROUTES 32
 static const int STATUSES[] = {200, 201, 204, 304, 400, 404, 405,
                                409, 413, 415, 422, 431, 500, 503};
@@ -33,15 +27,16 @@ struct srv_metrics {
     atomic_uint_fast64_t sum_us[MAX_ROUTES]; /* total microseconds */
 };
 
-srv_metrics *srv_metrics_create(void)
+srv_metrics *srv_metrics_create(const char *const *labels, size_t n)
 {
+    if (n == 0 || n > MAX_ROUTES)
+        return NULL;
     srv_metrics *m = calloc(1, sizeof *m);
     if (m == NULL)
         return NULL;
-    for (const api_route *r = api_routes(); r->path && m->n_routes < MAX_ROUTES - N_EXTRA; r++)
-        m->routes[m->n_routes++] = r->name;
-    for (size_t i = 0; i < N_EXTRA; i++)
-        m->routes[m->n_routes++] = EXTRA_ROUTES[i];
+    for (size_t i = 0; i < n; i++)
+        m->routes[i] = labels[i];
+    m->n_routes = n;
     return m;
 }
 
@@ -58,7 +53,7 @@ static size_t route_index(const srv_metrics *m, const char *route)
                 return i;
         }
     }
-    return m->n_routes - 1; /* "other" */
+    return m->n_routes - 1; /* the fallback label, "other" */
 }
 
 void srv_metrics_record(srv_metrics *m, const char *route, int status, double seconds)

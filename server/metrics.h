@@ -14,12 +14,15 @@
 typedef struct pe_cache pe_cache;
 typedef struct srv_metrics srv_metrics;
 
-/* Route labels: every api route's name plus these fixed ones. */
-srv_metrics *srv_metrics_create(void);
+/* Counters for the route labels labels[0..n) (static strings, 1 <= n <= 32; the last one also
+ * counts requests under any unknown label: server/routes.h srv_route_labels gives them). NULL
+ * when out of memory or n is out of range. */
+srv_metrics *srv_metrics_create(const char *const *labels, size_t n);
+/* Frees m. */
 void srv_metrics_destroy(srv_metrics *m);
 
-/* Records one finished request: route label (NULL or unknown → "other"), HTTP status and duration
- * in seconds. */
+/* Records one finished request: route label (NULL or unknown: the last label), HTTP status and
+ * duration in seconds. */
 void srv_metrics_record(srv_metrics *m, const char *route, int status, double seconds);
 
 /* Renders all metrics (cache and budget may be NULL) into a malloc'd NUL-terminated string; NULL

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wire/le.h"
+
 #define TRAILER_MAGIC "POSENC-TABLE 1 "
 #define TRAILER_MAX 512                 /* bytes after the data at most */
 #define IO_CHUNK (1u << 20)             /* bytes per read/write call */
@@ -25,21 +27,11 @@ int store__file_id_eq(const store_file_id *a, const store_file_id *b)
     return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns;
 }
 
-static int host_le(void)
-{
-    const uint16_t one = 1;
-    unsigned char b;
-    memcpy(&b, &one, 1);
-    return b == 1;
-}
-
 /* FNV-1a 64 over n 64-bit little-endian words at p (see store.h). */
 static uint64_t fnv_words(uint64_t h, const unsigned char *p, size_t n_words)
 {
     for (size_t i = 0; i < n_words; i++) {
-        uint64_t w = 0;
-        for (int k = 7; k >= 0; k--)
-            w = (w << 8) | p[8 * i + (size_t)k];
+        uint64_t w = wire_le_get(p + 8 * i, 8);
         h = (h ^ w) * 0x100000001b3ULL;
     }
     return h;
@@ -268,7 +260,8 @@ out:
 int store__table_write(int fd, const store_rec *t)
 {
     char hdr[WIRE_NPY_F64_HEADER_MAX];
-    size_t hl = wire_npy_f64_header(hdr, sizeof hdr, t->pub.rows, t->pub.cols);
+    const size_t shape[2] = {t->pub.rows, t->pub.cols};
+    size_t hl = wire_npy_header(hdr, sizeof hdr, "<f8", shape, 2);
     if (write_full(fd, hdr, hl) < 0)
         return -1;
     size_t n = t->pub.rows * t->pub.cols;
@@ -276,15 +269,9 @@ int store__table_write(int fd, const store_rec *t)
     unsigned char buf[65536];
     for (size_t i = 0; i < n;) {
         size_t k = n - i < sizeof buf / 8 ? n - i : sizeof buf / 8;
-        const unsigned char *bytes;
-        if (host_le()) {
-            bytes = (const unsigned char *)(t->data + i);
-        } else {
-            wire_encode_f64_le(t->data + i, k, buf);
-            bytes = buf;
-        }
-        hash = fnv_words(hash, bytes, k);
-        if (write_full(fd, bytes, k * 8) < 0)
+        wire_encode_f64_le(t->data + i, k, buf); /* a copy on little-endian hosts */
+        hash = fnv_words(hash, buf, k);
+        if (write_full(fd, buf, k * 8) < 0)
             return -1;
         i += k;
     }

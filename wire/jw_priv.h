@@ -1,6 +1,7 @@
 /*
- * wire/jw_priv.h -- what wire/jw.c (the writer) hands to wire/stream.c (the reader): the deferred
- * matrices of WIRE_JW_STREAM mode and the captured array of WIRE_JW_NPY mode. Private to those two.
+ * wire/jw_priv.h -- what the JSON writer (wire/jw.c, jw_num.c, jw_npy.c, jw_rows.c) hands to
+ * wire/stream.c (the reader): the deferred matrices of WIRE_JW_STREAM mode and the captured array
+ * of WIRE_JW_NPY mode; and the helpers the writer's files share (wire__ prefix). Private to wire/.
  */
 #ifndef WIRE_JW_PRIV_H
 #define WIRE_JW_PRIV_H
@@ -57,5 +58,35 @@ size_t wire_jw_fmt_row(char *out, const double *x, size_t n, int masked, int *no
 
 /* Releases the row source of c and its values; c->rank becomes -1. */
 void wire_jw_npy_clear(wire_jw_npy *c);
+
+/* ---- shared by the writer's files ---------------------------------------------------------- */
+
+/* jw.c: emits the separator a new value needs at the current depth. */
+void wire__jw_sep(wire_jw *w);
+/* jw.c: [x0, ...] as text (BUFFER and STREAM modes); masked: -inf is a masked cell (null). */
+void wire__jw_doubles_text(wire_jw *w, const double *x, size_t n, int masked);
+/* jw_npy.c: calls src->release, when there is one. */
+void wire__jw_release_rows(const wire_rows *src);
+/* jw_npy.c: the index of key in the preference list keys (NULL-key ended), or -1. */
+int wire__npy_rank(const wire_npy_key *keys, const char *key);
+/* jw_npy.c: a value starts. At the top level of the response object (outside a capture) this
+ * consumes the key written before it: returns its rank when the value should be captured (its key
+ * is wanted and better than what was captured so far), else -1. */
+int wire__npy_take_pending(wire_jw *w);
+/* jw_npy.c: starts capturing the value of the key of rank `rank` at writer depth base. */
+void wire__npy_cap_start(struct wire_jw_ext *e, int rank, int base);
+/* jw_npy.c: the finished capture becomes the best one (when it is a rectangular array). */
+void wire__npy_cap_finish(struct wire_jw_ext *e);
+/* jw_npy.c: one number of the capture (is_int: it came through wire_jw_int). */
+void wire__npy_cap_push(wire_jw *w, double v, int is_int);
+/* jw_npy.c: a whole row source is the captured value of the key of rank `rank` (taken). */
+void wire__npy_cap_source(wire_jw *w, int rank, const wire_rows *src);
+/* jw_npy.c: a scalar that is not a number (string, bool) in NPY mode. */
+void wire__npy_other(wire_jw *w);
+/* jw_npy.c: NPY mode, a numeric array value that is not captured: only finiteness matters. */
+void wire__npy_scan(wire_jw *w, const double *x, const unsigned char *mask, size_t n, int masked);
+/* jw_npy.c: NPY mode: 1 when the array value about to be written is neither captured nor inside a
+ * capture (its key's pending rank is consumed); else 0 (the rank is kept for wire_jw_arr_begin). */
+int wire__npy_skip(wire_jw *w);
 
 #endif

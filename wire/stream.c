@@ -9,6 +9,8 @@
 #include <strings.h>
 
 #include "wire/jw_priv.h"
+#include "wire/le.h"
+#include "wire/tensor_io.h"
 
 /* Elements encoded at once for an .npy array held as values (not as a row source). */
 #define NPY_CHUNK 4096
@@ -122,29 +124,16 @@ static void seg_done(wire_stream *s)
     s->seg++;
 }
 
-/* Little-endian bytes of the host's representation (every host posenc builds on is LE; a BE host
- * swaps). */
-static void put_le(unsigned char *out, const void *v, size_t n)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    const unsigned char *b = v;
-    for (size_t i = 0; i < n; i++)
-        out[i] = b[n - 1 - i];
-#else
-    memcpy(out, v, n);
-#endif
-}
-
 static void encode(const wire_stream *s, double x, unsigned char *out)
 {
     if (s->i64) {
         int64_t v = (int64_t)x;
-        put_le(out, &v, 8);
+        wire_le_put(out, &v, 8);
     } else if (s->f32) {
         float f = (float)x;
-        put_le(out, &f, 4);
+        wire_le_put(out, &f, 4);
     } else {
-        put_le(out, &x, 8);
+        wire_le_put(out, &x, 8);
     }
 }
 
@@ -324,30 +313,6 @@ char *wire_stream_drain(wire_stream *s, size_t max, size_t *len)
 /* ---- .npy -------------------------------------------------------------------------------------
  */
 
-size_t wire_npy_header(char *out, size_t n, const char *descr, const size_t *shape, int ndim)
-{
-    char dict[WIRE_NPY_HEADER_MAX];
-    int k =
-        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
-    for (int i = 0; i < ndim && k > 0 && (size_t)k < sizeof dict; i++)
-        k += snprintf(dict + k, sizeof dict - (size_t)k, "%s%zu", i ? ", " : "", shape[i]);
-    if (k > 0 && (size_t)k < sizeof dict)
-        k += snprintf(dict + k, sizeof dict - (size_t)k, "%s), }", ndim == 1 ? "," : "");
-    if (k <= 0 || (size_t)k >= sizeof dict)
-        return 0;
-    size_t total = 10 + (size_t)k + 1; /* preamble, dict, '\n' */
-    total = (total + 63) / 64 * 64;
-    if (total > n || total - 10 > 65535)
-        return 0;
-    memcpy(out, "\x93NUMPY\x01\x00", 8);
-    out[8] = (char)((total - 10) & 0xff);
-    out[9] = (char)((total - 10) >> 8);
-    memcpy(out + 10, dict, (size_t)k);
-    memset(out + 10 + k, ' ', total - 10 - (size_t)k - 1);
-    out[total - 1] = '\n';
-    return total;
-}
-
 /* 1 when some unmasked value of a is beyond the float32 range (it would become an infinity). */
 static int f32_overflows(wire_stream *s)
 {
@@ -418,65 +383,29 @@ wire_stream *wire_stream_npy(wire_jw *w, int f32, wire_err *pb)
     return s;
 }
 
-/* ---- Accept -----------------------------------------------------------------------------------
- */
-
-/* q of one media range's parameters (";q=0.5"); 1 when absent, 0 when malformed. */
-static double accept_q(const char *p, const char *end)
+wire_stream *wire_stream_npy_rows(const wire_rows *src, wire_err *pb)
 {
-    while (p < end) {
-        while (p < end && (*p == ';' || *p == ' ' || *p == '\t'))
-            p++;
-        if (end - p >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
-            char tmp[16];
-            size_t n = 0;
-            p += 2;
-            while (p < end && *p != ';' && n + 1 < sizeof tmp)
-                tmp[n++] = *p++;
-            tmp[n] = '\0';
-            char *stop = NULL;
-            double q = strtod(tmp, &stop);
-            if (stop == tmp || !(q >= 0.0 && q <= 1.0))
-                return 0.0;
-            return q;
-        }
-        while (p < end && *p != ';')
-            p++;
+    wire_stream *s = stream_new(src->cols);
+    if (s == NULL) {
+        if (src->release)
+            src->release(src->self);
+        wire_err_set(pb, WIRE_ENOMEM, "out of memory");
+        return NULL;
     }
-    return 1.0;
-}
-
-static int media_eq(const char *p, size_t n, const char *type)
-{
-    return n == strlen(type) && strncasecmp(p, type, n) == 0;
-}
-
-int wire_accept_npy(const char *accept)
-{
-    if (accept == NULL)
-        return 0;
-    double q_npy = -1.0, q_json = -1.0, q_wild = -1.0;
-    const char *p = accept;
-    while (*p) {
-        const char *end = strchr(p, ',');
-        if (end == NULL)
-            end = p + strlen(p);
-        const char *t = p;
-        while (t < end && (*t == ' ' || *t == '\t'))
-            t++;
-        const char *te = t;
-        while (te < end && *te != ';' && *te != ' ' && *te != '\t')
-            te++;
-        double q = accept_q(te, end);
-        size_t n = (size_t)(te - t);
-        if (media_eq(t, n, "application/x-npy") && q > q_npy)
-            q_npy = q;
-        else if (media_eq(t, n, "application/json") && q > q_json)
-            q_json = q;
-        else if ((media_eq(t, n, "application/*") || media_eq(t, n, "*/*")) && q > q_wild)
-            q_wild = q;
-        p = *end ? end + 1 : end;
+    s->npy = 1;
+    s->arr.rank = 0;
+    s->arr.has_src = 1;
+    s->arr.src = *src;
+    s->arr.ndim = 2;
+    s->arr.shape[0] = src->rows;
+    s->arr.shape[1] = src->cols;
+    s->elsize = 8;
+    s->hdr_len = wire_npy_header(s->hdr, sizeof s->hdr, "<f8", s->arr.shape, 2);
+    if (s->hdr_len == 0) {
+        wire_stream_free(s);
+        wire_err_set(pb, WIRE_EINTERNAL, "the .npy header does not fit");
+        return NULL;
     }
-    double json = q_json >= 0.0 ? q_json : q_wild;
-    return q_npy > 0.0 && q_npy >= json;
+    s->total = s->hdr_len + (uint64_t)src->rows * src->cols * 8;
+    return s;
 }

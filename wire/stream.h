@@ -68,18 +68,10 @@ void wire_stream_free(wire_stream *s);
 char *wire_stream_drain(wire_stream *s, size_t max, size_t *len);
 
 /*
- * 1 when an Accept header value asks for application/x-npy: it is listed with q > 0 and with a q
- * at least that of application/json (or of application/ * and * / * when JSON is not named).
- * NULL or anything else: 0 (JSON, the default).
+ * A stream of the .npy 1.0 file of a [rows][cols] row source as '<f8' (float64, little-endian, C
+ * order); the values are encoded as they are read. Takes src (its release runs when the stream is
+ * freed, or at once on failure). NULL with pb filled when out of memory.
  */
-int wire_accept_npy(const char *accept);
-
-/*
- * Writes an .npy 1.0 header for descr ("<f8", "<f4", "<i8") and shape[0..ndim) (1 <= ndim <=
- * WIRE_JW_MAX_DEPTH) into out (n >= WIRE_NPY_HEADER_MAX). Returns its length (a multiple of 64), or
- * 0 when it does not fit.
- */
-#define WIRE_NPY_HEADER_MAX 1024
-size_t wire_npy_header(char *out, size_t n, const char *descr, const size_t *shape, int ndim);
+wire_stream *wire_stream_npy_rows(const wire_rows *src, wire_err *pb);
 
 #endif

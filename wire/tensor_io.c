@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/pe.h"
+#include "wire/le.h"
 
 const char *wire_dtype_name(wire_dtype dt)
 {
@@ -71,36 +72,26 @@ double wire_bf16_to_double(uint16_t h)
     return (double)f;
 }
 
-static uint64_t le64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
 size_t wire_decode_le(wire_dtype dt, const unsigned char *src, size_t n, double *out)
 {
     for (size_t i = 0; i < n; i++) {
         double v;
         switch (dt) {
         case WIRE_DT_F16:
-            v = wire_f16_to_double((uint16_t)(src[2 * i] | (src[2 * i + 1] << 8)));
+            v = wire_f16_to_double((uint16_t)wire_le_get(src + 2 * i, 2));
             break;
         case WIRE_DT_BF16:
-            v = wire_bf16_to_double((uint16_t)(src[2 * i] | (src[2 * i + 1] << 8)));
+            v = wire_bf16_to_double((uint16_t)wire_le_get(src + 2 * i, 2));
             break;
         case WIRE_DT_F32: {
-            const unsigned char *p = src + 4 * i;
-            uint32_t b =
-                (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            uint32_t b = (uint32_t)wire_le_get(src + 4 * i, 4);
             float f;
             memcpy(&f, &b, sizeof f);
             v = (double)f;
             break;
         }
         default: { /* F64; in place is fine: element i is read before it is written */
-            uint64_t b = le64(src + 8 * i);
+            uint64_t b = wire_le_get(src + 8 * i, 8);
             memcpy(&v, &b, sizeof v);
             break;
         }
@@ -114,12 +105,8 @@ size_t wire_decode_le(wire_dtype dt, const unsigned char *src, size_t n, double 
 
 void wire_encode_f64_le(const double *x, size_t n, unsigned char *out)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t b;
-        memcpy(&b, &x[i], sizeof b);
-        for (int k = 0; k < 8; k++)
-            out[8 * i + (size_t)k] = (unsigned char)(b >> (8 * k));
-    }
+    for (size_t i = 0; i < n; i++)
+        wire_le_put(out + 8 * i, &x[i], 8);
 }
 
 /* ---- .npy ----------------------------------------------------------------------------------- */
@@ -282,12 +269,12 @@ int wire_npy_parse_header(const void *buf, size_t len, size_t max_table_bytes, w
     size_t start, hl;
     if (major == 1 && minor == 0) {
         start = 10;
-        hl = (size_t)b[8] | (size_t)b[9] << 8;
+        hl = (size_t)wire_le_get(b + 8, 2);
     } else if ((major == 2 || major == 3) && minor == 0) {
         if (len < 12)
             return 0;
         start = 12;
-        hl = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
+        hl = (size_t)wire_le_get(b + 8, 4);
     } else {
         NPY_FAIL(".npy format version %u.%u is not supported (1.0, 2.0 and 3.0 are)", major, minor);
     }
@@ -372,25 +359,28 @@ int wire_npy_parse(const void *buf, size_t len, size_t max_table_bytes, int allo
     return 0;
 }
 
-size_t wire_npy_f64_header(char *out, size_t n, size_t rows, size_t cols)
+size_t wire_npy_header(char *out, size_t n, const char *descr, const size_t *shape, int ndim)
 {
-    char dict[96];
-    int k = snprintf(dict, sizeof dict,
-                     "{'descr': '<f8', 'fortran_order': False, 'shape': (%zu, "
-                     "%zu), }",
-                     rows, cols);
-    size_t dl = (size_t)k;
-    size_t total = (10 + dl + 1 + 63) / 64 * 64; /* preamble + dict + '\n', padded to 64 */
-    if (n < total)
+    char dict[WIRE_NPY_HEADER_MAX];
+    int k =
+        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    for (int i = 0; i < ndim && k > 0 && (size_t)k < sizeof dict; i++)
+        k += snprintf(dict + k, sizeof dict - (size_t)k, "%s%zu", i ? ", " : "", shape[i]);
+    if (k > 0 && (size_t)k < sizeof dict)
+        k += snprintf(dict + k, sizeof dict - (size_t)k, "%s), }", ndim == 1 ? "," : "");
+    if (k <= 0 || (size_t)k >= sizeof dict)
+        return 0;
+    size_t total = 10 + (size_t)k + 1; /* preamble, dict, '\n', padded to 64 */
+    total = (total + 63) / 64 * 64;
+    if (total > n || total - 10 > 65535)
         return 0;
     memcpy(out, NPY_MAGIC, sizeof NPY_MAGIC);
-    out[6] = 1;
+    out[6] = 1; /* version 1.0 */
     out[7] = 0;
-    size_t hl = total - 10;
-    out[8] = (char)(hl & 0xff);
-    out[9] = (char)(hl >> 8);
-    memcpy(out + 10, dict, dl);
-    memset(out + 10 + dl, ' ', total - 10 - dl - 1);
+    uint16_t hl = (uint16_t)(total - 10);
+    wire_le_put((unsigned char *)out + 8, &hl, 2);
+    memcpy(out + 10, dict, (size_t)k);
+    memset(out + 10 + k, ' ', total - 10 - (size_t)k - 1);
     out[total - 1] = '\n';
     return total;
 }

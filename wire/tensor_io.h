@@ -37,7 +37,7 @@
 
 #define WIRE_NPY_MAX_HEADER 65536u     /* bytes of an .npy header dict (numpy: 10000) */
 #define WIRE_ST_MAX_HEADER (16u << 20) /* bytes of a .safetensors JSON header */
-#define WIRE_NPY_F64_HEADER_MAX 128    /* bytes wire_npy_f64_header writes at most */
+#define WIRE_NPY_F64_HEADER_MAX 128    /* bytes of a 2-D '<f8' .npy header at most */
 
 /* Element types of an upload. */
 typedef enum { WIRE_DT_F16 = 0, WIRE_DT_BF16 = 1, WIRE_DT_F32 = 2, WIRE_DT_F64 = 3 } wire_dtype;
@@ -101,11 +101,14 @@ int wire_npy_parse(const void *buf, size_t len, size_t max_table_bytes, int allo
                    wire_tensor *out, size_t *consumed, wire_err *pb);
 
 /*
- * Writes the .npy 1.0 header of a [rows][cols] little-endian float64 C-order array into out
- * (n >= WIRE_NPY_F64_HEADER_MAX): magic, version 1.0, length, dict padded with spaces so that the
- * data starts at a multiple of 64 bytes. Returns the header's length (a multiple of 64).
+ * Writes an .npy 1.0 header for descr ("<f8", "<f4", "<i8") and shape[0..ndim) (1 <= ndim <=
+ * WIRE_JW_MAX_DEPTH) into out (n >= WIRE_NPY_HEADER_MAX is always enough): magic, version 1.0,
+ * u16 little-endian length, the dict {'descr': ..., 'fortran_order': False, 'shape': (...), }
+ * padded with spaces and ended by '\n' so that data starts at a multiple of 64 (NumPy's
+ * numpy/lib/format.py writes the same bytes). Returns its length, or 0 when it does not fit in n.
  */
-size_t wire_npy_f64_header(char *out, size_t n, size_t rows, size_t cols);
+#define WIRE_NPY_HEADER_MAX 1024
+size_t wire_npy_header(char *out, size_t n, const char *descr, const size_t *shape, int ndim);
 
 /* ---- .safetensors, incrementally -------------------------------------------------------- */
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/pe.h"
+#include "wire/le.h"
 #include "wire/tensor_io.h"
 
 enum { ST_LEN = 0, ST_HEADER = 1, ST_DATA = 2, ST_FAILED = 3 };
@@ -352,9 +353,7 @@ int wire_st_feed(wire_st_stream *s, const void *buf, size_t n)
             memcpy(s->lenbuf + s->lenbuf_n, p, take);
             s->lenbuf_n += take;
             if (s->lenbuf_n == 8) {
-                uint64_t hl = 0;
-                for (int i = 7; i >= 0; i--)
-                    hl = (hl << 8) | s->lenbuf[i];
+                uint64_t hl = wire_le_get(s->lenbuf, 8);
                 s->header_len = hl;
                 if (hl < 2)
                     st_fail(s, WIRE_EINVALID,

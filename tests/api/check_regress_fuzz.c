@@ -61,13 +61,20 @@ static void assert_table_ok(const wire_tensor *t, size_t max_table, const char *
         ck_assert_msg(isfinite(t->data[i]), "%s: non-finite value accepted", file);
 }
 
+/* Default limits with max_table_bytes = max_table (one static copy: tests run one at a time). */
+static const api_limits *tlim(size_t max_table)
+{
+    static api_limits tl;
+    api_limits_default(&tl);
+    tl.max_table_bytes = max_table;
+    return &tl;
+}
+
 /* ---- replays, one per harness kind --------------------------------------------------------- */
 
 /* As the handler harnesses do: buffered, streamed and .npy answers (fz_check_route). */
-static void replay_route(const char *path, const unsigned char *d, size_t n, const char *file)
+static void replay_route(const api_route *route, const unsigned char *d, size_t n, const char *file)
 {
-    const api_route *route = api_route_find(path);
-    ck_assert_ptr_nonnull(route);
     char why[512];
     ck_assert_msg(fz_check_route(&ctx, route, (const char *)d, n, why, sizeof why, NULL) == 0,
                   "%s: %s", file, why);
@@ -95,7 +102,7 @@ static void replay_table_json(const unsigned char *d, size_t n, const char *file
     api_problem pb;
     api_problem_init(&pb);
     wire_tensor t;
-    if (api_table_json_parse((const char *)d, n, (size_t)1 << 20, &t, &pb) < 0) {
+    if (api_table_json_parse((const char *)d, n, tlim((size_t)1 << 20), &t, &pb) < 0) {
         assert_problem_ok(&pb, file);
         return;
     }
@@ -167,17 +174,17 @@ static void replay_rope_config(const unsigned char *d, size_t n, const char *fil
 
 typedef struct {
     const char *dir;
-    const char *path; /* a compute route, or NULL: replay */
+    const api_route *route; /* a compute operation, or NULL: replay */
     void (*replay)(const unsigned char *, size_t, const char *);
 } harness;
 
 static const harness HARNESSES[] = {
-    {"sinusoidal", "/sinusoidal", NULL},
-    {"rope", "/rope", NULL},
-    {"alibi", "/alibi", NULL},
-    {"attention", "/attention", NULL},
-    {"t5_buckets", "/t5/buckets", NULL},
-    {"learned", "/learned", NULL},
+    {"sinusoidal", &api_route_sinusoidal, NULL},
+    {"rope", &api_route_rope, NULL},
+    {"alibi", &api_route_alibi, NULL},
+    {"attention", &api_route_attention, NULL},
+    {"t5_buckets", &api_route_t5_buckets, NULL},
+    {"learned", &api_route_learned, NULL},
     {"npy", NULL, replay_npy},
     {"table_json", NULL, replay_table_json},
     {"safetensors", NULL, replay_safetensors},
@@ -232,8 +239,8 @@ START_TEST(test_replay_regress_dir)
             size_t n = 0;
             unsigned char *d = read_all(path, &n);
             ck_assert_msg(d != NULL, "cannot read %s", path);
-            if (HARNESSES[i].path)
-                replay_route(HARNESSES[i].path, d, n, path);
+            if (HARNESSES[i].route)
+                replay_route(HARNESSES[i].route, d, n, path);
             else
                 HARNESSES[i].replay(d, n, path);
             free(d);

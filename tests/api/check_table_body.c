@@ -21,13 +21,22 @@ static const char *pb_msg(const api_problem *pb)
                       pb_msg(&(pb)), (needle));                                                    \
     } while (0)
 
+/* Default limits with max_table_bytes = max_table (one static copy: tests run one at a time). */
+static const api_limits *tlim(size_t max_table)
+{
+    static api_limits lim;
+    api_limits_default(&lim);
+    lim.max_table_bytes = max_table;
+    return &lim;
+}
+
 START_TEST(test_json_ok)
 {
     api_problem pb;
     api_problem_init(&pb);
     wire_tensor t;
     const char *body = "{\"data\": [[1, 2.5, -3], [4e-3, 5, 1e300]]}";
-    ck_assert_int_eq(api_table_json_parse(body, strlen(body), 1 << 20, &t, &pb), 0);
+    ck_assert_int_eq(api_table_json_parse(body, strlen(body), tlim(1 << 20), &t, &pb), 0);
     ck_assert_uint_eq(t.rows, 2);
     ck_assert_uint_eq(t.cols, 3);
     ck_assert_double_eq(t.data[1], 2.5);
@@ -38,7 +47,7 @@ START_TEST(test_json_ok)
     ck_assert_ptr_null(t.data);
     /* an integer beyond int64 is read as the nearest double, not refused */
     body = "{\"data\": [[123456789012345678901234567890]]}";
-    ck_assert_int_eq(api_table_json_parse(body, strlen(body), 1 << 20, &t, &pb), 0);
+    ck_assert_int_eq(api_table_json_parse(body, strlen(body), tlim(1 << 20), &t, &pb), 0);
     ck_assert_double_eq(t.data[0], 123456789012345678901234567890.0);
     wire_tensor_free(&t);
 }
@@ -68,7 +77,7 @@ START_TEST(test_json_errors)
         api_problem pb;
         api_problem_init(&pb);
         wire_tensor t;
-        int rc = api_table_json_parse(CASES[i].body, strlen(CASES[i].body), 1 << 20, &t, &pb);
+        int rc = api_table_json_parse(CASES[i].body, strlen(CASES[i].body), tlim(1 << 20), &t, &pb);
         ck_assert_msg(rc == -1 && pb.code == CASES[i].code, "%s: rc %d code %d", CASES[i].body, rc,
                       (int)pb.code);
         ck_assert_ptr_null(t.data);
@@ -82,11 +91,12 @@ START_TEST(test_json_errors)
     api_problem_init(&pb);
     wire_tensor t;
     const char *body = "{\"data\": [[1, 2], [3, 4], [5, 6]]}";
-    ck_assert_int_eq(api_table_json_parse(body, strlen(body), 40, &t, &pb), -1);
+    ck_assert_int_eq(api_table_json_parse(body, strlen(body), tlim(40), &t, &pb), -1);
     ASSERT_FAILS_WITH(pb, API_PB_LIMIT_EXCEEDED, "max_table_bytes is 40");
     ck_assert_str_eq(pb.errors[0].pointer, "/data");
     api_problem_init(&pb);
-    ck_assert_int_eq(api_table_json_parse(body, strlen(body), 48, &t, &pb), 0); /* exactly 48 */
+    ck_assert_int_eq(api_table_json_parse(body, strlen(body), tlim(48), &t, &pb),
+                     0); /* exactly 48 */
     wire_tensor_free(&t);
 }
 END_TEST

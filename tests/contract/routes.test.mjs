@@ -1,19 +1,13 @@
-// tests/contract/routes.test.mjs -- the daemon's route tables and error codes against openapi.yaml.
+// tests/contract/routes.test.mjs -- the daemon's route table and error codes against openapi.yaml.
 //
-// The route tables are read from the C sources with regular expressions (no C parser):
-//   api/api.c     `static const api_route ROUTES[] = { {"/path", "label", api_handler}, ..., {NULL, ...} };`
-//                 → compute routes, methods POST and OPTIONS;
-//   server/http.c `} GET_ROUTES[] = { {"/path", "label", get_fn}, ... };`
-//                 → service routes, methods GET (HEAD) and OPTIONS;
-//   plus "/" and "/docs", which get_static() in server/http.c maps to web/index.html and
-//   web/docs/index.html (the test checks those strcmp()s are still there);
-//   plus hand-dispatched route families in server/http.c written as
-//   `strcmp(url, "/X") == 0 || strncmp(url, "/X/", n) == 0` → "/X" and "/X/{param}" (today
-//   /tables and /tables/{name}); their methods are checked live, against the Allow header.
+// The one route table is read from the C source with a regular expression (no C parser):
+//   server/routes.c `static const srv_route ROUTES[] = { {"/path", "label", SRV_GET | SRV_DELETE, KIND, ...}, ... };`
+//   → one row per set of methods of a path (rows whose path is NULL are dispositions, not routes:
+//   the preflight and "no route"). A path's methods are the union of its rows' SRV_GET (with
+//   HEAD), SRV_POST, SRV_PUT and SRV_DELETE, plus OPTIONS, which every route answers.
 // Spec paths are compared with their {parameters} normalised to {}.
-// An entry is `{"<path starting with />", "<label>", <identifier>[, more identifiers]}`; the table runs from `NAME[] = {`
-// to the first `};`. If the C layout changes so that a table no longer parses, the test fails (it
-// requires at least one entry per table) rather than passing vacuously.
+// The table runs from `ROUTES[] = {` to the first `};`. If the C layout changes so that it no
+// longer parses, the test fails (it requires the rows it knows) rather than passing vacuously.
 //
 // Error codes: every X(ENUM, "code", status, "title") of API_PROBLEM_MAP in api/problem.h except
 // API_PB_NONE ("none", 200: the no-problem sentinel, never sent) must be a row
@@ -31,44 +25,44 @@ import { HTTP_METHODS, ROOT, concretePath, deref, loadSpec, request } from './li
 const spec = loadSpec();
 const src = (p) => readFileSync(join(ROOT, p), 'utf8');
 
-/** Entries {path, label, fn} of the C array `name[] = { ... };` in text. */
+const norm = (p) => p.replace(/\{[^}]+\}/g, '{}');
+
+/** Rows {path, label, methods} of the C array `name[] = { ... };` in text. */
 function parseTable(text, name) {
   const start = text.search(new RegExp(`\\b${name}\\s*\\[\\s*\\]\\s*=\\s*\\{`));
   assert.ok(start >= 0, `table ${name}[] not found`);
   const end = text.indexOf('};', start);
   const body = text.slice(start, end);
-  const rows = [...body.matchAll(/\{\s*"(\/[^"]*)"\s*,\s*"([^"]*)"\s*,\s*([A-Za-z_]\w*)\s*(?:,[^{}"]*)?\}/g)].map((m) => ({ path: m[1], label: m[2], fn: m[3] }));
-  assert.ok(rows.length > 0, `table ${name}[] has no entry the regex understands`);
+  const rows = [...body.matchAll(/\{\s*"(\/[^"]*)"\s*,\s*"([^"]*)"\s*,\s*(SRV_[A-Z]+(?:\s*\|\s*SRV_[A-Z]+)*)\s*,/g)].map((m) => ({
+    path: m[1],
+    label: m[2],
+    methods: m[3].split('|').map((f) => f.trim().replace(/^SRV_/, '').toLowerCase()),
+  }));
+  assert.ok(rows.length > 0, `table ${name}[] has no row the regex understands`);
   return rows;
 }
 
 function serverRoutes() {
-  const compute = parseTable(src('api/api.c'), 'ROUTES');
-  const http = src('server/http.c');
-  const get = parseTable(http, 'GET_ROUTES');
-  assert.match(http, /strcmp\(p, "\/"\) == 0/, 'get_static no longer maps "/"');
-  assert.match(http, /strcmp\(p, "\/docs"\) == 0/, 'get_static no longer maps "/docs"');
-  const routes = new Map(); // path → Set of methods, or null (methods checked live only)
-  for (const r of compute) routes.set(r.path, new Set(['post', 'options']));
-  for (const r of get) routes.set(r.path, new Set(['get', 'options']));
-  for (const p of ['/', '/docs']) routes.set(p, new Set(['get', 'options']));
-  const families = [...http.matchAll(/strcmp\(url, "(\/[A-Za-z0-9_.-]+)"\) == 0 \|\| strncmp\(url, "\1\/", \d+\) == 0/g)].map((m) => m[1]);
-  for (const f of families) {
-    routes.set(f, null);
-    routes.set(`${f}/{}`, null);
+  const rows = parseTable(src('server/routes.c'), 'ROUTES');
+  const routes = new Map(); // path, {parameters} normalised to {} → Set of methods
+  for (const r of rows) {
+    const p = norm(r.path);
+    const m = routes.get(p) || new Set(['options']);
+    for (const x of r.methods) m.add(x);
+    routes.set(p, m);
   }
-  return { routes, compute, get, families };
+  return { routes, rows };
 }
-const norm = (p) => p.replace(/\{[^}]+\}/g, '{}');
 const specPathOf = (route) => Object.keys(spec.paths).find((p) => norm(p) === route);
 
-test('route tables parse', () => {
-  const { compute, get } = serverRoutes();
-  // The compute table must list the five endpoints of api.md at least.
+test('the route table parses', () => {
+  const { routes } = serverRoutes();
+  // The rows it must have at least: the compute endpoints, the service routes, the demo, tables.
   for (const p of ['/sinusoidal', '/rope', '/alibi', '/attention', '/t5/buckets'])
-    assert.ok(compute.some((r) => r.path === p), `ROUTES lacks ${p}`);
-  for (const p of ['/healthz', '/readyz', '/limits', '/version', '/metrics', '/openapi.yaml'])
-    assert.ok(get.some((r) => r.path === p), `GET_ROUTES lacks ${p}`);
+    assert.ok(routes.get(p)?.has('post'), `ROUTES lacks POST ${p}`);
+  for (const p of ['/healthz', '/readyz', '/limits', '/version', '/metrics', '/openapi.yaml', '/', '/docs', '/tables'])
+    assert.ok(routes.get(p)?.has('get'), `ROUTES lacks GET ${p}`);
+  assert.deepEqual([...routes.get('/tables/{}')].sort(), ['delete', 'get', 'options', 'put']);
 });
 
 test('every served route is in the spec and vice versa, with the same methods', () => {
@@ -79,7 +73,6 @@ test('every served route is in the spec and vice versa, with the same methods', 
   assert.deepEqual(missing, [], `served but not in openapi.yaml: ${missing.join(', ')}`);
   assert.deepEqual(extra, [], `in openapi.yaml but not served: ${extra.join(', ')}`);
   for (const [p, methods] of routes) {
-    if (methods === null) continue;
     const documented = new Set(HTTP_METHODS.filter((m) => spec.paths[specPathOf(p)][m]));
     assert.deepEqual([...documented].sort(), [...methods].sort(), `methods of ${p}`);
   }

@@ -924,6 +924,43 @@ START_TEST(test_concurrent_one_name)
 }
 END_TEST
 
+/* One Accept rule on every route (issue 14): application/x-npy with q=0, or with a q below JSON's,
+ * is refused, so GET /tables/{name} answers JSON exactly as POST /sinusoidal does; .npy asked for
+ * plainly gives .npy on both. Before issue 14 the table route took any mention of x-npy as a yes
+ * and answered .npy to the first two (this test fails against that daemon). */
+START_TEST(test_accept_one_rule)
+{
+    th_server s;
+    start(&s, NULL);
+    static const char *const NO_NPY[] = {"application/json, application/x-npy;q=0",
+                                         "application/x-npy;q=0.5, application/json"};
+    const char *sin = "{\"d_model\": 4, \"seq_len\": 2}";
+    for (size_t i = 0; i < 3; i++) {
+        const char *accept = i < 2 ? NO_NPY[i] : "application/x-npy";
+        const char *want =
+            i < 2 ? "content-type: application/json" : "content-type: application/x-npy";
+        th_resp r;
+        ck_assert_int_eq(req(&s, "GET", "/tables/demo-512x64", NULL, NULL, 0, NULL, accept, &r),
+                         200);
+        ck_assert_msg(strcasestr(r.headers, want) != NULL, "GET table, Accept %s: %s", accept,
+                      r.headers);
+        if (i < 2) { /* the description: 512 x 64 */
+            ck_assert_ptr_nonnull(strstr(r.body, "\"shape\":[512,64]"));
+        } else {
+            ck_assert_int_eq(memcmp(r.body, "\x93NUMPY", 6), 0);
+        }
+        th_resp_free(&r);
+        ck_assert_int_eq(
+            req(&s, "POST", "/sinusoidal", "application/json", sin, strlen(sin), NULL, accept, &r),
+            200);
+        ck_assert_msg(strcasestr(r.headers, want) != NULL, "POST /sinusoidal, Accept %s: %s",
+                      accept, r.headers);
+        th_resp_free(&r);
+    }
+    th_server_stop(&s);
+}
+END_TEST
+
 Suite *tables_http_suite(void)
 {
     Suite *s = suite_create("tables_http");
@@ -936,6 +973,7 @@ Suite *tables_http_suite(void)
     tcase_add_test(tc, test_two_daemons);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_concurrent_one_name);
+    tcase_add_test(tc, test_accept_one_rule);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/cache.h"
+#include "server/routes.h"
 
 api_limits au_lim;
 api_ctx au_ctx;
@@ -271,4 +272,11 @@ void au_oracle_case(api_handler h, const char *file, const char *id)
     }
     json_decref(act);
     json_decref(c);
+}
+
+const api_route *au_route(const char *path)
+{
+    const srv_route *r = srv_route_find(path, "POST");
+    ck_assert_msg(r->kind == SRV_COMPUTE, "%s is not a compute route", path);
+    return r->compute;
 }

@@ -36,6 +36,10 @@ void au_teardown(void);
 
 /* ---- requests ------------------------------------------------------------------------------ */
 
+/* The compute operation the daemon's route table (server/routes.h) runs for POST path; fails the
+ * test when there is none. */
+const api_route *au_route(const char *path);
+
 /* A malloc'd copy of body_sq with every ' replaced by " (caller frees). */
 char *au_dq(const char *body_sq);
 /* Runs h on the NUL-terminated json (sent verbatim) through api_handle(&au_ctx, ...); returns

@@ -145,7 +145,7 @@ END_TEST
 START_TEST(test_npy_f64_header_roundtrip)
 {
     char hdr[WIRE_NPY_F64_HEADER_MAX];
-    size_t hl = wire_npy_f64_header(hdr, sizeof hdr, 512, 64);
+    size_t hl = wire_npy_header(hdr, sizeof hdr, "<f8", (const size_t[]){512, 64}, 2);
     ck_assert_uint_eq(hl % 64, 0);
     ck_assert_uint_eq(hl, 128); /* 10 + 62 chars of dict + '\n' = 73 → padded to 128 */
     ck_assert_int_eq(memcmp(hdr, "\x93NUMPY\x01\x00", 8), 0);
@@ -156,7 +156,7 @@ START_TEST(test_npy_f64_header_roundtrip)
     ck_assert_int_eq(hdr[10 + strlen(dict)], ' '); /* padding up to the '\n' */
     /* a 2 x 3 table through the writer and back */
     unsigned char file[256];
-    size_t n = wire_npy_f64_header((char *)file, sizeof file, 2, 3);
+    size_t n = wire_npy_header((char *)file, sizeof file, "<f8", (const size_t[]){2, 3}, 2);
     ck_assert_uint_eq(n, 128); /* 10 + 59 + 1 = 70 → 128 */
     const double vals[6] = {0.5, -1.0, 3.25, 1e-300, -2.0, 7.0};
     wire_encode_f64_le(vals, 6, file + n);

@@ -1,0 +1,32 @@
+/*
+ * server/negotiate.h -- content negotiation, for every route: which representation the client
+ * accepts (Accept, RFC 9110 §12.5.1) and which one it sent (Content-Type). Pure functions of the
+ * header values; unit-tested in tests/server/check_negotiate.c.
+ */
+#ifndef SRV_NEGOTIATE_H
+#define SRV_NEGOTIATE_H
+
+#include "api/tables.h"
+
+/*
+ * 1 when an Accept header value asks for application/x-npy rather than JSON: application/x-npy is
+ * listed with q > 0 and with a q at least that of application/json (or, when JSON is not named,
+ * of application/ * and * / *). A q of 0 refuses a type. NULL, "", or anything else: 0 (JSON, the
+ * default). Examples: "application/x-npy" → 1; "application/json, application/x-npy;q=0" → 0;
+ * "application/x-npy;q=0.5, application/json" → 0; "application/json;q=0.4,
+ * application/x-npy;q=0.5" → 1.
+ */
+int srv_accept_npy(const char *accept);
+
+/* 1 when the media type of ct (before any ';', trimmed) is type, ignoring case. NULL: 0. */
+int srv_media_is(const char *ct, const char *type);
+
+/* 1 when ct is application/json, optionally with charset=utf-8 (ignoring case), else 0. */
+int srv_json_content_type(const char *ct);
+
+/* The format of a PUT /tables/{name} body named by its Content-Type ct (NULL allowed):
+ * application/json (as srv_json_content_type) → JSON, application/x-npy → .npy,
+ * application/x-safetensors or application/octet-stream → .safetensors, else unsupported. */
+api_table_format srv_table_format(const char *ct);
+
+#endif

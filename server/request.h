@@ -1,0 +1,112 @@
+/*
+ * server/request.h -- one HTTP request's state, and the helpers the files of server/ share to
+ * answer it (respond.c), to read its body within the budget (upload.c), to serve static files
+ * (static.c), the service routes (service.c) and the table routes (tables.c). Private to server/.
+ */
+#ifndef SRV_REQUEST_H
+#define SRV_REQUEST_H
+
+#include <microhttpd.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "api/api.h"
+#include "api/tables.h"
+#include "server/http.h"
+
+struct srv_route;
+
+/* Per-request state kept in *con_cls from the first call of the access handler to the completion
+ * callback (server/http.c). */
+typedef struct {
+    const struct srv_route *row; /* the route-table row that answers it (server/routes.h) */
+    const char *label;           /* metrics label */
+    char method[8];
+    char path[160];
+    char request_id[72];
+    char *buf; /* request body so far */
+    size_t len, cap;
+    int too_big;               /* body over max_body_bytes: discard and answer 413 */
+    size_t held;               /* bytes reserved in ctx->budget: the buffer's capacity, or what the
+                                * .safetensors parser holds */
+    size_t declared;           /* the body's declared Content-Length (0: none) */
+    int overloaded;            /* the budget refused this body: discard it and answer 503 */
+    size_t ovl_more, ovl_seen; /* the refusal: bytes asked for, bytes held by all then */
+    int compute;               /* a POST to a compute route */
+    int table_put;             /* a PUT /tables/{name} (an upload) */
+    api_table_upload up;       /* table_put: the upload (api/tables.h) */
+    int queued;                /* a response was queued */
+    int submitted;             /* the computation was handed to the pool (connection suspended) */
+    struct MHD_Connection *conn; /* for the pool job: the suspended connection */
+    srv_ctx *ctx;                /* for the pool job */
+    api_opts opts;               /* response options (npy, streaming) */
+    api_response ar;             /* the pool job's result, sent when the connection resumes */
+    int status;                  /* status of the queued response */
+    size_t resp_bytes;
+    struct timespec t0;
+} srv_req;
+
+/* ---- respond.c: every answer goes through these; each adds X-Request-Id, the CORS headers and,
+ * while draining, Connection: close. They return MHD's result (MHD_NO on out of memory). ------ */
+
+/* Queues resp (consumed) with status and content_type (NULL: none). */
+enum MHD_Result srv_send_resp(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, int status,
+                              struct MHD_Response *resp, const char *content_type);
+/* Sends body (malloc'd, len bytes; freed by MHD). */
+enum MHD_Result srv_send_buffer(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, int status,
+                                const char *content_type, char *body, size_t len);
+/* Sends a copy of the NUL-terminated text. */
+enum MHD_Result srv_send_text(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, int status,
+                              const char *content_type, const char *text);
+/* Sends an api/ answer (body, stream or empty; its headers; consumed). A compute answer
+ * (rq->compute) carries Vary: Accept, an .npy one its Content-Disposition and X-Posenc-Array. */
+enum MHD_Result srv_send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, api_response *ar);
+/* A problem+json answer with code and detail; allow (NULL: none) becomes the Allow header. */
+enum MHD_Result srv_send_problem(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                 api_problem_code code, const char *detail, const char *allow);
+/* 503 overloaded, Retry-After: 1, with the figures of the budget's refusal (rq->ovl_*). */
+enum MHD_Result srv_send_overloaded(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+/* 413 too-large: the body passed max_body_bytes while it arrived. */
+enum MHD_Result srv_send_too_big(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+/* 204 to an OPTIONS preflight: Allow and, with CORS on, Access-Control-Allow-Methods = allow. */
+enum MHD_Result srv_preflight(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                              const char *allow);
+
+/* ---- upload.c: request bodies within max_body_bytes and the budget (budget.h) -------------- */
+
+/* The declared Content-Length (0 when absent or not a number). */
+unsigned long long srv_declared_length(struct MHD_Connection *c);
+/* Checks at the headers, reserving nothing, that the declared body fits the budget now: 0, or -1
+ * with rq->overloaded set (answer srv_send_overloaded). */
+int srv_req_fits(srv_ctx *ctx, srv_req *rq, size_t declared);
+/* Moves rq's reservation to want bytes: 0, or -1 with rq->overloaded set (nothing reserved). */
+int srv_req_hold(srv_ctx *ctx, srv_req *rq, size_t want);
+/* The .safetensors parser's accounting hook (wire_st_hold_fn); cls is the srv_req. */
+int srv_st_hold(void *cls, size_t bytes);
+/* Appends n bytes of a buffered body (see upload.c); past max_body_bytes or the budget the body is
+ * discarded (rq->too_big / rq->overloaded). MHD_NO only when out of memory. */
+enum MHD_Result srv_append_body(srv_ctx *ctx, srv_req *rq, const char *upload, size_t n);
+/* Frees the body buffer and gives back its reservation. */
+void srv_drop_body(srv_ctx *ctx, srv_req *rq);
+
+/* ---- static.c: files under --web-dir ------------------------------------------------------- */
+
+/* 1 when path names a regular file srv_get_static would serve. */
+int srv_static_exists(const srv_ctx *ctx, const char *path);
+/* GET/HEAD of a file under web_dir ("/" and "/docs" map to their index.html): 200 with its type
+ * and Cache-Control, or 404. */
+enum MHD_Result srv_get_static(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+
+/* ---- tables.c: the learned-table routes (api/tables.h does the rules) ---------------------- */
+
+/* GET/HEAD /tables. */
+enum MHD_Result srv_tables_list(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+/* GET/HEAD/DELETE /tables/{name} (rq->path). */
+enum MHD_Result srv_table(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+/* First call of PUT /tables/{name}: the header-time checks. MHD_YES reads the body. */
+enum MHD_Result srv_table_put_headers(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                      const char *name);
+/* Final call of PUT /tables/{name}: parse, store durably, answer. */
+enum MHD_Result srv_table_put_finish(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+
+#endif

@@ -1,0 +1,202 @@
+/* server/respond.c -- queueing answers with the headers every response carries (request.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/request.h"
+#include "wire/stream.h"
+
+/* Bytes MHD asks a stream for at a time (at most; it offers what its write buffer has free). */
+#define STREAM_BLOCK (64 * 1024)
+
+enum MHD_Result srv_send_resp(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, int status,
+                              struct MHD_Response *resp, const char *content_type)
+{
+    if (resp == NULL)
+        return MHD_NO;
+    if (content_type)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    MHD_add_response_header(resp, "X-Request-Id", rq->request_id);
+    if (ctx->cfg->cors_origins[0]) {
+        MHD_add_response_header(resp, "Access-Control-Allow-Origin", ctx->cfg->cors_origins);
+        MHD_add_response_header(resp, "Access-Control-Expose-Headers",
+                                "X-Request-Id, X-Posenc-Array");
+        if (strcmp(ctx->cfg->cors_origins, "*") != 0)
+            MHD_add_response_header(resp, "Vary", "Origin");
+    }
+    if (atomic_load(&ctx->draining))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    rq->queued = 1;
+    rq->status = status;
+    enum MHD_Result r = MHD_queue_response(c, (unsigned)status, resp);
+    MHD_destroy_response(resp);
+    return r;
+}
+
+enum MHD_Result srv_send_buffer(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, int status,
+                                const char *content_type, char *body, size_t len)
+{
+    /* body is malloc'd; MHD frees it with free() when the response is destroyed. */
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer_with_free_callback(len, body, &free);
+    if (resp == NULL) {
+        free(body);
+        return MHD_NO;
+    }
+    rq->resp_bytes = len;
+    return srv_send_resp(ctx, c, rq, status, resp, content_type);
+}
+
+enum MHD_Result srv_send_text(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, int status,
+                              const char *content_type, const char *text)
+{
+    size_t n = strlen(text);
+    char *b = malloc(n + 1);
+    if (b == NULL)
+        return MHD_NO;
+    memcpy(b, text, n + 1);
+    return srv_send_buffer(ctx, c, rq, status, content_type, b, n);
+}
+
+/* A streamed body (wire/stream.h): MHD asks for the next bytes whenever the socket can take them,
+ * so a large response never stalls the other connections of its worker thread. */
+typedef struct {
+    wire_stream *s;
+    size_t *bytes; /* the request's resp_bytes: valid while MHD still reads (before completion) */
+} srv_stream;
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    srv_stream *ss = cls;
+    size_t n = wire_stream_read(ss->s, buf, max);
+    if (n == 0) /* an incomplete body must not look complete: abort the connection then */
+        return wire_stream_failed(ss->s) ? MHD_CONTENT_READER_END_WITH_ERROR
+                                         : MHD_CONTENT_READER_END_OF_STREAM;
+    *ss->bytes += n;
+    return (ssize_t)n;
+}
+
+static void stream_done(void *cls)
+{
+    srv_stream *ss = cls;
+    wire_stream_free(ss->s);
+    free(ss);
+}
+
+/* The MHD response of ar's stream (taken from ar), or NULL when out of memory. */
+static struct MHD_Response *stream_response(srv_req *rq, api_response *ar)
+{
+    srv_stream *ss = malloc(sizeof *ss);
+    if (ss == NULL) {
+        api_response_free(ar);
+        return NULL;
+    }
+    ss->s = ar->stream;
+    ss->bytes = &rq->resp_bytes;
+    ar->stream = NULL;
+    uint64_t size = wire_stream_size(ss->s);
+    rq->resp_bytes = 0;
+    struct MHD_Response *resp = MHD_create_response_from_callback(
+        size == WIRE_STREAM_SIZE_UNKNOWN ? MHD_SIZE_UNKNOWN : size, STREAM_BLOCK, stream_read, ss,
+        stream_done);
+    if (resp == NULL)
+        stream_done(ss);
+    return resp;
+}
+
+enum MHD_Result srv_send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, api_response *ar)
+{
+    struct MHD_Response *resp;
+    if (ar->stream != NULL) {
+        resp = stream_response(rq, ar);
+        if (resp == NULL)
+            return MHD_NO;
+    } else if (ar->body == NULL && ar->status == 204) { /* no content */
+        resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+        rq->resp_bytes = 0;
+    } else {
+        if (ar->body == NULL)
+            return MHD_NO;
+        resp = MHD_create_response_from_buffer_with_free_callback(ar->len, ar->body, &free);
+        if (resp == NULL) {
+            api_response_free(ar);
+            return MHD_NO;
+        }
+        ar->body = NULL;
+        rq->resp_bytes = ar->len;
+    }
+    for (size_t i = 0; i < ar->n_headers; i++)
+        MHD_add_response_header(resp, ar->headers[i].name, ar->headers[i].value);
+    if (rq->compute)
+        MHD_add_response_header(resp, "Vary", "Accept");
+    if (ar->npy_array != NULL) {
+        char disp[96];
+        snprintf(disp, sizeof disp, "attachment; filename=\"%s.npy\"", rq->label);
+        MHD_add_response_header(resp, "Content-Disposition", disp);
+        MHD_add_response_header(resp, "X-Posenc-Array", ar->npy_array);
+    }
+    return srv_send_resp(ctx, c, rq, ar->status, resp, ar->content_type);
+}
+
+/* A problem answer, with one extra header hname: hvalue when hname is not NULL. */
+static enum MHD_Result send_problem_hdr(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                        api_problem_code code, const char *detail,
+                                        const char *hname, const char *hvalue)
+{
+    api_response ar;
+    api_simple_problem(code, detail, rq->request_id, &ar);
+    if (ar.body == NULL)
+        return MHD_NO;
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer_with_free_callback(ar.len, ar.body, &free);
+    if (resp == NULL) {
+        free(ar.body);
+        return MHD_NO;
+    }
+    rq->resp_bytes = ar.len;
+    if (hname)
+        MHD_add_response_header(resp, hname, hvalue);
+    return srv_send_resp(ctx, c, rq, ar.status, resp, ar.content_type);
+}
+
+enum MHD_Result srv_send_problem(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                 api_problem_code code, const char *detail, const char *allow)
+{
+    return send_problem_hdr(ctx, c, rq, code, detail, allow ? MHD_HTTP_HEADER_ALLOW : NULL, allow);
+}
+
+enum MHD_Result srv_send_overloaded(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
+{
+    char d[256];
+    snprintf(d, sizeof d,
+             "request bodies held in memory would pass max_inflight_bytes (%zu): %zu bytes are "
+             "held now and this request needs %zu more; retry later",
+             ctx->budget.max, rq->ovl_seen, rq->ovl_more);
+    srv_budget_note_refused(&ctx->budget);
+    return send_problem_hdr(ctx, c, rq, API_PB_OVERLOADED, d, "Retry-After", "1");
+}
+
+enum MHD_Result srv_send_too_big(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
+{
+    char d[128];
+    snprintf(d, sizeof d, "the body exceeds max_body_bytes (%zu)", ctx->cfg->lim.max_body_bytes);
+    return srv_send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
+}
+
+enum MHD_Result srv_preflight(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                              const char *allow)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    if (resp == NULL)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+    if (ctx->cfg->cors_origins[0]) {
+        MHD_add_response_header(resp, "Access-Control-Allow-Methods", allow);
+        MHD_add_response_header(resp, "Access-Control-Allow-Headers",
+                                "Content-Type, Accept, X-Request-Id");
+        MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
+    }
+    return srv_send_resp(ctx, c, rq, 204, resp, NULL);
+}

@@ -1,0 +1,60 @@
+/*
+ * tests/server/check_negotiate.c -- server/negotiate.h: the one Accept parser of every route and
+ * the Content-Type rules.
+ */
+#include <check.h>
+
+#include "server/negotiate.h"
+
+/* RFC 9110 §12.5.1: the highest q wins, q=0 means "not acceptable"; JSON is the default and wins a
+ * tie with application/ * or * / * (only .npy named with a q at least JSON's gives .npy). */
+START_TEST(test_accept_rules)
+{
+    ck_assert_int_eq(srv_accept_npy(NULL), 0);
+    ck_assert_int_eq(srv_accept_npy(""), 0);
+    ck_assert_int_eq(srv_accept_npy("*/*"), 0);
+    ck_assert_int_eq(srv_accept_npy("application/json"), 0);
+    ck_assert_int_eq(srv_accept_npy("application/x-npy"), 1);
+    ck_assert_int_eq(srv_accept_npy("Application/X-NPY"), 1);
+    ck_assert_int_eq(srv_accept_npy("application/x-npy, */*"), 1);
+    ck_assert_int_eq(srv_accept_npy("application/x-npy;q=0"), 0);
+    ck_assert_int_eq(srv_accept_npy("application/json, application/x-npy;q=0.5"), 0);
+    ck_assert_int_eq(srv_accept_npy("application/json;q=0.4, application/x-npy;q=0.5"), 1);
+    ck_assert_int_eq(srv_accept_npy("text/html,application/x-npy; q=0.9 ,*/*;q=0.8"), 1);
+    ck_assert_int_eq(srv_accept_npy("application/x-npyz"), 0);
+    /* issue 14: the table route's old parser took any mention of x-npy as a yes */
+    ck_assert_int_eq(srv_accept_npy("application/json, application/x-npy;q=0"), 0);
+    ck_assert_int_eq(srv_accept_npy("application/x-npy;q=0.5, application/json"), 0);
+    ck_assert_int_eq(srv_accept_npy("application/x-npy;q=0.5, */*;q=0.5"), 1); /* a tie: .npy */
+    ck_assert_int_eq(srv_accept_npy("application/x-npy;q=x"), 0); /* malformed q counts as 0 */
+}
+END_TEST
+
+START_TEST(test_content_types)
+{
+    ck_assert_int_eq(srv_json_content_type("application/json"), 1);
+    ck_assert_int_eq(srv_json_content_type("Application/JSON; charset=UTF-8"), 1);
+    ck_assert_int_eq(srv_json_content_type("application/json; charset=\"utf-8\""), 1);
+    ck_assert_int_eq(srv_json_content_type("application/json; charset=latin1"), 0);
+    ck_assert_int_eq(srv_json_content_type("application/jsonx"), 0);
+    ck_assert_int_eq(srv_json_content_type(NULL), 0);
+    ck_assert_int_eq(srv_media_is("application/x-npy ; x=1", "application/x-npy"), 1);
+    ck_assert_int_eq(srv_media_is("application/x-npyz", "application/x-npy"), 0);
+    ck_assert_int_eq(srv_table_format("application/json"), API_TABLE_JSON);
+    ck_assert_int_eq(srv_table_format("application/x-npy"), API_TABLE_NPY);
+    ck_assert_int_eq(srv_table_format("application/x-safetensors"), API_TABLE_SAFETENSORS);
+    ck_assert_int_eq(srv_table_format("application/octet-stream"), API_TABLE_SAFETENSORS);
+    ck_assert_int_eq(srv_table_format("text/csv"), API_TABLE_UNSUPPORTED);
+    ck_assert_int_eq(srv_table_format(NULL), API_TABLE_UNSUPPORTED);
+}
+END_TEST
+
+Suite *negotiate_suite(void)
+{
+    Suite *s = suite_create("negotiate");
+    TCase *tc = tcase_create("negotiate");
+    tcase_add_test(tc, test_accept_rules);
+    tcase_add_test(tc, test_content_types);
+    suite_add_tcase(s, tc);
+    return s;
+}
