@@ -147,12 +147,20 @@ const ko = {
     'decay.hd': 'head_dim',
     'decay.base': 'base',
     'decay.max': '최대 거리',
-    'decay.ub': '상대 상한 (RoFormer 그림 2, 거리 0에서 1)',
-    'decay.mc': 'cos(r·θⱼ)의 평균',
+    'decay.ub': 'RoFormer 그림 2의 곡선: Σ|S_j| (거리 0에서 1로 맞춤)',
+    'decay.mc': 'cos(r·θⱼ)의 평균 = q = k = (1, …, 1)의 점수 ÷ d',
     'ax.dist': '상대 거리 r',
-    'decay.note': '두 곡선은 서로 다른 양입니다. RoFormer 그림 2는 어떤 q, k에 대해서도 넘지 않는 점수의 <b>상한</b>이 ' +
-        '거리와 함께 줄어드는 모습이고, cos의 평균은 q = k = (1, 1, …, 1)일 때의 실제 점수에 비례하는 값으로 출렁이며 ' +
-        '음수로도 내려갑니다. 흔한 해설은 앞의 그림을 보여 주면서 뒤의 것을 설명하곤 합니다.',
+    'ax.decay': '거리 0에서 1로 맞춘 값',
+    'decay.note': '두 곡선은 서로 다른 양입니다. RoFormer(3.4.3절)의 부등식은 |점수| ≤ (max<sub>j</sub> |h<sub>j+1</sub> − ' +
+        'h<sub>j</sub>|) · Σ<sub>j</sub> |S<sub>j</sub>| 이고, S<sub>j</sub> = Σ<sub>k&lt;j</sub> e<sup>i·r·θ<sub>k</sub></sup>, ' +
+        'h<sub>j</sub>는 q와 k로 정해지는 값입니다. 굵은 곡선은 이 가운데 q, k에 따라 달라지는 앞의 인자를 빼고 ' +
+        '(1/(d/2))·Σ|S<sub>j</sub>|를 거리 0의 값 (d/2+1)/2로 나눈 것입니다. 그래서 이 곡선 자체는 어떤 q, k의 점수도 ' +
+        '막아 주는 상한이 <b>아닙니다</b>: 거리가 늘 때 상한이 줄어드는 모양만 보여 줍니다. 가는 곡선은 실제 점수 ' +
+        '(q = k = (1, …, 1)일 때)이고, 출렁이며 음수로도 내려갑니다.',
+    'decay.above': '이 설정에서 가는 곡선(실제 점수)은 그려진 거리 {n}곳 가운데 {above}곳에서 굵은 곡선보다 위에 있습니다.',
+    'decay.neg': '처음 음수가 되는 거리: r = {neg}.',
+    'decay.noneg': 'r = {max}까지는 음수가 없습니다. 최대 거리를 늘리면 음수가 되는 곳이 보입니다.',
+    'decay.aria': '거리 0부터 {max}까지 두 곡선. 실제 점수가 굵은 곡선보다 위인 거리 {above}곳.',
     'bands.title': '주파수 대역과 긴 문맥 확장 (스케일링)',
     'bands.p': '짝 j는 θ<sub>j</sub> = base<sup>−2j/d</sup> 속도로 돌고, 한 바퀴에 2π/θ<sub>j</sub> 토큰(파장)이 걸립니다. ' +
         '파장이 학습 길이보다 긴 짝은 학습 중에 한 바퀴도 돌지 못했으므로, 더 긴 입력에서는 본 적 없는 각도를 만납니다. ' +
@@ -169,6 +177,27 @@ const ko = {
     'ax.pair': '짝 j',
     'ax.wave': '파장 (토큰, 로그)',
     'bands.summary': 'attention_factor = {af} · 짝의 분류: {classes}',
+    'bands.npairs': '{n}쌍',
+    'bands.pairs': '짝 {a}–{b}',
+    'bands.same': '그대로 (×1)',
+    'bands.slower1': '모두 {x} 느리게',
+    'bands.slower': '{a}에서 {b}까지 느리게',
+    'cls.extrapolate': '유지 구간',
+    'cls.blend': '섞는 구간',
+    'cls.interpolate': '보간 구간',
+    'cls.high': '고주파 (유지)',
+    'cls.medium': '중간 (잇기)',
+    'cls.low': '저주파 (늦춤)',
+    'cls.short': '짧은 목록',
+    'cls.long': '긴 목록',
+    'cls.unchanged': '구간 없음',
+    'sc.name.default': '기본',
+    'sc.name.linear': '선형 보간 (PI)',
+    'sc.name.ntk': 'NTK',
+    'sc.name.dynamic': '동적 NTK',
+    'sc.name.yarn': 'YaRN',
+    'sc.name.longrope': 'LongRoPE',
+    'sc.name.llama3': 'Llama 3',
     'sc.default': '스케일링 없음: 기본 RoPE.',
     'sc.linear': 'PI(위치 보간): 모든 짝을 factor배 느리게 돌립니다. 위치를 factor로 나눈 것과 같아서 빠른 짝의 ' +
         '해상도까지 함께 줄어듭니다.',
@@ -199,10 +228,18 @@ const ko = {
     // 5
     'alibi.title': '5. ALiBi: 멀수록 점수를 깎기',
     'alibi.p1': '"가까운 말이 더 중요하다"는 생각을 그대로 식에 넣습니다. 위치 벡터는 쓰지 않고, 어텐션 점수에 거리에 ' +
-        '비례하는 벌점 −m·(i − j)를 더합니다. 헤드마다 기울기 m이 다릅니다: 헤드가 n개면 2<sup>−8/n</sup>에서 시작해 ' +
-        '같은 비율로 줄어드는 등비수열입니다(8개면 1/2, 1/4, …, 1/256). 기울기가 큰 헤드는 바로 옆만, 작은 헤드는 ' +
+        '비례하는 벌점 −m·(i − j)를 더합니다. 헤드마다 기울기 m이 다릅니다: 헤드 수 n이 2의 거듭제곱이면 ' +
+        '2<sup>−8/n</sup>에서 시작해 같은 비율로 줄어드는 등비수열입니다(8개면 1/2, 1/4, …, 1/256). 2의 거듭제곱이 ' +
+        '아니면 규칙이 달라집니다(아래 그림과 설명). 기울기가 큰 헤드는 바로 옆만, 작은 헤드는 ' +
         '멀리까지 봅니다. 논문은 기울기를 학습시키는 것도 시도했지만 외삽이 나빠졌다고 보고했습니다.',
     'alibi.heads': '헤드 수',
+    'alibi.pow2': '헤드 {n}개: 2의 거듭제곱이므로 기울기는 2<sup>−8/{n}</sup> ≈ {s0}에서 시작해 같은 비율로 줄어듭니다 ' +
+        '(마지막 값 {last}).',
+    'alibi.mixed': '헤드 {n}개는 2의 거듭제곱이 아닙니다. ALiBi 저자들의 코드(BLOOM도 같음)는 {n}보다 작은 가장 큰 2의 ' +
+        '거듭제곱 p = {p}의 등비수열 {s0}, …, {last}를 먼저 쓰고, 나머지 {rest}개는 헤드 {p2}개용 수열 ' +
+        '2<sup>−8k/{p2}</sup>에서 홀수 번째(k = 1, 3, 5, …) 값만 가져옵니다: {extra}. 그래서 {last} 다음 막대의 값이 ' +
+        '다시 커져 {jump}입니다. 전체는 한 등비수열이 아니라 두 수열을 이어 붙인 것입니다.',
+    'alibi.mpt': 'MPT 규칙은 alibi_bias_max = 8(기본값)이면 같은 기울기를 냅니다.',
     'alibi.rule': '규칙',
     'alibi.slopes': '헤드별 기울기 m',
     'ax.head': '헤드',
@@ -550,13 +587,22 @@ const en = {
     'decay.hd': 'head_dim',
     'decay.base': 'base',
     'decay.max': 'Max distance',
-    'decay.ub': 'relative upper bound (RoFormer Fig. 2; 1 at distance 0)',
-    'decay.mc': 'mean of cos(r·θⱼ)',
+    'decay.ub': 'RoFormer Fig. 2 curve: Σ|S_j|, scaled to 1 at distance 0',
+    'decay.mc': 'mean of cos(r·θⱼ) = score of q = k = (1, …, 1) ÷ d',
     'ax.dist': 'relative distance r',
-    'decay.note': 'These are two different quantities. RoFormer\'s Figure 2 is an <b>upper bound</b> on the score ' +
-        'over all q and k, shrinking with distance; the mean of cos is proportional to the actual score for ' +
-        'q = k = (1, 1, …, 1), and it oscillates and goes negative. Write-ups often show the first picture while ' +
-        'describing the second.',
+    'ax.decay': 'scaled to 1 at distance 0',
+    'decay.note': 'These are two different quantities. RoFormer\'s inequality (§3.4.3) reads |score| ≤ ' +
+        '(max<sub>j</sub> |h<sub>j+1</sub> − h<sub>j</sub>|) · Σ<sub>j</sub> |S<sub>j</sub>| with S<sub>j</sub> = ' +
+        'Σ<sub>k&lt;j</sub> e<sup>i·r·θ<sub>k</sub></sup>, where h<sub>j</sub> comes from q and k. The thick curve drops ' +
+        'the first factor, which depends on q and k, and plots (1/(d/2))·Σ|S<sub>j</sub>| divided by its value at ' +
+        'distance 0, (d/2+1)/2. On its own it is therefore <b>not</b> a bound on the score of any q, k: it only shows how ' +
+        'the bound shrinks with distance. The thin curve is an actual score (q = k = (1, …, 1)); it oscillates and goes ' +
+        'negative.',
+    'decay.above': 'At these settings the thin curve (an actual score) lies above the thick one at {above} of the {n} ' +
+        'plotted distances.',
+    'decay.neg': 'It first goes negative at r = {neg}.',
+    'decay.noneg': 'It has no negative value up to r = {max}; a larger maximum distance shows where it turns negative.',
+    'decay.aria': 'Two curves over distances 0 to {max}. The actual score lies above the thick curve at {above} distances.',
     'bands.title': 'Frequency bands and context-extension scalings',
     'bands.p': 'Pair j turns at θ<sub>j</sub> = base<sup>−2j/d</sup> and needs 2π/θ<sub>j</sub> tokens (its ' +
         'wavelength) for one full turn. A pair whose wavelength exceeds the training length never completed a turn ' +
@@ -574,6 +620,27 @@ const en = {
     'ax.pair': 'pair j',
     'ax.wave': 'wavelength (tokens, log)',
     'bands.summary': 'attention_factor = {af} · pair classes: {classes}',
+    'bands.npairs': '{n} pairs',
+    'bands.pairs': 'pairs {a}–{b}',
+    'bands.same': 'as before (×1)',
+    'bands.slower1': 'all {x} slower',
+    'bands.slower': '{a} to {b} slower',
+    'cls.extrapolate': 'kept (extrapolate)',
+    'cls.blend': 'blended',
+    'cls.interpolate': 'interpolated',
+    'cls.high': 'high (kept)',
+    'cls.medium': 'medium (joined)',
+    'cls.low': 'low (slowed)',
+    'cls.short': 'short list',
+    'cls.long': 'long list',
+    'cls.unchanged': 'no classes',
+    'sc.name.default': 'default',
+    'sc.name.linear': 'linear (PI)',
+    'sc.name.ntk': 'NTK',
+    'sc.name.dynamic': 'dynamic NTK',
+    'sc.name.yarn': 'YaRN',
+    'sc.name.longrope': 'LongRoPE',
+    'sc.name.llama3': 'Llama 3',
     'sc.default': 'No scaling: plain RoPE.',
     'sc.linear': 'PI (position interpolation): every pair turns factor times slower. It is the same as dividing ' +
         'positions by factor, so the fast pairs lose resolution too.',
@@ -607,10 +674,18 @@ const en = {
     'alibi.title': '5. ALiBi: a penalty that grows with distance',
     'alibi.p1': 'ALiBi writes "nearby words matter more" straight into the formula. There are no position vectors: ' +
         'a penalty −m·(i − j), proportional to distance, is added to the attention scores. Each head has its own ' +
-        'slope m: with n heads the slopes form a geometric sequence starting at 2<sup>−8/n</sup> with that same ' +
-        'ratio (8 heads: 1/2, 1/4, …, 1/256). Steep heads look at their neighbours only, gentle ones far away. The ' +
+        'slope m: when the head count n is a power of two, the slopes form a geometric sequence starting at ' +
+        '2<sup>−8/n</sup> with that same ratio (8 heads: 1/2, 1/4, …, 1/256). For other head counts the rule differs ' +
+        '(see the chart below). Steep heads look at their neighbours only, gentle ones far away. The ' +
         'paper also tried learned slopes and found they extrapolated worse.',
     'alibi.heads': 'Heads',
+    'alibi.pow2': '{n} heads: a power of two, so the slopes start at 2<sup>−8/{n}</sup> ≈ {s0} and shrink by that ' +
+        'same ratio (last {last}).',
+    'alibi.mixed': '{n} heads is not a power of two. The ALiBi authors\' code (and BLOOM) first takes the geometric ' +
+        'sequence of the largest power of two below it, p = {p}: {s0}, …, {last}; the other {rest} slopes come from ' +
+        'the sequence for {p2} heads, 2<sup>−8k/{p2}</sup>, at the odd places k = 1, 3, 5, … only: {extra}. That is ' +
+        'why {jump} follows {last}: the slopes are two interleaved sequences, not one geometric sequence.',
+    'alibi.mpt': 'MPT\'s rule gives the same slopes with alibi_bias_max = 8 (its default).',
     'alibi.rule': 'Rule',
     'alibi.slopes': 'Slope m per head',
     'ax.head': 'head',

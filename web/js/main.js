@@ -536,25 +536,42 @@ async function decayFetch() {
     decayRender();
 }
 
+/** What the decay note claims, from the API's entries: where mean_cos lies above the RoFormer curve, where it is < 0. */
+export function decayFacts(decay) {
+    const above = decay.filter((e) => e.mean_cos > e.upper_bound).length;
+    const neg = decay.find((e) => e.mean_cos < 0);
+    return { n: decay.length, above, neg: neg ? neg.distance : null, max: decay[decay.length - 1].distance };
+}
+
 function decayRender() {
     if (!rope.decay)
         return;
     const el = $('#decay-chart');
+    const f = decayFacts(rope.decay);
     chart(el).setOption(baseOption({
         grid: { left: 56, right: 24, top: legendTop('#decay-chart', 48, 72), bottom: 48 },
         legend: { top: 0, textStyle: { color: '#1b1b1b' } },
         tooltip: { trigger: 'axis', valueFormatter: tip },
         xAxis: axis({ type: 'value', name: t('ax.dist'), nameLocation: 'middle', nameGap: 28, min: 0,
             max: 'dataMax' }),
-        yAxis: axis({ type: 'value', max: 1 }),
+        yAxis: axis({ type: 'value', max: 1, name: t('ax.decay'), nameLocation: 'end',
+            nameTextStyle: { align: 'left', color: '#333' } }),
+        aria: { enabled: true, label: { description: t('decay.aria', f) } },
         series: [
             { name: t('decay.ub'), type: 'line', showSymbol: false, lineStyle: { width: 2.5 },
                 data: rope.decay.map((e) => [e.distance, e.upper_bound]) },
             { name: t('decay.mc'), type: 'line', showSymbol: false, lineStyle: { width: 1.5 },
-                data: rope.decay.map((e) => [e.distance, e.mean_cos]) },
+                data: rope.decay.map((e) => [e.distance, e.mean_cos]),
+                markLine: { symbol: 'none', silent: true, data: [{ yAxis: 0 }], label: { show: false },
+                    lineStyle: { color: '#666', type: 'solid', width: 1 } } },
         ],
     }), true);
     el.dataset.points = String(rope.decay.length);
+    const live = $('#decay-live');
+    live.textContent = t('decay.above', f) + ' ' + (f.neg === null ? t('decay.noneg', f) : t('decay.neg', f));
+    live.dataset.above = String(f.above);
+    live.dataset.n = String(f.n);
+    live.dataset.neg = f.neg === null ? '' : String(f.neg);
 }
 
 /** The scaling object sent for the form's choices (LongRoPE gets an example list rising 1 → factor). */
@@ -591,11 +608,31 @@ async function bandsFetch() {
     bandsRender();
 }
 
-function classTally(bands) {
-    const n = {};
-    for (const b of bands)
-        n[b.class] = (n[b.class] || 0) + 1;
-    return Object.entries(n).map(([k, v]) => `${k} ${v}`).join(', ');
+/** The API's class of a pair, in the page's language ("unchanged" only says the type has no classes). */
+const clsName = (c) => t('cls.' + c);
+
+/**
+ * Per class present in `scaled`: its pairs and how many times slower they turn than in `plain`
+ * (plain inv_freq / scaled inv_freq, both from the API). What the legend under a bands chart says.
+ */
+export function slowdowns(scaled, plain) {
+    const out = new Map();
+    scaled.forEach((b, i) => {
+        const x = plain[i].inv_freq / b.inv_freq;
+        const o = out.get(b.class) || { cls: b.class, n: 0, first: b.pair, last: b.pair, min: x, max: x };
+        o.n++;
+        o.last = b.pair;
+        o.min = Math.min(o.min, x);
+        o.max = Math.max(o.max, x);
+        out.set(b.class, o);
+    });
+    return [...out.values()];
+}
+
+const times = (x) => '×' + fmtSig(x, 3);
+
+function classTally(scaled, plain) {
+    return slowdowns(scaled, plain).map((o) => `${clsName(o.cls)} ${t('bands.npairs', o)}`).join(', ');
 }
 
 /** Axis label of a log axis: 1, 10, 100, 1k … 1M … (powers of ten only). */
@@ -610,11 +647,15 @@ function logLabel(v) {
 const CLASS_COLOR = { extrapolate: '#15803d', high: '#15803d', short: '#15803d', blend: '#a16207', medium: '#a16207',
     interpolate: '#b91c1c', low: '#b91c1c', long: '#b91c1c', unchanged: '#1f5fa8' };
 
-/** Swatches naming the classes present in `bands`, coloured as in the chart. */
-function classLegend(el, bands) {
-    const seen = [...new Set(bands.map((b) => b.class))];
-    el.replaceChildren(...seen.map((c) => h('span', { class: 'cls' }, h('span', { class: 'dot',
-        style: `background:${CLASS_COLOR[c] || COLORS[0]}` }), c)));
+/** Swatches naming the classes present, coloured as in the chart, each with its pairs' slow-down range. */
+function classLegend(el, scaled, plain) {
+    const sd = slowdowns(scaled, plain);
+    el.replaceChildren(...sd.map((o) => h('span', { class: 'cls', 'data-cls': o.cls, 'data-min': String(o.min),
+        'data-max': String(o.max) }, h('span', { class: 'dot', style: `background:${CLASS_COLOR[o.cls] || COLORS[0]}` }),
+    `${clsName(o.cls)} · ${t('bands.pairs', { a: o.first, b: o.last })} · ` +
+        (Math.abs(o.max - 1) < 1e-12 && Math.abs(o.min - 1) < 1e-12 ? t('bands.same')
+            : o.max - o.min < 1e-9 * o.max ? t('bands.slower1', { x: times(o.max) })
+                : t('bands.slower', { a: times(o.min), b: times(o.max) })))));
 }
 
 function bandsOption(scaled, plain, orig, label) {
@@ -644,12 +685,12 @@ function bandsRender() {
     const x = rope.bands;
     if (!x)
         return;
-    const label = x.type === 'default' ? 'default' : t('bands.scaled', { type: x.type });
+    const label = x.type === 'default' ? t('bands.none') : t('bands.scaled', { type: t('sc.name.' + x.type) });
     chart($('#bands-chart')).setOption(bandsOption(x.r.bands, x.p.bands, x.orig, label), true);
     $('#bands-desc').innerHTML = t('sc.' + x.type);
-    classLegend($('#bands-cls'), x.r.bands);
+    classLegend($('#bands-cls'), x.r.bands, x.p.bands);
     const sum = $('#bands-sum');
-    sum.textContent = t('bands.summary', { af: fmtSig(x.r.attention_factor, 5), classes: classTally(x.r.bands) });
+    sum.textContent = t('bands.summary', { af: fmtSig(x.r.attention_factor, 5), classes: classTally(x.r.bands, x.p.bands) });
     sum.dataset.type = x.type;
 }
 
@@ -731,10 +772,10 @@ function cfgRender() {
         h('td', { class: 'src' }, from || '')))));
     const orig = sc.original_max_position_embeddings || null;
     chart($('#cfg-chart')).setOption(bandsOption(x.r.bands, x.p.bands, orig,
-        t('bands.scaled', { type: sc.type })), true);
-    classLegend($('#cfg-cls'), x.r.bands);
+        t('bands.scaled', { type: t('sc.name.' + sc.type) })), true);
+    classLegend($('#cfg-cls'), x.r.bands, x.p.bands);
     $('#cfg-sum').textContent = t('bands.summary', { af: fmtSig(x.r.attention_factor, 5),
-        classes: classTally(x.r.bands) });
+        classes: classTally(x.r.bands, x.p.bands) });
 }
 
 async function slowFetch() {
@@ -828,6 +869,24 @@ function slopesRender() {
             label: { show: $('#slopes-chart').clientWidth / sl.length >= 48, position: 'top', color: '#1b1b1b', formatter: (p) => fmt(p.value, 3) } }],
     }), true);
     $('#slopes-chart').dataset.heads = String(sl.length);
+    slopesNote(sl);
+}
+
+/** The largest power of two ≤ n (n ≥ 1): where ALiBi's geometric block ends. */
+export const pow2Below = (n) => 2 ** Math.floor(Math.log2(n));
+
+/** Explains the drawn slopes: one geometric sequence for a power of two, two interleaved ones otherwise. */
+function slopesNote(sl) {
+    const n = sl.length, p = pow2Below(n);
+    const el = $('#slopes-note');
+    const v = (x) => fmtSig(x, 3);
+    const args = { n, p, p2: 2 * p, rest: n - p, s0: v(sl[0]), last: v(sl[p - 1]),
+        jump: n > p ? v(sl[p]) : '', extra: sl.slice(p).map(v).join(', ') };
+    el.innerHTML = t(n === p ? 'alibi.pow2' : 'alibi.mixed', args) +
+        ($('#alibi-rule').value === 'mpt' ? ' ' + t('alibi.mpt') : '');
+    el.dataset.p = String(p);
+    el.dataset.last = String(sl[p - 1]);
+    el.dataset.jump = n > p ? String(sl[p]) : '';
 }
 
 async function ex3Fetch() {
