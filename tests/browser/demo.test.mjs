@@ -53,8 +53,11 @@ async function checkLessonNumbers(page) {
         for (const [k, v] of row.entries())
             await expectNum(page, `bars-w${h}-k${k}`, v);
     }
-    // exercise 4: 600 tokens against the 512-row table
+    // exercise 4: not answered on load; its button sends 600 tokens against the 512-row table
     const msg = page.locator('[data-testid="ex4-message"]');
+    assert.equal((await msg.textContent()).trim(), '', 'exercise 4 is answered before its button is pressed');
+    await page.locator('#ex4-btn').click();
+    await settle(page);
     assert.equal(await msg.getAttribute('data-status'), '422');
     assert.equal(await msg.getAttribute('data-position'), '512');
     assert.equal(await msg.getAttribute('data-rows'), '512');
@@ -129,7 +132,9 @@ test('static files: content types, caching, favicon, vendored ECharts and its li
     assert.equal(html.status, 200);
     assert.match(html.type, /^text\/html/);
     assert.equal(html.cache, 'no-cache');
-    const JS = ['/js/main.js', '/js/i18n.js', '/js/util.js', '/js/ui.js', '/js/grid2d.js', '/js/relative.js'];
+    const JS = ['/js/main.js', '/js/i18n.js', '/js/strings-ko.js', '/js/strings-en.js', '/js/util.js', '/js/ui.js',
+        '/js/common.js', '/js/why.js', '/js/sin.js', '/js/learned.js', '/js/rope.js', '/js/layouts.js', '/js/scaling.js',
+        '/js/alibi.js', '/js/compare.js', '/js/exercises.js', '/js/grid2d.js', '/js/relative.js'];
     for (const [p, type] of [...JS.map((j) => [j, /^text\/javascript/]), ['/style.css', /^text\/css/],
         ['/favicon.svg', /^image\/svg\+xml/], ['/vendor/echarts/echarts.min.js', /^text\/javascript/]]) {
         const r = await get(p);

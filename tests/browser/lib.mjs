@@ -18,7 +18,7 @@ export const ART = path.join(ROOT, 'tests', 'artifacts', 'browser');
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-export const SECTIONS = ['why', 'sin', 'learned', 'rope', 'alibi', 'compare', 'grid', 'rel'];
+export const SECTIONS = ['why', 'sin', 'learned', 'rope', 'alibi', 'compare', 'ex', 'grid', 'rel'];
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
@@ -117,10 +117,24 @@ export async function open(locale, viewport) {
     };
 }
 
-/** Waits for the first full render and for every request and debounced update to settle. */
+/**
+ * Waits for the first render, then scrolls every lazily computed part (data-lazy) into view, in page order,
+ * waits until it is computed (data-loaded), and returns to the top: afterwards every section is drawn.
+ */
 export async function ready(page) {
     await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+    await showAll(page);
+}
+
+/** Scrolls each data-lazy part into view and waits for its data-loaded="1". */
+export async function showAll(page) {
+    const ids = await page.$$eval('[data-lazy]', (els) => els.map((e) => e.id));
+    for (const id of ids) {
+        await page.locator('#' + id).scrollIntoViewIfNeeded();
+        await page.waitForFunction((i) => document.getElementById(i).dataset.loaded === '1', id, { timeout: 30000 });
+    }
     await settle(page);
+    await page.evaluate(() => window.scrollTo(0, 0));
 }
 
 export async function settle(page) {

@@ -142,6 +142,26 @@ export const COLORS = ['#1f5fa8', '#c2410c', '#15803d', '#7e22ce', '#b91c1c', '#
 export const DIVERGING = ['#1e4f91', '#5b8fd0', '#c9dcf2', '#f7f7f7', '#f6cfb5', '#d9663a', '#8f2a0c'];
 
 const charts = new Set();
+let echartsLoading = null;
+
+/** Loads vendor/echarts/echarts.min.js once (a classic script); resolves when window.echarts exists. */
+export function loadCharts() {
+    if (window.echarts)
+        return Promise.resolve();
+    if (!echartsLoading) {
+        echartsLoading = new Promise((resolve, reject) => {
+            const el = document.createElement('script');
+            el.src = 'vendor/echarts/echarts.min.js';
+            el.onload = () => resolve();
+            el.onerror = () => {
+                echartsLoading = null;
+                reject(new Error('vendor/echarts/echarts.min.js did not load.'));
+            };
+            document.head.append(el);
+        });
+    }
+    return echartsLoading;
+}
 
 /** Creates (or reuses) an ECharts instance on `el`; resizes with its box. */
 export function chart(el) {
