@@ -87,7 +87,7 @@ async function checkLayouts(page) {
     near(hf.q_rotated[0][0], Math.cos(3) - 3 * Math.sin(3), 1e-12, 'half x₀');
     for (const id of ['q', 'il', 'hf'])
         near(await val(page, `lay-norm-${id}`), Math.sqrt(30), 1e-12, `|q| ${id}`);
-    const t = await txt(page, '#lay-table');
+    const t = await txt(page, '#lay-forms');
     assert.match(t, /rotate_half\(q\) = \(-3, -4, 1, 2\)/);
     assert.match(t, /z₀ = 1\.000 \+ 2\.000i/);
 }

@@ -191,6 +191,8 @@ export async function seriesCount(page, sel) {
 
 export async function shoot(page, lang, vp) {
     const tag = `${lang}-${vp.width}x${vp.height}`;
+    // the contents row is sticky on phones: keep it at the top of the page, not stitched into section shots
+    await page.addStyleTag({ content: '.top { position: static !important; }' });
     await page.screenshot({ path: path.join(ART, `${tag}-top.png`) });
     for (const id of SECTIONS)
         await page.locator('#' + id).screenshot({ path: path.join(ART, `${tag}-${id}.png`) });

@@ -2,7 +2,7 @@
 import { api, track, latest, fmt, fmtSig, putNum, $, h, chart, baseOption, axis, extent, COLORS } from './util.js';
 import { t, onLang } from './i18n.js';
 import { guarded, bindRange } from './ui.js';
-import { legendTop, heatOption } from './common.js';
+import { legendTop, heatOption, yTitle } from './common.js';
 
 
 const alibi = { slopes: null, bias: null, bars: null, g1: latest(), g2: latest(), g3: latest() };
@@ -24,11 +24,11 @@ function slopesRender() {
         return;
     const sl = alibi.slopes;
     chart($('#slopes-chart')).setOption(baseOption({
-        grid: { left: 56, right: 16, top: 16, bottom: 44 },
+        grid: { left: 56, right: 16, top: 32, bottom: 44 },
         tooltip: { trigger: 'axis', valueFormatter: (v) => fmtSig(v, 5) },
         xAxis: axis({ type: 'category', data: sl.map((_, i) => i + 1), name: t('ax.head'), nameLocation: 'middle',
             nameGap: 28 }),
-        yAxis: axis({ type: 'value', name: t('ax.slope') }),
+        yAxis: axis({ type: 'value', ...yTitle(t('ax.slope')) }),
         series: [{ type: 'bar', data: sl, itemStyle: { color: COLORS[0] },
             label: { show: $('#slopes-chart').clientWidth / sl.length >= 48, position: 'top', color: '#1b1b1b', formatter: (p) => fmt(p.value, 3) } }],
     }), true);
@@ -108,7 +108,7 @@ function barsRender() {
         tooltip: { trigger: 'axis', valueFormatter: (v) => fmt(v, 3) },
         color: ['#6b7280', COLORS[0], COLORS[2], COLORS[1]],
         xAxis: axis({ type: 'category', data: keys, axisLabel: { color: '#333', interval: 0, fontSize: 11 } }),
-        yAxis: axis({ type: 'value', max: 1 }),
+        yAxis: axis({ type: 'value', max: 1, ...yTitle(t('ax.weight')) }),
         series: x.w.map((w, i) => ({ name: names[i], type: 'bar', data: w })),
     }), true);
     // Table headers: "key 0 (distance 3)" on two lines, so the table fits its half-width panel.
@@ -126,7 +126,7 @@ function barsRender() {
         putNum(td, v, 3);
         return td;
     })));
-    $('#bars-scores').replaceChildren(h('caption', {}, t('bars.scores')), h('thead', {}, head.cloneNode(true)),
+    $('#bars-scores').replaceChildren(h('thead', {}, head.cloneNode(true)),
         h('tbody', {}, srows));
 }
 

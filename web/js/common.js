@@ -5,6 +5,9 @@ import { range } from './ui.js';
 /** The learned table the demo reads (created by the daemon's data directory). */
 export const TABLE = 'demo-512x64';
 
+/** A y-axis title drawn above the axis, left-aligned (every chart's y-axis says what it measures). */
+export const yTitle = (name) => ({ name, nameLocation: 'end', nameTextStyle: { align: 'left', color: '#333', fontSize: 12 } });
+
 /** Numbers in charts' tooltips and labels. */
 export const tip = (x) => fmt(x, 4);
 

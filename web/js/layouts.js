@@ -44,24 +44,25 @@ function layRender() {
         putNum(td, v, 3);
         return td;
     };
-    const head = h('tr', {}, ['i', 'q_i', t('lay.pairIl'), t('lay.rotIl', { p: x.p }), t('lay.pairHf'),
-        t('lay.rotHf', { p: x.p })].map((c) => h('th', { scope: 'col' }, c)));
+    const head = [h('tr', {}, h('th', { colSpan: 2 }, ''), h('th', { scope: 'colgroup', colSpan: 2 }, 'interleaved'),
+        h('th', { scope: 'colgroup', colSpan: 2 }, 'half')),
+    h('tr', {}, ['i', 'qᵢ', t('lay.pair'), t('lay.at', { p: x.p }), t('lay.pair'), t('lay.at', { p: x.p })]
+        .map((c) => h('th', { scope: 'col' }, c)))];
     const rows = Q.map((q, i) => h('tr', {}, h('th', { scope: 'row' }, String(i)), h('td', {}, String(q)),
         h('td', {}, pairIl(i)), cell(il.q_rotated[0][i], `lay-il-${i}`), h('td', {}, pairHf(i)),
         cell(hf.q_rotated[0][i], `lay-hf-${i}`)));
     const ri = il.q_rotated[0], rh = hf.q_rotated[0];
     const c = il.cos[0], s = il.sin[0];
     const rot = (j) => cx(c[j], s[j]);
-    const forms = h('tr', {}, h('td', { colSpan: 6, class: 'forms' }));
-    forms.firstChild.innerHTML = t('lay.complex', {
+    $('#lay-forms').innerHTML = '<p>' + t('lay.complex', {
         z0: cx(Q[0], Q[1]), z1: cx(Q[2], Q[3]), e0: rot(0), e1: rot(1), r0: cx(ri[0], ri[1]), r1: cx(ri[2], ri[3]),
-    }) + '<br>' + t('lay.half', {
+    }) + '</p><p>' + t('lay.half', {
         z0: cx(Q[0], Q[2]), z1: cx(Q[1], Q[3]), r0: cx(rh[0], rh[2]), r1: cx(rh[1], rh[3]),
         rh: `(${[-Q[2], -Q[3], Q[0], Q[1]].map((v) => fmt(v, 0)).join(', ')})`,
         c: `(${[c[0], c[1], c[0], c[1]].map((v) => fmt(v, 3)).join(', ')})`,
         s: `(${[s[0], s[1], s[0], s[1]].map((v) => fmt(v, 3)).join(', ')})`,
-    });
-    $('#lay-table').replaceChildren(h('thead', {}, head), h('tbody', {}, rows, forms));
+    }) + '</p>';
+    $('#lay-table').replaceChildren(h('thead', {}, head), h('tbody', {}, rows));
     const n = (r, i) => Math.sqrt(r.scores[i][i]);
     const b = (id, v) => `<b data-testid="lay-norm-${id}" data-value="${v}">${fmt(v, 3)}</b>`;
     $('#lay-norm').innerHTML = t('lay.norm', { q: b('q', n(il, 1)), il: b('il', n(il, 0)), hf: b('hf', n(hf, 0)) });

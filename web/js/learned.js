@@ -2,7 +2,7 @@
 import { api, ApiError, track, latest, fmt, $, $$, chart, baseOption, axis, extent, COLORS } from './util.js';
 import { t, onLang } from './i18n.js';
 import { guarded, bindRange } from './ui.js';
-import { TABLE, tip, legendTop, heatOption } from './common.js';
+import { TABLE, tip, legendTop, heatOption, yTitle } from './common.js';
 
 
 const learned = { table: null, ext: {}, available: true, g: latest() };
@@ -80,7 +80,8 @@ function extRender() {
     const [lo, hi] = extent(learned.table.matrix);
     const A = Math.ceil(Math.max(-lo, hi) * 100) / 100; // one scale for both windows
     const yAxis = (i) => axis({ type: 'value', gridIndex: i, min: -A, max: A,
-        axisLabel: { color: '#333', formatter: (v) => fmt(v, 2), show: i === 0 } });
+        axisLabel: { color: '#333', formatter: (v) => fmt(v, 2), show: i === 0 },
+        ...(i === 0 ? yTitle(t('ext.yname', { d })) : {}) });
     let opt;
     if (mode === 'copy') {
         // Two windows side by side: the table's first rows, and the copied rows past its end.

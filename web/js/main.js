@@ -48,7 +48,16 @@ function whenNear(io, el, load, charts = true) {
     io.observe(el);
 }
 
+/** The height of the header's first row, which scrolls away above the sticky contents row on phones. */
+function trackHeaderRow() {
+    const row = $('.top-in');
+    const set = () => document.documentElement.style.setProperty('--tophead', `${row.offsetHeight}px`);
+    new ResizeObserver(set).observe(row);
+    set();
+}
+
 async function main() {
+    trackHeaderRow();
     for (const b of $$('[data-lang]'))
         b.addEventListener('click', () => setLang(b.dataset.lang));
     setLang(initialLang(), false);

@@ -2,7 +2,7 @@
 import { api, track, latest, fmt, putNum, $, $$, h, chart, baseOption, axis, s, arrow, arrowMarker } from './util.js';
 import { t, onLang } from './i18n.js';
 import { guarded, bindRange } from './ui.js';
-import { tip, legendTop } from './common.js';
+import { tip, legendTop, yTitle } from './common.js';
 
 
 const rope = { rot: null, w1: null, w2: null, decay: null, gRot: latest(), gDecay: latest() };
@@ -154,9 +154,8 @@ function decayRender() {
         tooltip: { trigger: 'axis', valueFormatter: tip },
         xAxis: axis({ type: 'value', name: t('ax.dist'), nameLocation: 'middle', nameGap: 28, min: 0,
             max: 'dataMax' }),
-        yAxis: axis({ type: 'value', max: 1, name: t('ax.decay'), nameLocation: 'end',
-            nameTextStyle: { align: 'left', color: '#333' } }),
-        aria: { enabled: true, label: { description: t('decay.aria', f) } },
+        yAxis: axis({ type: 'value', max: 1, ...yTitle(t('ax.decay')) }),
+        aria: { label: { description: t('aria.general') + t('decay.aria', f) } },
         series: [
             { name: t('decay.ub'), type: 'line', showSymbol: false, lineStyle: { width: 2.5 },
                 data: rope.decay.map((e) => [e.distance, e.upper_bound]) },

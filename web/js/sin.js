@@ -134,11 +134,12 @@ function linRender() {
         return td;
     };
     const names = ['sin(pω₀)', 'cos(pω₀)', 'sin(pω₁)', 'cos(pω₁)'];
-    const head = h('tr', {}, h('th', { scope: 'col' }, ''), h('th', { scope: 'col', colSpan: 4 },
-        t('lin.M', { k: x.k })), h('th', { scope: 'col' }, t('lin.pe', { p: x.p })), h('th', { scope: 'col' },
-        t('lin.mpe')), h('th', { scope: 'col' }, t('lin.pek', { q: x.p + x.k })));
+    // M on its own (4 × 4), then the vectors: two narrow tables that sit side by side or stack on a phone
+    $('#lin-m').replaceChildren(h('caption', {}, t('lin.M', { k: x.k })),
+        h('tbody', {}, M.map((row, i) => h('tr', {}, row.map((m, j) => cell(m, `lin-m-${i}-${j}`, m === 0 ? 'zero' : 'm'))))));
+    const head = h('tr', {}, h('th', { scope: 'col' }, ''), h('th', { scope: 'col' }, t('lin.pe', { p: x.p })),
+        h('th', { scope: 'col' }, t('lin.mpe')), h('th', { scope: 'col' }, t('lin.pek', { q: x.p + x.k })));
     const rows = M.map((row, i) => h('tr', {}, h('th', { scope: 'row' }, names[i]),
-        row.map((m, j) => cell(m, `lin-m-${i}-${j}`, m === 0 ? 'zero' : 'm')),
         cell(x.pe[i], `lin-pe-${i}`), cell(prod[i], `lin-mpe-${i}`, 'calc'), cell(x.pek[i], `lin-pek-${i}`)));
     $('#lin-table').replaceChildren(h('thead', {}, head), h('tbody', {}, rows));
 }

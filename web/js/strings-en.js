@@ -150,8 +150,8 @@ export const en = {
     'decay.hd': 'head_dim',
     'decay.base': 'base',
     'decay.max': 'Max distance',
-    'decay.ub': 'RoFormer Fig. 2 curve: Σ|S_j|, scaled to 1 at distance 0',
-    'decay.mc': 'mean of cos(r·θⱼ) = score of q = k = (1, …, 1) ÷ d',
+    'decay.ub': 'RoFormer Fig. 2 curve (Σ|S_j|, 1 at 0)',
+    'decay.mc': 'mean cos(r·θⱼ) (a score ÷ d)',
     'ax.dist': 'relative distance r',
     'ax.decay': 'scaled to 1 at distance 0',
     'decay.note': 'These are two different quantities. RoFormer\'s inequality (§3.4.3) reads |score| ≤ ' +
@@ -197,7 +197,7 @@ export const en = {
     'cls.short': 'short list',
     'cls.long': 'long list',
     'cls.unchanged': 'no classes',
-    'sc.name.default': 'default',
+    'sc.name.default': 'none (plain RoPE)',
     'sc.name.linear': 'linear (PI)',
     'sc.name.ntk': 'NTK',
     'sc.name.dynamic': 'dynamic NTK',
@@ -500,10 +500,6 @@ export const en = {
         'Face Llama and most others) writes q′ = q ⊙ cos + rotate_half(q) ⊙ sin. The same q gives different vectors ' +
         'under the two, so weights and layout must match. Below: head_dim 4, base 100 (θ = 1, 0.1), q = (1, 2, 3, 4).',
     'lay.pos': 'Position p',
-    'lay.pairIl': 'interleaved pair',
-    'lay.rotIl': 'interleaved, position {p}',
-    'lay.pairHf': 'half pair',
-    'lay.rotHf': 'half, position {p}',
     'lay.complex': 'interleaved (complex form): z₀ = {z0}, z₁ = {z1}; e<sup>i·p·θ₀</sup> = {e0}, e<sup>i·p·θ₁</sup> = {e1}; ' +
         'rotated, z₀·e<sup>i·p·θ₀</sup> = {r0}, z₁·e<sup>i·p·θ₁</sup> = {r1}.',
     'lay.half': 'half (rotate_half form): pairs (q₀, q₂), (q₁, q₃), i.e. z₀ = {z0}, z₁ = {z1}; rotate_half(q) = {rh}; ' +
@@ -548,4 +544,16 @@ export const en = {
     'term.softmax.d': 'Turns scores into weights that sum to 1; adding one constant to every score changes nothing.',
     'term.headdim': 'head_dim',
     'term.headdim.d': 'The query/key size of one attention head. RoPE turns head_dim/2 pairs.',
+    'ax.weight': 'weight',
+    'ax.relval': 'added to the score',
+    'ext.yname': 'value of dim {d}',
+    'aria.general': 'A chart. ',
+    'aria.s.count': '{seriesCount} series. ',
+    'aria.s.name': 'series "{seriesName}": ',
+    'aria.d.all': 'values: ',
+    'aria.d.part': 'first {displayCnt} values: ',
+    'alibi.r.press': 'paper (press)',
+    'alibi.r.mpt': 'MPT (mpt)',
+    'lay.pair': 'pair',
+    'lay.at': 'at {p}',
 };

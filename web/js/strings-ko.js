@@ -141,13 +141,13 @@ export const ko = {
         '<b>뒤</b>에 있는 (3, 5)는 차이가 −2라서 전혀 다른 점수입니다: RoPE는 앞뒤 방향도 구분합니다.',
     'ex2.title': '연습 2',
     'ex2.q': 'q = k = (1, 0), θ = 0.5일 때 위치 (10, 4)의 점수는? 아래 막대로 m과 n을 옮겨 확인해 보세요.',
-    'ex2.a': '차이 6칸 → cos(3) ≈ {v}. 위치 (6, 0)도 {w}로 같습니다.',
+    'ex2.a': '차이 6칸 → cos(3) ≈ {v}. 위치 (6, 0)의 점수도 {w}입니다.',
     'decay.title': '거리에 따른 감쇠 (RoFormer 그림 2)',
     'decay.hd': 'head_dim',
     'decay.base': 'base',
     'decay.max': '최대 거리',
-    'decay.ub': 'RoFormer 그림 2의 곡선: Σ|S_j| (거리 0에서 1로 맞춤)',
-    'decay.mc': 'cos(r·θⱼ)의 평균 = q = k = (1, …, 1)의 점수 ÷ d',
+    'decay.ub': 'RoFormer 그림 2 곡선 (Σ|S_j|, 0에서 1)',
+    'decay.mc': 'cos(r·θⱼ) 평균 (실제 점수 ÷ d)',
     'ax.dist': '상대 거리 r',
     'ax.decay': '거리 0에서 1로 맞춘 값',
     'decay.note': '두 곡선은 서로 다른 양입니다. RoFormer(3.4.3절)의 부등식은 |점수| ≤ (max<sub>j</sub> |h<sub>j+1</sub> − ' +
@@ -190,7 +190,7 @@ export const ko = {
     'cls.short': '짧은 목록',
     'cls.long': '긴 목록',
     'cls.unchanged': '구간 없음',
-    'sc.name.default': '기본',
+    'sc.name.default': '없음 (기본 RoPE)',
     'sc.name.linear': '선형 보간 (PI)',
     'sc.name.ntk': 'NTK',
     'sc.name.dynamic': '동적 NTK',
@@ -235,7 +235,7 @@ export const ko = {
     'alibi.pow2': '헤드 {n}개: 2의 거듭제곱이므로 기울기는 2<sup>−8/{n}</sup> ≈ {s0}에서 시작해 같은 비율로 줄어듭니다 ' +
         '(마지막 값 {last}).',
     'alibi.mixed': '헤드 {n}개는 2의 거듭제곱이 아닙니다. ALiBi 저자들의 코드(BLOOM도 같음)는 {n}보다 작은 가장 큰 2의 ' +
-        '거듭제곱 p = {p}의 등비수열 {s0}, …, {last}를 먼저 쓰고, 나머지 {rest}개는 헤드 {p2}개용 수열 ' +
+        '거듭제곱 p = {p}의 등비수열({s0}, …, {last})을 먼저 쓰고, 나머지 {rest}개는 헤드 {p2}개용 수열 ' +
         '2<sup>−8k/{p2}</sup>에서 홀수 번째(k = 1, 3, 5, …) 값만 가져옵니다: {extra}. 그래서 {last} 다음 막대의 값이 ' +
         '다시 커져 {jump}입니다. 전체는 한 등비수열이 아니라 두 수열을 이어 붙인 것입니다.',
     'alibi.mpt': 'MPT 규칙은 alibi_bias_max = 8(기본값)이면 같은 기울기를 냅니다.',
@@ -296,7 +296,7 @@ export const ko = {
     'cmp.m.t5': 'T5 상대 버킷',
     'cmp.sin.in': '벡터 있음, 학습 범위 안 (처음 두 값 {a}, {b})',
     'cmp.sin.out': '벡터는 계산되지만 (처음 두 값 {a}, {b}) 모델은 학습 중 이 위치를 본 적이 없습니다',
-    'cmp.learned.in': '행 {p}가 표에 있음',
+    'cmp.learned.in': '표에 있는 행: {p}',
     'cmp.learned.out': '행 없음 — 서버가 422로 거절 ({detail})',
     'cmp.learned.detail': '위치 {pos}, 표의 행 {rows}개',
     'cmp.learned.na': '이 서버에서는 사용할 수 없음',
@@ -373,8 +373,8 @@ export const ko = {
     'grid.row.origin': '왼쪽 위',
     'grid.row.swap1': '이웃 ①',
     'grid.row.swap2': '이웃 ②',
-    'grid.swap': '이웃 ①(Δ = {d1})과 이웃 ②(Δ = {d2})는 쿼리에서 똑같이 √5만큼 떨어져 있습니다. axial은 {a}와 {b}, ' +
-        'mixed는 {c}와 {d}를 줍니다.',
+    'grid.swap': '이웃 ①(Δ = {d1})과 이웃 ②(Δ = {d2})는 쿼리에서 똑같이 √5만큼 떨어져 있습니다. axial의 점수는 {a}, {b}이고 ' +
+        'mixed의 점수는 {c}, {d}입니다.',
     'grid.swap.tie': 'axial이 둘을 구분하지 못하는 까닭: 지금 q는 행 짝과 열 짝의 길이가 같고 두 축의 주파수도 같아서, ' +
         '행과 열을 맞바꿔도 점수가 그대로입니다.',
     'grid.notice': '<b>눈여겨볼 점.</b> ① axial 지도는 가로 띠와 세로 띠가 겹친 격자무늬입니다. axial 점수는 ' +
@@ -473,10 +473,6 @@ export const ko = {
         '씁니다. 같은 q라도 두 배치는 서로 다른 벡터를 내므로, 가중치와 배치가 맞아야 합니다. 아래는 head_dim 4, base 100 ' +
         '(θ = 1, 0.1), q = (1, 2, 3, 4)입니다.',
     'lay.pos': '위치 p',
-    'lay.pairIl': 'interleaved 짝',
-    'lay.rotIl': 'interleaved, 위치 {p}',
-    'lay.pairHf': 'half 짝',
-    'lay.rotHf': 'half, 위치 {p}',
     'lay.complex': 'interleaved (복소수 꼴): z₀ = {z0}, z₁ = {z1}; e<sup>i·p·θ₀</sup> = {e0}, e<sup>i·p·θ₁</sup> = {e1}; ' +
         '돌린 뒤 z₀·e<sup>i·p·θ₀</sup> = {r0}, z₁·e<sup>i·p·θ₁</sup> = {r1}.',
     'lay.half': 'half (rotate_half 꼴): 짝은 (q₀, q₂), (q₁, q₃), 곧 z₀ = {z0}, z₁ = {z1}; rotate_half(q) = {rh}; ' +
@@ -515,7 +511,7 @@ export const ko = {
     'term.bucket': '버킷 (bucket)',
     'term.bucket.d': 'T5가 상대 거리를 묶는 칸. 가까운 거리는 하나씩, 먼 거리는 로그 간격으로 묶고, max_distance 너머는 한 칸입니다.',
     'term.interp': '보간 (interpolation)',
-    'term.interp.d': '긴 입력의 위치를 학습 범위 안으로 줄여 넣는 것. PI는 모든 짝을, YaRN과 Llama 3는 느린 짝만 늦춥니다.',
+    'term.interp.d': '긴 입력의 위치를 학습 범위 안으로 줄여 넣는 것. PI는 모든 짝을 늦추고, YaRN과 Llama 3 방식은 느린 짝만 늦춥니다.',
     'term.softmax': '소프트맥스 (softmax)',
     'term.softmax.d': '점수를 합이 1인 가중치로 바꾸는 함수. 점수에 같은 값을 더해도 결과는 같습니다.',
     'term.headdim': 'head_dim',
@@ -530,4 +526,16 @@ export const ko = {
     'pb.overloaded': '서버가 바쁩니다. 잠시 뒤 다시 해 보세요.',
     'pb.shutting-down': '서버가 멈추는 중입니다.',
     'pb.other': '서버가 요청을 거절했습니다 (상태 코드 {status}, 항목 {pointer}).',
+    'ax.weight': '가중치',
+    'ax.relval': '점수에 더해지는 값',
+    'ext.yname': '차원 {d}의 값',
+    'aria.general': '차트입니다. ',
+    'aria.s.count': '계열 {seriesCount}개. ',
+    'aria.s.name': '계열 "{seriesName}": ',
+    'aria.d.all': '값: ',
+    'aria.d.part': '처음 {displayCnt}개 값: ',
+    'alibi.r.press': '논문 (press)',
+    'alibi.r.mpt': 'MPT (mpt)',
+    'lay.pair': '짝',
+    'lay.at': '위치 {p}',
 };
