@@ -79,12 +79,13 @@ function rotRender() {
     $('#rope-svg').replaceChildren(svg);
 }
 
+/** A table of (m, n), m − n and the score; `scores[i]` belongs to pairs[i]. */
 function scoreTable(el, pairs, scores, prefix) {
     const head = h('tr', {}, h('th', { scope: 'col' }, t('rope.col.pos')), h('th', { scope: 'col' }, t('rope.col.diff')),
         h('th', { scope: 'col' }, t('rope.col.score')));
     const rows = pairs.map(([m, n], i) => {
         const td = h('td', { 'data-testid': `${prefix}-${m}-${n}` });
-        putNum(td, scores[i][i], 3);
+        putNum(td, scores[i], 3);
         return h('tr', {}, h('th', { scope: 'row' }, `(${m}, ${n})`), h('td', {}, String(m - n).replace('-', '\u2212')),
             td);
     });
@@ -94,14 +95,23 @@ function scoreTable(el, pairs, scores, prefix) {
 const W1 = [[2, 0], [5, 3], [4, 0]];
 const W2 = [[0, 0], [2, 0], [5, 3], [9, 7], [3, 5]];
 
+/**
+ * Both score tables in one request: q and k rows (1, 0) for ①'s pairs, then (1, 2) and (3, 1) for ②'s;
+ * row i of q meets row i of k, so the diagonal of scores holds the tables.
+ */
+function workedBody() {
+    const rows = (v, n) => Array.from({ length: n }, () => v);
+    return { head_dim: 2, inv_freq: [THETA], q: [...rows([1, 0], W1.length), ...rows([1, 2], W2.length)],
+        k: [...rows([1, 0], W1.length), ...rows([3, 1], W2.length)],
+        q_positions: [...W1, ...W2].map((p) => p[0]), k_positions: [...W1, ...W2].map((p) => p[1]) };
+}
+
 async function workedFetch() {
-    const b1 = { head_dim: 2, inv_freq: [THETA], q: [1, 0], k: [1, 0], q_positions: W1.map((p) => p[0]),
-        k_positions: W1.map((p) => p[1]) };
-    const b2 = { head_dim: 2, inv_freq: [THETA], q: [1, 2], k: [3, 1], q_positions: W2.map((p) => p[0]),
-        k_positions: W2.map((p) => p[1]) };
-    const [r1, r2] = await Promise.all([api('/rope', b1, $('#rope-w1-req')), api('/rope', b2, $('#rope-w2-req'))]);
-    rope.w1 = r1.scores;
-    rope.w2 = r2.scores;
+    const r = await api('/rope', workedBody(), $('#rope-w1-req'));
+    $('#rope-w2-req').textContent = $('#rope-w1-req').textContent;
+    const diag = r.scores.map((row, i) => row[i]);
+    rope.w1 = diag.slice(0, W1.length);
+    rope.w2 = diag.slice(W1.length);
     workedRender();
 }
 

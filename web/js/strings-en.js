@@ -556,4 +556,5 @@ export const en = {
     'alibi.r.mpt': 'MPT (mpt)',
     'lay.pair': 'pair',
     'lay.at': 'at {p}',
+    'slow.shared': 'the same request as the bands chart\'s "no scaling" one: its answer is reused',
 };

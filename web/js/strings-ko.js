@@ -538,4 +538,5 @@ export const ko = {
     'alibi.r.mpt': 'MPT (mpt)',
     'lay.pair': '짝',
     'lay.at': '위치 {p}',
+    'slow.shared': '위 주파수 대역 그림의 "스케일링 없음" 요청과 같아서 그 응답을 씁니다',
 };
