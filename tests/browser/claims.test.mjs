@@ -3,7 +3,8 @@
 //
 //  - RoPE decay: the thick curve is RoFormer's normalised Σ|S_j|, no bound on the score: the page counts the
 //    distances where mean_cos lies above it and names the first negative distance (or says there is none);
-//  - scaling panel: the legend gives each class's slow-down range, plain inv_freq / scaled inv_freq;
+//  - scaling panel: the legend gives each class's slow-down range, plain inv_freq / scaled inv_freq; the angle
+//    budget counts the pairs that meet angles unseen in training, without and with the scaling;
 //  - ALiBi slopes: a power of two is one geometric sequence; otherwise two interleaved ones (12 heads:
 //    1/2 … 1/256, then 2^(−1/2), 2^(−3/2), … — the 0.707 bar after 0.004).
 import { test } from 'node:test';
@@ -84,6 +85,21 @@ async function checkBands(page, lang) {
         }
         if (lang === 'ko')
             assert.doesNotMatch(legend, /[A-Za-z]{4,}/, `English left in the Korean legend: ${legend}`);
+        // the angle budget: pairs under one turn in training (L = 4096) that turn further at N = 16384
+        const L = 4096, N = 16384;
+        const trained = p.bands.map((b) => L / b.wavelength);
+        const unseen = (bands) => bands.filter((b, j) => trained[j] < 1 && N / b.wavelength > trained[j] * (1 + 1e-12))
+            .length;
+        const note = page.locator('[data-testid="budget-note"]');
+        assert.equal(await note.getAttribute('data-unseen-plain'), String(unseen(p.bands)), `${type} budget, plain`);
+        assert.equal(await note.getAttribute('data-unseen-scaled'), String(unseen(r.bands)), `${type} budget, scaled`);
+        // without scaling every pair slower than L (wavelength > 4096: 18 of 64 at base 10000) meets new angles;
+        // PI by 8 ≥ N/L brings every one back
+        assert.equal(unseen(p.bands), p.bands.filter((b) => b.wavelength > L).length);
+        if (type === 'linear')
+            assert.equal(unseen(r.bands), 0);
+        const nt = (await note.textContent()).replace(/\s+/g, ' ');
+        assert.ok(nt.includes(`${unseen(p.bands)}`) && nt.includes(`${unseen(r.bands)}`), nt);
     }
 }
 

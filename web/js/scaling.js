@@ -2,6 +2,7 @@
 import { api, ApiError, track, latest, fmtInt, fmtSig, $, h, chart, baseOption, axis, COLORS } from './util.js';
 import { t, getLang, onLang } from './i18n.js';
 import { range, guarded, bindRange, problemText } from './ui.js';
+import { budgetRender } from './budget.js';
 
 const scl = { bands: null, cfg: null, slow: null, gBands: latest(), gCfg: latest() };
 
@@ -35,7 +36,7 @@ async function bandsFetch() {
     $('#bands-req').textContent = `POST /rope\n${JSON.stringify(body)}\n\nPOST /rope\n${JSON.stringify(plain)}`;
     if (!scl.gBands.ok(tok))
         return;
-    scl.bands = { type, orig, r, p, hd, base };
+    scl.bands = { type, orig, cur, r, p, hd, base };
     bandsRender();
 }
 
@@ -123,6 +124,7 @@ function bandsRender() {
     const sum = $('#bands-sum');
     sum.textContent = t('bands.summary', { af: fmtSig(x.r.attention_factor, 5), classes: classTally(x.r.bands, x.p.bands) });
     sum.dataset.type = x.type;
+    budgetRender(x);
 }
 
 const PRESETS = {

@@ -557,4 +557,18 @@ export const en = {
     'lay.pair': 'pair',
     'lay.at': 'at {p}',
     'slow.shared': 'the same request as the bands chart\'s "no scaling" one: its answer is reused',
+    'budget.title': 'The angle budget: how far each pair turned in training, and at a long position',
+    'budget.p': 'Per pair, the turns made up to the training length L (L / wavelength) against the turns at position ' +
+        'N (N / wavelength). A pair that turned at least once in training has seen every angle; a slow pair that ' +
+        'never completed a turn only saw angles up to L·θ, and turning further at N shows it an angle it never saw. ' +
+        'The scalings slow such pairs back within their training range. L is "Original length", N is "Current length".',
+    'ax.turns': 'turns (log)',
+    'budget.trained': 'in training (L = {L})',
+    'budget.plain': 'at N = {N}, no scaling',
+    'budget.scaled': 'at N = {N}, {type}',
+    'budget.one': 'one turn',
+    'budget.note': 'Pairs that made less than one turn in training and turn further at N = {N}: {a} without scaling, ' +
+        '{b} with {type}.',
+    'budget.temp': 'attention_factor = {af}: Hugging Face multiplies cos and sin by it, so q·k scores grow {af2}-fold ' +
+        '(YaRN\'s temperature correction).',
 };
