@@ -11,178 +11,18 @@
 // /t5/buckets, /alibi and /attention calls), no console errors except the 422s the page provokes on purpose,
 // no request to any host but 127.0.0.1, no horizontal overflow at phone width.
 // Screenshots of every section (ko and en, 1280x800 and 390x844) go to tests/artifacts/browser/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import {
+    useDaemon, url, ART, CHROMIUM, ARGS, DESKTOP, PHONE, open, ready, settle, assertClean, num, expectNum,
+    openDetails, chartPoints, seriesCount, shoot, post, shownBodies, near,
+} from './lib.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, '..', '..');
-const ART = path.join(ROOT, 'tests', 'artifacts', 'browser');
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const SECTIONS = ['why', 'sin', 'learned', 'rope', 'alibi', 'compare', 'grid', 'rel'];
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-
-let base = process.env.POSENC_URL || '';
-let daemon = null;
-
-/** Starts posencd on 127.0.0.1 with --port 0 and resolves with its URL (from "listening on URL"). */
-function startDaemon() {
-    const bin = process.env.POSENC_BIN || path.join(ROOT, 'build', 'posencd');
-    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'posenc-data-'));
-    daemon = spawn(bin, ['--bind', '127.0.0.1', '--port', '0', '--web-dir', path.join(ROOT, 'web'),
-        '--spec', path.join(ROOT, 'openapi.yaml'), '--data-dir', data], { stdio: ['ignore', 'pipe', 'pipe'] });
-    return new Promise((resolve, reject) => {
-        let seen = '';
-        const timer = setTimeout(() => reject(new Error(`posencd did not start: ${seen}`)), 10000);
-        const onData = (b) => {
-            seen += b.toString();
-            const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-            if (m) {
-                clearTimeout(timer);
-                resolve(m[1]);
-            }
-        };
-        daemon.stdout.on('data', onData);
-        daemon.stderr.on('data', onData);
-        daemon.on('exit', (code) => reject(new Error(`posencd exited (${code}): ${seen}`)));
-    });
-}
-
-before(async () => {
-    fs.mkdirSync(ART, { recursive: true });
-    if (!base)
-        base = await startDaemon();
-    base = base.replace(/\/$/, '');
-    assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/, 'the demo must be served from 127.0.0.1');
-});
-
-after(() => {
-    if (daemon)
-        daemon.kill('SIGTERM');
-});
-
-/**
- * Opens the demo in a fresh chromium profile. Records console errors, page errors, failed responses and
- * every request; requests to any host other than 127.0.0.1 are aborted and recorded as offences.
- */
-async function open(locale, viewport) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posenc-chromium-'));
-    const ctx = await chromium.launchPersistentContext(dir, {
-        executablePath: CHROMIUM, headless: true, args: ARGS, locale, viewport, deviceScaleFactor: 1,
-        reducedMotion: 'reduce',
-    });
-    const page = ctx.pages()[0] || await ctx.newPage();
-    const log = { console: [], pageErrors: [], badResponses: [], foreign: [], requests: 0, expected: [] };
-    await ctx.route('**/*', (route) => {
-        const u = new URL(route.request().url());
-        if ((u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '127.0.0.1') {
-            log.foreign.push(route.request().url());
-            return route.abort();
-        }
-        return route.continue();
-    });
-    page.on('request', (r) => {
-        log.requests++;
-        const u = new URL(r.url());
-        if (u.protocol !== 'data:' && u.protocol !== 'blob:' && u.hostname !== '127.0.0.1')
-            log.foreign.push(r.url());
-    });
-    page.on('console', (m) => {
-        if (m.type() === 'error')
-            log.console.push({ text: m.text(), url: m.location().url || '' });
-    });
-    page.on('pageerror', (e) => log.pageErrors.push(String(e)));
-    page.on('response', (r) => {
-        if (r.status() >= 400)
-            log.badResponses.push({ path: new URL(r.url()).pathname, status: r.status() });
-    });
-    await page.goto(base + '/');
-    await ready(page);
-    return {
-        page, log,
-        /** Declares that `path` answering `status` is provoked on purpose from now on. */
-        expect(p, status) {
-            log.expected.push({ path: p, status });
-        },
-        async close() {
-            await ctx.close();
-            fs.rmSync(dir, { recursive: true, force: true });
-        },
-    };
-}
-
-/** Waits for the first full render and for every request and debounced update to settle. */
-async function ready(page) {
-    await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
-    await settle(page);
-}
-
-async function settle(page) {
-    await page.waitForFunction(() => document.documentElement.dataset.busy === '0', null, { timeout: 30000 });
-}
-
-/** Asserts the page stayed clean: no page errors, console errors only for the declared HTTP failures. */
-function assertClean(s) {
-    const ok = (p, st) => s.log.expected.some((e) => e.path === p && e.status === st);
-    assert.deepEqual(s.log.pageErrors, [], 'uncaught errors in the page');
-    assert.deepEqual(s.log.foreign, [], 'requests left 127.0.0.1');
-    assert.deepEqual(s.log.badResponses.filter((r) => !ok(r.path, r.status)), [], 'unexpected HTTP failures');
-    const stray = s.log.console.filter((c) => {
-        const m = /status of (\d+)/.exec(c.text);
-        return !(m && c.url && ok(new URL(c.url).pathname, +m[1]));
-    });
-    assert.deepEqual(stray, [], 'console errors');
-    assert.ok(s.log.requests > 20, `too few requests (${s.log.requests})`);
-}
-
-/** The text (true minus turned into '-') and data-value of the element with data-testid `id`. */
-async function num(page, id) {
-    const el = page.locator(`[data-testid="${id}"]`);
-    const text = (await el.textContent()).trim().replace(/\u2212/g, '-');
-    const value = Number(await el.getAttribute('data-value'));
-    return { text, value };
-}
-
-/** Asserts the rendered number `id` reads `want` (3 decimals as in the lesson) and its exact value is within 5e-4. */
-async function expectNum(page, id, want) {
-    const { text, value } = await num(page, id);
-    assert.equal(text, want, `${id} shows ${text}, want ${want}`);
-    assert.ok(Math.abs(value - Number(want)) <= 5e-4, `${id} value ${value} not ≈ ${want}`);
-}
-
-async function openDetails(page, sel) {
-    await page.locator(sel).evaluate((d) => { d.open = true; });
-}
-
-/** Number of data points in the first series of the ECharts chart in `sel` (0 when not drawn). */
-async function chartPoints(page, sel, series = 0) {
-    return page.locator(sel).evaluate((el, i) => {
-        const c = window.echarts.getInstanceByDom(el);
-        if (!c)
-            return 0;
-        const s = c.getOption().series[i];
-        return s && s.data ? s.data.length : 0;
-    }, series);
-}
-
-async function seriesCount(page, sel) {
-    return page.locator(sel).evaluate((el) => window.echarts.getInstanceByDom(el).getOption().series.length);
-}
-
-async function shoot(page, lang, vp) {
-    const tag = `${lang}-${vp.width}x${vp.height}`;
-    await page.screenshot({ path: path.join(ART, `${tag}-top.png`) });
-    for (const id of SECTIONS)
-        await page.locator('#' + id).screenshot({ path: path.join(ART, `${tag}-${id}.png`) });
-}
+useDaemon();
 
 /** Every worked number of the lesson, as rendered. The same in both languages. */
 async function checkLessonNumbers(page) {
@@ -213,8 +53,11 @@ async function checkLessonNumbers(page) {
         for (const [k, v] of row.entries())
             await expectNum(page, `bars-w${h}-k${k}`, v);
     }
-    // exercise 4: 600 tokens against the 512-row table
+    // exercise 4: not answered on load; its button sends 600 tokens against the 512-row table
     const msg = page.locator('[data-testid="ex4-message"]');
+    assert.equal((await msg.textContent()).trim(), '', 'exercise 4 is answered before its button is pressed');
+    await page.locator('#ex4-btn').click();
+    await settle(page);
     assert.equal(await msg.getAttribute('data-status'), '422');
     assert.equal(await msg.getAttribute('data-position'), '512');
     assert.equal(await msg.getAttribute('data-rows'), '512');
@@ -236,8 +79,8 @@ async function checkCharts(page) {
     assert.equal(await chartPoints(page, '#learned-heat'), 512 * 64);
     assert.equal(await chartPoints(page, '#ext-chart', 0), 512);
     assert.equal(await chartPoints(page, '#ext-chart', 1), 600);
-    assert.equal(await chartPoints(page, '#decay-chart', 0), 257);
-    assert.equal(await chartPoints(page, '#decay-chart', 1), 257);
+    assert.equal(await chartPoints(page, '#decay-chart', 0), 1025); // distances 0, 4, …, 4096
+    assert.equal(await chartPoints(page, '#decay-chart', 1), 1025);
     assert.equal(await chartPoints(page, '#bands-chart', 1), 64);
     assert.equal(await chartPoints(page, '#cfg-chart', 1), 64);
     assert.equal(await chartPoints(page, '#slopes-chart'), 8);
@@ -281,7 +124,7 @@ function langOf(page) {
 
 test('static files: content types, caching, favicon, vendored ECharts and its licence', async () => {
     const get = async (p) => {
-        const r = await fetch(base + p);
+        const r = await fetch(url() + p);
         return { status: r.status, type: r.headers.get('content-type'), cache: r.headers.get('cache-control'),
             body: await r.text() };
     };
@@ -289,7 +132,9 @@ test('static files: content types, caching, favicon, vendored ECharts and its li
     assert.equal(html.status, 200);
     assert.match(html.type, /^text\/html/);
     assert.equal(html.cache, 'no-cache');
-    const JS = ['/js/main.js', '/js/i18n.js', '/js/util.js', '/js/ui.js', '/js/grid2d.js', '/js/relative.js'];
+    const JS = ['/js/main.js', '/js/i18n.js', '/js/strings-ko.js', '/js/strings-en.js', '/js/util.js', '/js/ui.js',
+        '/js/common.js', '/js/why.js', '/js/sin.js', '/js/learned.js', '/js/rope.js', '/js/layouts.js', '/js/scaling.js',
+        '/js/alibi.js', '/js/compare.js', '/js/exercises.js', '/js/grid2d.js', '/js/relative.js'];
     for (const [p, type] of [...JS.map((j) => [j, /^text\/javascript/]), ['/style.css', /^text\/css/],
         ['/favicon.svg', /^image\/svg\+xml/], ['/vendor/echarts/echarts.min.js', /^text\/javascript/]]) {
         const r = await get(p);
@@ -462,20 +307,6 @@ for (const [lang, locale] of [['ko', 'ko-KR'], ['en', 'en-US']]) {
 
 // ---- 7. image grid and 8. relative methods: the page's numbers against direct API calls ----
 
-/** POSTs `body` to the daemon directly (not through the page) and returns the parsed JSON. */
-async function post(p, body) {
-    const r = await fetch(base + p, { method: 'POST', headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body) });
-    assert.equal(r.status, 200, `${p}: ${r.status}`);
-    return r.json();
-}
-
-/** The JSON bodies shown under "Show request" in `sel` (a <pre>), in order. */
-async function shownBodies(page, sel) {
-    const text = await page.locator(sel).textContent();
-    return text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-}
-
 // What the grid section is meant to send (written out here, not read from the page).
 const GRID_Q = [1, 0, 1, 0, 0.5, 0, 0.5, 0];
 const GRID_TURN30 = [[0.866, 0.0866, -0.5, -0.05], [0.5, 0.05, 0.866, 0.0866]];
@@ -510,7 +341,6 @@ async function query(page) {
     return [+(await page.locator('#grid-r').inputValue()), +(await page.locator('#grid-c').inputValue())];
 }
 
-const near = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} vs ${b}`);
 
 test('image grid: a clicked patch shows the daemon\'s scores; axial depends only on the offset', { timeout: 90000 },
     async () => {
@@ -714,7 +544,7 @@ test('without /learned (404) the learned section says so and the rest still work
             if (m.type() === 'error' && !/status of 404/.test(m.text()))
                 errors.push(m.text());
         });
-        await page.goto(base + '/');
+        await page.goto(url() + '/');
         await ready(page);
         assert.equal(await page.locator('[data-testid="learned-unavailable"]').isVisible(), true);
         assert.match(await page.locator('[data-testid="learned-unavailable"]').textContent(), /not available|no learned/i);

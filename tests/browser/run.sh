@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs the browser test of the teaching demo (tests/browser/demo.test.mjs) against a live posencd.
+# Runs the browser tests of the teaching demo (tests/browser/*.test.mjs) against a live posencd.
 #
 #   tests/browser/run.sh [path/to/posencd]        (default build/posencd; `make browser` builds it first)
 #
@@ -76,8 +76,8 @@ echo "browser: posencd at $URL (pid $PID), node $(node --version)"
 # ---- 4. the test
 TAP=$ART/results.tap
 rc=0
-POSENC_URL=$URL timeout 170 node --test --test-reporter=spec --test-reporter-destination=stdout \
-    --test-reporter=tap --test-reporter-destination="$TAP" "$HERE/demo.test.mjs" || rc=$?
+POSENC_URL=$URL timeout 420 node --test --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$TAP" "$HERE"/*.test.mjs || rc=$?
 pass=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$TAP" | tail -n 1)
 fail=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$TAP" | tail -n 1)
 if [ -z "$pass" ] || [ -z "$fail" ]; then

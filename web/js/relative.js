@@ -5,6 +5,7 @@
 import { api, latest, fmt, putNum, $, h, chart, baseOption, axis, COLORS } from './util.js';
 import { t, onLang } from './i18n.js';
 import { range, signed, guarded, bindRange } from './ui.js';
+import { yTitle } from './common.js';
 
 // T5: 8 buckets, 4 a direction; distances 0 and 1 exact, then log-spaced up to 16. The bias per bucket is
 // made up (T5 learns it); bucket 4 (a key after the query at distance 0) never occurs.
@@ -87,7 +88,8 @@ function barOption(el, m, x) {
                 (m === 't5' ? ` (${t('rel.bucket')} ${x.v.t5b[i]})` : '');
         } },
         xAxis: axis({ type: 'category', data: labels, name: t('ax.rel'), nameLocation: 'middle', nameGap: 26 }),
-        yAxis: axis({ type: 'value', axisLabel: { color: '#333', fontSize: 12, formatter: (v) => fmt(v, 1) } }),
+        yAxis: axis({ type: 'value', ...yTitle(t('ax.relval')),
+            axisLabel: { color: '#333', fontSize: 12, formatter: (v) => fmt(v, 1) } }),
         series: [series],
     });
 }

@@ -1,13 +1,29 @@
 // Page helpers shared by the demo's sections: error lines next to a widget, guarded renderers and
 // range sliders. Like util.js, nothing here computes an encoding.
 import { ApiError, debounce, $, h } from './util.js';
-import { t } from './i18n.js';
+import { t, getLang, STRINGS } from './i18n.js';
 
 /** 0 … n−1 (or from … from+n−1): indices for axes and requests, not numerics. */
 export const range = (n, from = 0) => Array.from({ length: n }, (_, i) => i + from);
 
 /** An integer offset with its sign: +2, 0, −3 (true minus sign). */
 export const signed = (d) => (d > 0 ? `+${d}` : String(d).replace('-', '\u2212'));
+
+/**
+ * The page's sentence for an API error: in English the server's own "pointer: message"; in Korean a sentence
+ * chosen by the problem type (urn:posenc:problem:CODE) naming the first error's JSON pointer, since the
+ * server's messages are English.
+ */
+export function problemText(e) {
+    const pb = e.problem || {};
+    const first = pb.errors && pb.errors[0];
+    const pointer = first ? first.pointer : '';
+    if (getLang() === 'en')
+        return t('err.generic', { msg: first ? `${pointer}: ${first.message}` : e.message });
+    const code = typeof pb.type === 'string' ? pb.type.split(':').pop() : '';
+    const key = STRINGS.ko['pb.' + code] ? 'pb.' + code : 'pb.other';
+    return t(key, { pointer: pointer || '/', status: e.status });
+}
 
 /** Shows an error next to `anchor` (a friendly line; the server's detail is kept). Clears it when e is null. */
 export function showError(anchor, e) {
@@ -22,8 +38,8 @@ export function showError(anchor, e) {
         return;
     }
     el.hidden = false;
-    el.textContent = e instanceof ApiError ? t('err.generic', { msg: e.message })
-        : t('err.network', { msg: e.message });
+    el.textContent = e instanceof ApiError ? problemText(e) : t('err.network', { msg: e.message });
+    el.dataset.detail = e instanceof ApiError ? e.message : '';
     if (!(e instanceof ApiError))
         console.warn(e);
 }

@@ -1,6 +1,8 @@
 // Shared helpers of the teaching demo: API calls, busy tracking, number formatting, charts, SVG.
 // Nothing here computes an encoding: every number drawn comes from the posencd API.
 
+import { t } from './i18n.js';
+
 /** Error thrown for a non-2xx answer; `problem` holds the problem+json body when there is one. */
 export class ApiError extends Error {
     constructor(status, problem) {
@@ -142,6 +144,26 @@ export const COLORS = ['#1f5fa8', '#c2410c', '#15803d', '#7e22ce', '#b91c1c', '#
 export const DIVERGING = ['#1e4f91', '#5b8fd0', '#c9dcf2', '#f7f7f7', '#f6cfb5', '#d9663a', '#8f2a0c'];
 
 const charts = new Set();
+let echartsLoading = null;
+
+/** Loads vendor/echarts/echarts.min.js once (a classic script); resolves when window.echarts exists. */
+export function loadCharts() {
+    if (window.echarts)
+        return Promise.resolve();
+    if (!echartsLoading) {
+        echartsLoading = new Promise((resolve, reject) => {
+            const el = document.createElement('script');
+            el.src = 'vendor/echarts/echarts.min.js';
+            el.onload = () => resolve();
+            el.onerror = () => {
+                echartsLoading = null;
+                reject(new Error('vendor/echarts/echarts.min.js did not load.'));
+            };
+            document.head.append(el);
+        });
+    }
+    return echartsLoading;
+}
 
 /** Creates (or reuses) an ECharts instance on `el`; resizes with its box. */
 export function chart(el) {
@@ -154,14 +176,28 @@ export function chart(el) {
     return c;
 }
 
-/** Base options shared by every chart: no animation (stable screenshots), readable fonts. */
+/**
+ * The description ECharts writes into a chart's aria-label, from templates in the page's language (its own
+ * templates are English). A chart may pass aria.label.description to say more.
+ */
+function ariaOption(extra) {
+    const label = { general: { withTitle: t('aria.general'), withoutTitle: t('aria.general') },
+        series: { maxCount: 6, single: { prefix: '', withName: t('aria.s.name'), withoutName: '' },
+            multiple: { prefix: t('aria.s.count'), withName: t('aria.s.name'), withoutName: '',
+                separator: { middle: ' ', end: ' ' } } },
+        data: { maxCount: 8, allData: t('aria.d.all'), partialData: t('aria.d.part'), withName: '{name} {value}',
+            withoutName: '{value}', separator: { middle: ', ', end: '. ' } } };
+    const own = extra && extra.aria && extra.aria.label;
+    return { enabled: true, label: { ...label, ...(own || {}) } };
+}
+
+/** Base options shared by every chart: no animation (stable screenshots), readable fonts, aria text. */
 export function baseOption(extra) {
     return Object.assign({
         animation: false,
         textStyle: { fontFamily: FONT, fontSize: 13, color: '#1b1b1b' },
         color: COLORS,
-        aria: { enabled: true },
-    }, extra);
+    }, extra, { aria: ariaOption(extra) });
 }
 
 /** Axis styling shared by the charts. */
