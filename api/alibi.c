@@ -1,5 +1,6 @@
 /*
- * api/alibi.c -- POST /alibi (api.md): ALiBi slopes, per-head biases and, optionally, attention.
+ * api/alibi.c -- POST /alibi (docs/api.md#alibi): ALiBi slopes, per-head biases and, optionally,
+ * attention.
  *
  * Request: num_heads; positions: seq_len (queries = keys = 0 .. seq_len-1) or query_positions +
  * key_positions (aliases q_positions / k_positions); mode causal (default) | symmetric; slopes:

@@ -1,7 +1,7 @@
 /*
  * api/api.h -- the JSON layer: request bytes in, status + body out. Pure functions, testable
- * without sockets (style R15). server/ owns HTTP; it calls api_handle_route() for every compute
- * route (api_handle() is the same for a bare handler, buffered, for tests).
+ * without sockets (docs/style.md#s16). server/ owns HTTP; it calls api_handle_route() for every
+ * compute route (api_handle() is the same for a bare handler, buffered, for tests).
  */
 #ifndef API_API_H
 #define API_API_H

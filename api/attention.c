@@ -1,7 +1,7 @@
 /*
- * api/attention.c -- POST /attention (api.md): q [T][d], k [T][d], optional v [T][dv], causal
- * (default false), scale (default 1/sqrt(d)), method (default "none") and the method's object
- * under the key of the same name → {scores, weights, output?, resolved}.
+ * api/attention.c -- POST /attention (docs/api.md#attention): q [T][d], k [T][d], optional v
+ * [T][dv], causal (default false), scale (default 1/sqrt(d)), method (default "none") and the
+ * method's object under the key of the same name → {scores, weights, output?, resolved}.
  *
  * This file owns the fields shared by every method and the pipeline (see attention_method.h):
  * per head, scores = scale * q'.k'^T + bias (null where masked), weights = masked softmax,
@@ -21,7 +21,7 @@
 /* method "none": plain scaled dot-product attention, no object, no hooks. */
 static const api_att_method METHOD_NONE = {.name = "none"};
 
-/* Every method name of the contract, in api.md's order; impl NULL = not available yet. */
+/* Every method name of the contract, in docs/api.md's order; impl NULL = not available yet. */
 static const struct {
     const char *name;
     const api_att_method *impl;

@@ -2,8 +2,8 @@
  * api/attention_alibi.c -- ALiBi (Press, Smith, Lewis, arXiv:2108.12409): the configuration
  * parser shared with POST /alibi, and /attention method "alibi" (one head per slope, bias
  * -m (i - j) causal / -m |i - j| symmetric added after the scaling; positions 0 .. T-1).
- * Slopes and biases come from core/alibi.h; definitions in ../shared/docs/bias-and-sinusoidal.md
- * §2.
+ * Slopes and biases come from core/alibi.h; definitions in
+ * docs/conventions.md#alibi.
  */
 #include <math.h>
 #include <stdint.h>

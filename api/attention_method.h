@@ -2,7 +2,7 @@
  * api/attention_method.h -- the per-method plug-in interface of POST /attention, and the
  * configuration parsers that /alibi and /t5/buckets share with their /attention methods.
  *
- * POST /attention (api.md) evaluates, for every head h of the method,
+ * POST /attention (docs/api.md#attention) evaluates, for every head h of the method,
  *   scores_h  = scale * scale_mult * q' k'^T + bias_h     (then the causal mask when `causal`)
  *   weights_h = row-wise masked softmax of scores_h
  *   output_h  = weights_h v (+ the method's own output term)
@@ -84,7 +84,7 @@ extern const api_att_method api_att_method_shaw;           /* attention_shaw.c *
 extern const api_att_method api_att_method_transformer_xl; /* attention_transformer_xl.c */
 
 /*
- * Writes a [rows][cols] row-major matrix whose PE_MASKED entries are written as null (api.md:
+ * Writes a [rows][cols] row-major matrix whose PE_MASKED entries are written as null (docs/api.md:
  * masked bias/score entries are null). Defined in api/attention.c.
  */
 void api_att_write_masked(wire_jw *w, const double *x, size_t rows, size_t cols);
@@ -93,7 +93,7 @@ void api_att_write_masked(wire_jw *w, const double *x, size_t rows, size_t cols)
 
 #define API_ALIBI_RULE_EXPLICIT (-1) /* `slopes` given instead of a rule */
 
-/* The validated ALiBi configuration (api.md POST /alibi). */
+/* The validated ALiBi configuration (docs/api.md#alibi). */
 typedef struct {
     size_t num_heads; /* H, 1 .. max_heads */
     int rule;         /* PE_ALIBI_PRESS, PE_ALIBI_MPT or API_ALIBI_RULE_EXPLICIT */

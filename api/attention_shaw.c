@@ -8,7 +8,7 @@
  * Row r(i, j) = clip(j - i, -K, K) + K (key minus query); the bias hook adds
  * scale * q_i . aK[r] to the scaled logits (so score = scale (q_i.k_j + q_i.aK)), the output hook
  * adds sum_j w_ij aV[r] to weights . v. Numbers from core/relative.h; the rules are in
- * ../shared/docs/rope-multiaxis.md §2. tensor2tensor itself needs dv = d; this method does not.
+ * docs/conventions.md#relative-attention. tensor2tensor itself needs dv = d; this method does not.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * (arXiv:1706.03762 §3.5; tensor2tensor / fairseq conventions as in POST /sinusoidal) added to q
  * and k (not v) at positions offset .. offset+T-1, then plain attention. Object (all optional):
  * {d_model (defaults to d, must equal d), base (> 1, default 10000), convention, layout, offset}.
- * Table rows from core/sinusoidal.h; definitions in ../shared/docs/bias-and-sinusoidal.md §1.
+ * Table rows from core/sinusoidal.h; definitions in docs/conventions.md#sinusoidal.
  */
 #include <math.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * shared with POST /t5/buckets, and /attention method "t5": a learned bias table
  * bias [num_buckets] (one head) or [H][num_buckets] read at bucket(key - query) and added to the
  * scaled logits. T5 itself uses scale 1 (send "scale": 1); the default is the request's 1/sqrt(d).
- * Buckets from core/t5.h; definitions in ../shared/docs/bias-and-sinusoidal.md §3.
+ * Buckets from core/t5.h; definitions in docs/conventions.md#t5-buckets.
  */
 #include <stdint.h>
 #include <stdlib.h>

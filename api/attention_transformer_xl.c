@@ -10,7 +10,7 @@
  * q by the transform hook, the position term is the bias hook. With causal false the keys after
  * the query use negative distances, as XLNet's bidirectional attention (HF modeling_xlnet.py
  * `rel_attn_core` @02fb0d2b4ec1) -- not Transformer-XL's `_rel_shift`, which is only right under
- * its causal mask. Numbers from core/relative.h; rules in ../shared/docs/rope-multiaxis.md §2.
+ * its causal mask. Numbers from core/relative.h; rules in docs/conventions.md#relative-attention.
  */
 #include <math.h>
 #include <stdint.h>

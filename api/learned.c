@@ -1,5 +1,5 @@
 /*
- * api/learned.c -- POST /learned (api.md "Learned tables"): rows of a stored learned position
+ * api/learned.c -- POST /learned (docs/api.md#tables): rows of a stored learned position
  * table. Request: table (name), positions | seq_len [+offset], extend ("error" default | "copy" |
  * "interpolate"), target_length (L >= 2; required by and only allowed with "interpolate").
  * Response: {shape [P, cols], positions, matrix [P][cols], resolved}.

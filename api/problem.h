@@ -1,9 +1,9 @@
 /*
- * api/problem.h -- request errors as RFC 9457 problem+json (see ../shared/docs/api.md, "Errors").
+ * api/problem.h -- request errors as RFC 9457 problem+json (see docs/api.md#errors).
  *
  * One table (API_PROBLEM_MAP) gives every problem code, its HTTP status and title; nothing else
- * maps codes to statuses. Filling a problem never allocates (style R5): field errors are kept in
- * fixed-size slots, and the first API_PROBLEM_MAX_ERRORS are reported.
+ * maps codes to statuses. Filling a problem never allocates (docs/style.md#s6): field errors are
+ * kept in fixed-size slots, and the first API_PROBLEM_MAX_ERRORS are reported.
  */
 #ifndef API_PROBLEM_H
 #define API_PROBLEM_H

@@ -1,12 +1,14 @@
 /*
  * api/req.h -- request validation helpers: typed getters that record a 422 with a JSON pointer for
- * every rule broken (style R5, R7), plus the service limits every handler enforces (style R9).
+ * every rule broken (docs/style.md#s6, docs/style.md#s7), plus the service limits every handler
+ * enforces (docs/style.md#s10).
  *
  * Getter convention: the field `key` of object `obj` (itself at pointer `base`, "" for the top
  * level) is read. Return 1 = present and valid (stored in *out), 0 = absent or JSON null (*out
  * untouched), -1 = invalid (an error naming "<base>/<key>" was recorded in pb; *out untouched).
- * Integer fields accept integral reals (4.0) and reject 4.5, "4" and booleans (api.md Conventions).
- * Arrays returned through pointers are malloc'd: the caller frees them, also after -1 (then NULL).
+ * Integer fields accept integral reals (4.0) and reject 4.5, "4" and booleans
+ * (docs/api.md#conventions). Arrays returned through pointers are malloc'd: the caller frees them,
+ * also after -1 (then NULL).
  */
 #ifndef API_REQ_H
 #define API_REQ_H
@@ -18,7 +20,7 @@
 #include "api/problem.h"
 #include "core/pe.h"
 
-/* Service limits (api.md "Limits"; flags and POSENC_* variables in server/config.c). */
+/* Service limits (docs/api.md#limits; flags and POSENC_* variables in server/config.c). */
 typedef struct {
     size_t max_body_bytes;      /* request body, bytes (16 MiB) */
     size_t max_table_bytes;     /* one stored table, bytes (256 MiB) */
@@ -50,7 +52,7 @@ void api_body_parse_failed(api_problem *pb, const struct api_arena *arena, const
 /* Work units of one transcendental evaluation (sin, cos, exp) relative to a multiply-add. */
 #define API_WORK_TRIG 32
 
-/* The defaults of api.md. */
+/* The defaults of docs/api.md. */
 void api_limits_default(api_limits *lim);
 
 /* Builds "<base>/<key>" with RFC 6901 escaping of key into out (truncated to n). */
@@ -136,9 +138,9 @@ int api_get_position_list(api_problem *pb, const json_t *obj, const char *base, 
                           const api_limits *lim, int64_t **out, size_t *n);
 
 /*
- * `positions` | `seq_len` [+ `offset`] (api.md Conventions): exactly one of positions and seq_len
- * unless `required` is 0 (then neither is fine: returns 0). Returns 1 with *out and *n filled, 0
- * when absent, -1 on error. offset without seq_len → 422.
+ * `positions` | `seq_len` [+ `offset`] (docs/api.md#conventions): exactly one of positions and
+ * seq_len unless `required` is 0 (then neither is fine: returns 0). Returns 1 with *out and *n
+ * filled, 0 when absent, -1 on error. offset without seq_len → 422.
  */
 int api_get_positions(api_problem *pb, const json_t *obj, const char *base, const api_limits *lim,
                       int required, int64_t **out, size_t *n);

@@ -5,7 +5,7 @@
  * and the multi-axis modes read alike (layout, head_dim, rotary dim, base, q and k) are in
  * api/rope_parse.h (api/rope_fields.c).
  *
- * Contract: ../shared/docs/api.md, "POST /rope" (field names, the per-field config mapping) and
+ * Contract: docs/api.md#rope (field names, the per-field config mapping) and
  * "Conventions" (aliases, strictness). Semantics: Hugging Face transformers v5
  * src/transformers/modeling_rope_utils.py (rope types and their fields), configuration_phi3.py
  * (`su` / `yarn` mean longrope for model_type phi3), configuration_deepseek_v3.py
@@ -49,7 +49,7 @@ void api_rc_origin_set(api_rc_origin *o, const char *ptr, const char *src_fmt, .
  * (o not set, or set with the empty pointer ""). */
 const char *api_rc_blame(const api_rc_origin *o, const char *fallback);
 
-/* Warnings collected while resolving (api.md: `warnings`, strings). Extra ones are dropped. */
+/* Warnings collected while resolving (docs/api.md: `warnings`, strings). Extra ones are dropped. */
 #define API_RC_MAX_WARNINGS 8
 typedef struct {
     char text[API_RC_MAX_WARNINGS][256];
@@ -60,7 +60,8 @@ typedef struct {
 /* Appends a warning (printf-style); counted in n_dropped when the list is full. */
 void api_rc_warn(api_rc_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The fields of a scaling object other than its type (api.md /rope, rope-variants.md). */
+/* The fields of a scaling object other than its type (docs/api.md#rope, docs/conventions.md#rope).
+ */
 typedef enum {
     API_RS_FACTOR = 0,            /* > 0: linear, dynamic, yarn, longrope, llama3 */
     API_RS_ORIGINAL_MAX_POSITION, /* integer >= 1: dynamic, yarn, longrope, llama3 */
@@ -138,7 +139,7 @@ int api_rope_scaling_parse(api_problem *pb, const json_t *obj, const char *ptr,
 #define API_RC_SKIP_SCALING 16u /* request gave scaling / rope_scaling */
 
 /*
- * A pasted config, resolved (api.md /rope `config`). Each value carries its origin; values the
+ * A pasted config, resolved (docs/api.md#rope-config). Each value carries its origin; values the
  * config does not determine have origin.set == 0. Integers are checked to be integers >= 1 here;
  * evenness and limits are the caller's (with the origin's pointer).
  */
@@ -167,10 +168,10 @@ typedef struct {
  * fields of the config are ignored; fields it reads must have the right JSON type, else 422 with
  * their pointer. skip: API_RC_SKIP_* bits for parts the request overrides (not read at all).
  *
- * Mapping (api.md): rotary dims from qk_rope_head_dim (DeepSeek), else head_dim, else
- * hidden_size / num_attention_heads (also n_embd / n_head, GPT-J; must divide exactly); partial
- * rotary from partial_rotary_factor, else rotary_pct (GPT-NeoX), else rotary_dim (GPT-J); base
- * from rope_theta, else rotary_emb_base (GPT-NeoX), else rope_parameters.rope_theta (v5);
+ * Mapping (docs/api.md#rope-config): rotary dims from qk_rope_head_dim (DeepSeek), else head_dim,
+ * else hidden_size / num_attention_heads (also n_embd / n_head, GPT-J; must divide exactly);
+ * partial rotary from partial_rotary_factor, else rotary_pct (GPT-NeoX), else rotary_dim (GPT-J);
+ * base from rope_theta, else rotary_emb_base (GPT-NeoX), else rope_parameters.rope_theta (v5);
  * scaling from rope_scaling (or v5 rope_parameters), lenient, phi3's su/yarn = longrope; its
  * original length for dynamic is always max_position_embeddings, otherwise top-level
  * original_max_position_embeddings (Phi-3), else rope_scaling.original_max_position_embeddings,

@@ -365,7 +365,7 @@ static int resolve_axes(api_problem *pb, api_rope_req *r)
 int api_rope_axes_parse(api_problem *pb, const json_t *req, const api_rope_direct *dir,
                         api_rope_req *r)
 {
-    /* the /rope fields (api.md); those that do not combine with axes get a 422 of their own */
+    /* the /rope fields (docs/api.md); those that do not combine with axes get a 422 of their own */
     if (dir == NULL) /* a direct caller checked the object's fields against its own list */
         api_rope_check_fields(pb, req);
     const json_t *ax = api_member(req, "axes");

@@ -140,8 +140,8 @@ void api_rope_parse_vectors(api_problem *pb, const api_rope_direct *dir, api_rop
  * both modes (as 1-D lists, or as api_rope_axes_coords when r->axes). */
 void api_rope_parse_positions(api_problem *pb, const json_t *req, const api_rope_direct *dir,
                               api_rope_req *r);
-/* The sequence length and the positions of every output (api.md: positions, else 0 .. seq_len-1;
- * q_positions / k_positions override). Returns 0 or -1. */
+/* The sequence length and the positions of every output (docs/api.md: positions, else 0 ..
+ * seq_len-1; q_positions / k_positions override). Returns 0 or -1. */
 int api_rope_resolve_positions(api_problem *pb, api_rope_req *r);
 /* The whole response size (max_output_elements) and the work (max_work), before allocating.
  * Returns 0 or -1 (422 limit-exceeded). */

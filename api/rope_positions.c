@@ -181,7 +181,7 @@ out:
 /* ---- 1-D: which positions each output uses --------------------------------------------------- */
 
 /*
- * Decides the sequence length and which positions every output uses (api.md: positions, else
+ * Decides the sequence length and which positions every output uses (docs/api.md: positions, else
  * 0 .. seq_len-1; q_positions / k_positions override for q / k). Returns 0 or -1.
  */
 int api_rope_resolve_positions(api_problem *pb, api_rope_req *r)

@@ -1,6 +1,7 @@
 /*
- * api/sinusoidal.c -- POST /sinusoidal (api.md): d_model, positions | seq_len [+offset], base,
- * convention, layout → {shape, positions, matrix, resolved}. Numbers from core/sinusoidal.
+ * api/sinusoidal.c -- POST /sinusoidal (docs/api.md#sinusoidal): d_model, positions | seq_len
+ * [+offset], base, convention, layout → {shape, positions, matrix, resolved}. Numbers from
+ * core/sinusoidal.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /*
- * api/t5.c -- POST /t5/buckets (api.md): relative_positions (key - query, may be negative) or
- * query_positions + key_positions; bidirectional (default true), num_buckets (default 32),
- * max_distance (default 128) → {buckets (a list, or [Tq][Tk] with r = key - query), resolved}.
+ * api/t5.c -- POST /t5/buckets (docs/api.md#t5-buckets): relative_positions (key - query, may be
+ * negative) or query_positions + key_positions; bidirectional (default true), num_buckets (default
+ * 32), max_distance (default 128) → {buckets (a list, or [Tq][Tk] with r = key - query), resolved}.
  * Source: Raffel et al., arXiv:1910.10683; HF `T5Attention._relative_position_bucket` (via
- * core/t5.h; definitions in ../shared/docs/bias-and-sinusoidal.md §3).
+ * core/t5.h; definitions in docs/conventions.md#t5-buckets).
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
- * api/table_body.h -- the JSON body of PUT /tables/{name}: {"data": [[...], ...]} (docs/api.md,
- * "Learned tables"). The binary bodies (.npy, .safetensors) are parsed in wire/tensor_io.h.
+ * api/table_body.h -- the JSON body of PUT /tables/{name}: {"data": [[...], ...]}
+ * (docs/api.md#tables). The binary bodies (.npy, .safetensors) are parsed in wire/tensor_io.h.
  */
 #ifndef API_TABLE_BODY_H
 #define API_TABLE_BODY_H

@@ -41,7 +41,7 @@ trap cleanup EXIT
 "$PY" - "$OUT" <<'EOF'
 import json, math, sys
 out = sys.argv[1]
-# q and k: one vector each (rotated at every position, api.md), values as float32 prints them
+# q and k: one vector each (rotated at every position, docs/api.md), values as float32 prints them
 q = [float("%.8g" % math.sin(0.1 * c)) for c in range(128)]
 k = [float("%.8g" % math.cos(0.07 * c)) for c in range(128)]
 json.dump({"head_dim": 128, "positions": list(range(8)), "q": q, "k": k}, open(f"{out}/rope.json", "w"))

@@ -3,7 +3,7 @@
  *
  * Source: arXiv:2108.12409; ofirpress `get_slopes`, llm-foundry `gen_slopes`,
  * flash-attention `attn_bias_from_alibi_slopes` (see alibi.h and
- * ../shared/docs/bias-and-sinusoidal.md §2). The references multiply rounded powers (and HF BLOOM
+ * docs/conventions.md#alibi). The references multiply rounded powers (and HF BLOOM
  * works in float32); here every slope is 2^e with e computed exactly, so e.g. 2^-1 is exactly 0.5.
  */
 #include "core/alibi.h"

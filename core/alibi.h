@@ -4,7 +4,7 @@
  * Source: Press, Smith, Lewis, "Train Short, Test Long", arXiv:2108.12409; slopes as in the
  * authors' `get_slopes` (ofirpress/attention_with_linear_biases, copied by flash-attention and
  * xformers) and llm-foundry `gen_slopes` / HF `build_mpt_alibi_tensor`. Definitions and where the
- * references differ: ../shared/docs/bias-and-sinusoidal.md §2.
+ * references differ: docs/conventions.md#alibi.
  *
  * Notation: H heads, h = 0 .. H-1, m_h the slope of head h, i a query position, j a key position.
  * Biases are the relative form -m (i - j) (not a key-only shortcut such as m j); they are added to

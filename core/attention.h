@@ -3,7 +3,7 @@
  *
  * Source: Vaswani et al., arXiv:1706.03762 §3.2.1 (softmax(scale q k^T + bias) v); the golden
  * values come from flash-attention `tests/test_flash_attn.py` `attention_ref` in float64 (see
- * ../shared/docs/bias-and-sinusoidal.md §4). The pieces are separate so that api/ can compose them
+ * docs/conventions.md#attention). The pieces are separate so that api/ can compose them
  * per method (none, alibi per head, sinusoidal/learned/rope on q and k, t5 and shaw biases):
  *
  *   pe_attention_logits       logits[i][j] = scale * q_i . k_j

@@ -6,12 +6,12 @@
  * cos/sin of position * inv_freq for positions 0 .. n_pos-1 -- exactly the numbers
  * pe_rope_inv_freq, pe_rope_softmax_scale_factor and pe_rope_cos_sin_range give (bit for bit).
  *
- * Design (style R14, after h2o's cache): entries are immutable once published and refcounted;
- * the mutex guards only the hash table, the LRU list and the counters; tables are built outside
- * the lock, and when two threads race to build the same table the loser frees its copy and takes
- * the published one. The position range grows on demand (see pe_cache_get). The cache is bounded
- * in bytes with least-recently-used eviction; an evicted or replaced entry that is still held is
- * freed by its last pe_cache_release.
+ * Design (docs/style.md#s15, after h2o's cache): entries are immutable once published and
+ * refcounted; the mutex guards only the hash table, the LRU list and the counters; tables are built
+ * outside the lock, and when two threads race to build the same table the loser frees its copy and
+ * takes the published one. The position range grows on demand (see pe_cache_get). The cache is
+ * bounded in bytes with least-recently-used eviction; an evicted or replaced entry that is still
+ * held is freed by its last pe_cache_release.
  */
 #ifndef PE_CACHE_H
 #define PE_CACHE_H

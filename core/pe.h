@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-/* One table generates the enum and its strings (style R4). Numbers are never reused. */
+/* One table generates the enum and its strings (docs/style.md#s5). Numbers are never reused. */
 #define PE_STATUS_MAP(X)                                                                           \
     X(PE_OK, 0, "success")                                                                         \
     X(PE_ERR_ARG, 1, "invalid argument")                                                           \

@@ -4,7 +4,7 @@
  * Both methods take q and k already projected (one head, width d) and add a query-dependent
  * position term to the logits; api/attention_shaw.c and api/attention_transformer_xl.c plug them
  * into the /attention pipeline (core/attention.h), which adds `bias` to scale * q.k^T, masks and
- * takes the softmax. Definitions and pitfalls: ../shared/docs/rope-multiaxis.md §2.
+ * takes the softmax. Definitions and pitfalls: docs/conventions.md#relative-attention.
  *
  * Shaw, Uszkoreit, Vaswani, "Self-Attention with Relative Position Representations",
  * arXiv:1803.02155 (tensor2tensor layers/common_attention.py `dot_product_attention_relative`,

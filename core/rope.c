@@ -2,7 +2,7 @@
  * core/rope.c -- RoPE frequencies (inv_freq and attention factor) for every scaling type. The
  * cos/sin tables and the rotation kernels are in core/rope_rotate.c.
  *
- * Formulas: ../shared/docs/rope-variants.md, written from Hugging Face transformers
+ * Formulas: docs/conventions.md#rope, written from Hugging Face transformers
  * src/transformers/modeling_rope_utils.py (`_compute_default_rope_parameters`,
  * `_compute_linear_scaling_rope_parameters`, `_compute_dynamic_ntk_parameters`,
  * `_compute_yarn_parameters`, `_compute_longrope_parameters`, `_compute_llama3_parameters`),

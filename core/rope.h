@@ -2,7 +2,7 @@
  * core/rope.h -- rotary position embedding (RoPE) and its context-extension scalings.
  *
  * Source: RoFormer arXiv:2104.09864; scalings as in Hugging Face transformers
- * src/transformers/modeling_rope_utils.py (v5 semantics; see ../shared/docs/rope-variants.md):
+ * src/transformers/modeling_rope_utils.py (v5 semantics; see docs/conventions.md#rope):
  * linear (arXiv:2306.15595), dynamic NTK, yarn (arXiv:2309.00071), longrope (arXiv:2402.13753),
  * llama3 (arXiv:2407.21783), plus posenc's static NTK-aware `ntk` (base' = base * alpha^(d/(d-2))).
  *

@@ -1,4 +1,4 @@
-/* core/rope_axes.c -- see rope_axes.h (../shared/docs/rope-multiaxis.md §1). */
+/* core/rope_axes.c -- see rope_axes.h (docs/conventions.md#multi-axis-rope). */
 #include "core/rope_axes.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /*
  * core/rope_axes.h -- multi-axis RoPE: coordinate tuples instead of one position.
  *
- * Definitions: ../shared/docs/rope-multiaxis.md §1. Notation as in core/rope.h: d = rotary dim,
+ * Definitions: docs/conventions.md#multi-axis-rope. Notation as in core/rope.h: d = rotary dim,
  * n = d/2 pairs, b = base. A position is a tuple p = (p_0 .. p_{A-1}) of non-negative integers;
  * every type fills an A x n frequency matrix F, and pair j turns by
  *   phi_j(p) = sum_a p_a * F[a][j]     (double products, summed in axis order a = 0 .. A-1)

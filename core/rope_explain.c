@@ -4,7 +4,7 @@
  * Sources: band rules from HF modeling_rope_utils (`_compute_yarn_parameters`'s ramp,
  * `_compute_llama3_parameters`'s wavelength tests, `_compute_longrope_parameters`'s list choice);
  * decay from RoFormer arXiv:2104.09864 section 3.4.3 (Figure 2); float32 error model from
- * ../shared/docs/rope-variants.md section 10.
+ * docs/conventions.md#precision.
  */
 #include "core/rope_explain.h"
 

@@ -1,7 +1,7 @@
 /*
  * core/rope_explain.h -- the `include` explanations of POST /rope: bands, decay, float32_error.
  *
- * Contract: ../shared/docs/api.md (/rope, `include`); formulas: ../shared/docs/rope-variants.md.
+ * Contract: docs/api.md#rope-include; formulas: docs/conventions.md#rope.
  * Every function is pure (no globals, no allocation, caller-owned outputs) and thread-safe.
  * Notation as in rope.h: d = rotary dim, n = d/2, theta_j = inv_freq[j] after scaling.
  */
@@ -40,7 +40,7 @@ typedef enum {
  * "medium", "low", "short", "long"); a static string, never NULL ("unknown" for other values). */
 const char *pe_rope_band_class_str(pe_rope_band_class c);
 
-/* One entry of `bands` (api.md: {"pair", "inv_freq", "wavelength", "rotations", "class",
+/* One entry of `bands` (docs/api.md: {"pair", "inv_freq", "wavelength", "rotations", "class",
  * "ramp"}). */
 typedef struct {
     size_t pair;       /* j, 0 .. n-1 */
@@ -60,7 +60,7 @@ typedef struct {
  * produced by pe_rope_inv_freq(p, ...). n must equal p->rotary_dim / 2.
  * Returns PE_OK, or PE_ERR_ARG when n does not match or p fails pe_rope_params_check (out then
  * unspecified). For Llama 3.1 8B (d 128, base 500000, factor 8, low 1, high 4, L0 8192) this gives
- * pairs 0-28 high, 29-34 medium, 35-63 low (rope-variants.md section 9).
+ * pairs 0-28 high, 29-34 medium, 35-63 low (docs/conventions.md#llama3).
  */
 pe_status pe_rope_bands(const pe_rope_params *p, const double *inv_freq, const pe_rope_info *info,
                         size_t n, pe_rope_band *out);
@@ -68,14 +68,13 @@ pe_status pe_rope_bands(const pe_rope_params *p, const double *inv_freq, const p
 /*
  * One entry of `decay`, for relative distance r (RoFormer arXiv:2104.09864, section 3.4.3 and
  * Figure 2). With S_j = sum_{k=0}^{j-1} e^{i r theta_k} (partial sums, j = 1 .. n):
- *   upper_bound     = (1/n) sum_{j=1}^{n} |S_j|            -- api.md's formula verbatim. At r = 0
- *                     every |S_j| = j, so upper_bound(0) = (n+1)/2, not 1.
- *   upper_bound_rel = upper_bound / ((n+1)/2)              -- the same curve normalised to its
- *                     value at r = 0 ("relative upper bound", 1 at distance 0, <= 1 everywhere
- *                     by the triangle inequality), for plotting next to mean_cos.
- *   mean_cos        = (1/n) sum_{j=0}^{n-1} cos(r theta_j)  -- 1 at r = 0; oscillates and can be
- *                     negative (the quantity a q.k score with all-ones q, k averages).
- * Angles are the double products r * theta_k; no accumulation of angles.
+ *   upper_bound     = (1/n) sum_{j=1}^{n} |S_j|            -- the formula of
+ * docs/conventions.md#rope-analysis verbatim. At r = 0 every |S_j| = j, so upper_bound(0) =
+ * (n+1)/2, not 1. upper_bound_rel = upper_bound / ((n+1)/2)              -- the same curve
+ * normalised to its value at r = 0 ("relative upper bound", 1 at distance 0, <= 1 everywhere by the
+ * triangle inequality), for plotting next to mean_cos. mean_cos        = (1/n) sum_{j=0}^{n-1}
+ * cos(r theta_j)  -- 1 at r = 0; oscillates and can be negative (the quantity a q.k score with
+ * all-ones q, k averages). Angles are the double products r * theta_k; no accumulation of angles.
  */
 typedef struct {
     int64_t distance;
@@ -92,11 +91,12 @@ pe_status pe_rope_decay(const double *inv_freq, size_t n, const int64_t *distanc
                         pe_rope_decay_point *out);
 
 /*
- * float32_error: what a float32 table loses at the requested positions (rope-variants.md
- * section 10). For every position p and pair j: the float32 angle a32 = (float)p * (float)theta_j,
- * multiplied in float (both operands rounded to float32 first), against the float64 angle
- * a64 = (double)p * theta_j; cos and sin of a32 are evaluated in double, so only the angle error
- * is measured. Each field is the maximum over positions and pairs of the absolute difference.
+ * float32_error: what a float32 table loses at the requested positions
+ * (docs/conventions.md#precision). For every position p and pair j: the float32 angle a32 =
+ * (float)p * (float)theta_j, multiplied in float (both operands rounded to float32 first), against
+ * the float64 angle a64 = (double)p * theta_j; cos and sin of a32 are evaluated in double, so only
+ * the angle error is measured. Each field is the maximum over positions and pairs of the absolute
+ * difference.
  */
 typedef struct {
     double angle_max_abs; /* max |(double)a32 - a64|, radians */

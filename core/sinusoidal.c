@@ -1,7 +1,7 @@
 /*
  * core/sinusoidal.c -- sinusoidal position tables (vaswani, tensor2tensor, fairseq conventions).
  *
- * Formulas: ../shared/docs/bias-and-sinusoidal.md §1 and the table in sinusoidal.h. Computed in
+ * Formulas: docs/conventions.md#sinusoidal and the table in sinusoidal.h. Computed in
  * float64 (the references store float32 tables; the golden values are float64).
  */
 #include "core/sinusoidal.h"

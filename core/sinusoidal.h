@@ -1,7 +1,7 @@
 /*
  * core/sinusoidal.h -- fixed sinusoidal position tables (additive encodings).
  *
- * Sources (formulas and where they differ: ../shared/docs/bias-and-sinusoidal.md §1):
+ * Sources (formulas and where they differ: docs/conventions.md#sinusoidal):
  *   vaswani       arXiv:1706.03762 §3.5; HF XLM/DistilBERT `create_sinusoidal_embeddings`
  *                 (interleaved) and HF Marian `_init_weight` (concat).
  *   tensor2tensor arXiv:1803.07416; `common_attention.get_timing_signal_1d` (min_ts 1,

@@ -1,7 +1,7 @@
 /*
  * core/t5.c -- T5 relative position buckets (HF `T5Attention._relative_position_bucket`).
  *
- * See t5.h and ../shared/docs/bias-and-sinusoidal.md §3 for the definition. The only delicate
+ * See t5.h and docs/conventions.md#t5-buckets for the definition. The only delicate
  * part is the truncation of x = ln(n/E) / ln(max_distance/E) * (B - E) when x is mathematically an
  * integer (n = E * (max_distance/E)^(t/(B-E)) for an integer t): evaluated in float64 it may come
  * out one ulp below (e.g. 18 bidirectional buckets, max_distance 128, n = 16 gives

@@ -3,7 +3,7 @@
  *
  * Source: Raffel et al., arXiv:1910.10683; Hugging Face transformers
  * `T5Attention._relative_position_bucket` (and Mesh TensorFlow's `_relative_position_bucket`, which
- * agrees). Definitions: ../shared/docs/bias-and-sinusoidal.md §3.
+ * agrees). Definitions: docs/conventions.md#t5-buckets.
  *
  * r = key position - query position (negative: the key is in the past).
  *   bidirectional: B = num_buckets / 2 (integer division), offset B when r > 0, n = |r|;

@@ -12,7 +12,7 @@
  * JSON answer was 200 too, its array under out->npy_array holds exactly the .npy's values (nulls
  * = the masked value), in the same shape; a request answered 200 in JSON is answered 200 in .npy.
  *
- * Rules for api_handle's output (api.md "Conventions", "Errors"):
+ * Rules for api_handle's output (docs/api.md#conventions, "Errors"):
  * - status is 200, 400 or 422 (a request never gets a 5xx: no 500, and no 503 under these small
  *   limits, where an allocation failure would be a bug);
  * - 200: Content-Type application/json, the body is one JSON object (jansson's parser: no NaN,

@@ -1,5 +1,6 @@
 /*
- * server/config.h -- daemon configuration: one table of options (style R16). Each option is a flag
+ * server/config.h -- daemon configuration: one table of options (docs/style.md#s17). Each option is
+ * a flag
  * `--name` and an environment variable `POSENC_NAME`; flags win over the environment, which wins
  * over the default. `--help` is generated from the table. A bad or unknown value stops start-up
  * with a message naming the option.
@@ -29,7 +30,7 @@ typedef struct {
     size_t cache_positions;      /* positions tabulated per cache entry at most */
     unsigned drain_seconds;      /* graceful drain deadline after SIGTERM */
     int healthcheck;             /* --healthcheck: GET /healthz on 127.0.0.1:port and exit */
-    api_limits lim;              /* request limits (api.md "Limits") */
+    api_limits lim;              /* request limits (docs/api.md#limits) */
 } srv_config;
 
 /* Fills cfg from defaults, the environment, then argv. Returns 0 to run, 1 when --help/--version

@@ -1,7 +1,8 @@
 /*
  * server/main.c -- posencd: configuration, the frequency-table cache, the HTTP daemon and signals.
- * The only file with process-wide state (style R3): signals are blocked before the daemon starts so
- * its threads inherit the mask, and main waits for SIGTERM/SIGINT with sigwait, then drains.
+ * The only file with process-wide state (docs/style.md#s4): signals are blocked before the daemon
+ * starts so its threads inherit the mask, and main waits for SIGTERM/SIGINT with sigwait, then
+ * drains.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>

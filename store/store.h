@@ -1,7 +1,7 @@
 /*
- * store/store.h -- the learned-table store behind /tables and POST /learned (api.md "Learned
- * tables"): durable files in a data directory, an in-memory name map of refcounted immutable
- * tables, and the built-in demo-512x64.
+ * store/store.h -- the learned-table store behind /tables and POST /learned
+ * (docs/api.md#tables): durable files in a data directory, an in-memory name map of refcounted
+ * immutable tables, and the built-in demo-512x64.
  *
  * On disk: one file per table, <data_dir>/<name>.npy: a standard NumPy .npy 1.0 file holding the
  * table as little-endian float64, C order ([rows][cols]; np.load reads it as is), followed by one

@@ -1,10 +1,10 @@
 /*
- * wire/jw.h -- a small JSON text writer for responses (style R15: large matrices are written number
- * by number into text, never as one json_t per number).
+ * wire/jw.h -- a small JSON text writer for responses (docs/style.md#s16: large matrices are
+ * written number by number into text, never as one json_t per number).
  *
- * The writer appends to a growable buffer with a hard cap set at init (style R9). Commas are
- * inserted automatically. Numbers are written as the shortest decimal string that parses back to
- * the exact double (Dragonbox through wire/numfmt.h, printed much as ECMAScript Number::toString
+ * The writer appends to a growable buffer with a hard cap set at init (docs/style.md#s10). Commas
+ * are inserted automatically. Numbers are written as the shortest decimal string that parses back
+ * to the exact double (Dragonbox through wire/numfmt.h, printed much as ECMAScript Number::toString
  * does, see wire_fmt_double); non-finite numbers are never written: they set the writer's
  * `nonfinite` flag and write null, and the API turns that into an error. Any failure (cap reached,
  * out of memory, nesting too deep) is sticky: later calls do nothing and wire_jw_ok() is 0. Not

@@ -1,6 +1,6 @@
 /*
- * wire/tensor_io.h -- parsers for uploaded learned tables (PUT /tables/{name}, api.md "Learned
- * tables"): NumPy .npy and .safetensors (the JSON body {"data": [[...]]} is parsed in
+ * wire/tensor_io.h -- parsers for uploaded learned tables (PUT /tables/{name},
+ * docs/api.md#tables): NumPy .npy and .safetensors (the JSON body {"data": [[...]]} is parsed in
  * api/table_body.c). Pure functions: bytes in, structs out; no I/O, no globals (store/store.c does
  * the files). Every parser bounds what it allocates before allocating it, never reads outside the
  * bytes it was given, and reports a malformed, truncated or unsupported input as a wire_err

@@ -167,7 +167,7 @@ START_TEST(test_include_bias_and_slopes)
     json_t *j = ok("{'num_heads': 3, 'seq_len': 1, 'include_bias': false}");
     ck_assert_ptr_null(json_object_get(j, "bias"));
     ck_assert_ptr_null(json_object_get(j, "weights"));
-    /* press, 3 heads: 1/16, 1/256, 1/4 (bias-and-sinusoidal.md §2) */
+    /* press, 3 heads: 1/16, 1/256, 1/4 (docs/conventions.md#alibi) */
     ck_assert_double_eq(au_num(j, "slopes", 0, -1, -1), 1.0 / 16);
     ck_assert_double_eq(au_num(j, "slopes", 1, -1, -1), 1.0 / 256);
     ck_assert_double_eq(au_num(j, "slopes", 2, -1, -1), 1.0 / 4);

@@ -226,7 +226,7 @@ END_TEST
 /*
  * t5, hand-derived: q = k = 0, so scores = bias[bucket(j - i)]. With bias[b] = b (32 buckets,
  * bidirectional by default when not causal): r = 0 → 0, r = -1 → 1, r = -2 → 2, r = +1 → 17,
- * r = +2 → 18 (bias-and-sinusoidal.md §3). Causal: bidirectional defaults to false and the
+ * r = +2 → 18 (docs/conventions.md#t5-buckets). Causal: bidirectional defaults to false and the
  * future is masked; past buckets are the same 1, 2.
  */
 START_TEST(test_t5_method)

@@ -674,7 +674,7 @@ END_TEST
 
 START_TEST(test_float32_error)
 {
-    /* rope-variants.md section 10: at p = 131071 (head_dim 128, base 500000) float32 tables are
+    /* docs/conventions.md#precision: at p = 131071 (head_dim 128, base 500000) float32 tables are
      * off by ~1e-3 .. 1e-2; at p = 0 every angle is 0 exactly. */
     json_t *j = ok("{\"head_dim\": 128, \"base\": 500000, \"positions\": [131071],"
                    " \"include\": [\"float32_error\"]}");
@@ -869,7 +869,7 @@ START_TEST(test_multi_axis_handover)
 {
     /* `axes`, or a pasted config with rope_scaling.mrope_section (Qwen2-VL), is multi-axis RoPE:
      * api_rope hands the request to api/rope_axes.c, whose responses carry axis_freqs
-     * (api.md "Multi-axis RoPE"). Axial, 2 axes over head_dim 8: sections [2, 2]. */
+     * (docs/api.md#rope-axes). Axial, 2 axes over head_dim 8: sections [2, 2]. */
     json_t *j = ok("{\"head_dim\": 8, \"axes\": {\"type\": \"axial\"}}");
     ck_assert_uint_eq(json_array_size(json_object_get(j, "axis_freqs")), 2);
     json_decref(j);

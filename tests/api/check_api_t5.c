@@ -42,7 +42,7 @@ static void check_buckets(const long *rel, const long *want, size_t n, const cha
 }
 
 /*
- * Defaults (32 buckets, max_distance 128), bidirectional (bias-and-sinusoidal.md §3): n = |r|
+ * Defaults (32 buckets, max_distance 128), bidirectional (docs/conventions.md#t5-buckets): n = |r|
  * below 8 is its own bucket; then 8-11 → 8, 12-15 → 9, 16-22 → 10, 23-31 → 11, 32-45 → 12,
  * 46-63 → 13, 64-90 → 14, >= 91 → 15; r > 0 adds 16. Each run's first and last value is tested
  * (n = 16, 32, 64 are the exact-log traps: the log term is exactly 2, 4, 6).

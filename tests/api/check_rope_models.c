@@ -1,6 +1,6 @@
 /*
  * tests/api/check_rope_models.c -- POST /rope with real models' config.json posted verbatim as
- * `config` (api.md /rope `config`; resolver in api/rope_config.c).
+ * `config` (docs/api.md#rope-config; resolver in api/rope_config.c).
  *
  * The configs are written from the models' published config.json files on the Hugging Face Hub
  * (values as published; key order as in those files). Exception, clearly labelled below: the
@@ -10,7 +10,7 @@
  *
  * Expected numbers are NOT taken from core/: each test recomputes them with the short,
  * independent float64 code below, written straight from the formulas of
- * ../shared/docs/rope-variants.md (derivations in the comments). Tolerance: relative 1e-13 and
+ * docs/conventions.md#rope (derivations in the comments). Tolerance: relative 1e-13 and
  * absolute 1e-16 for frequencies and factors (the two codes may order the same operations
  * differently), exact for integers and strings.
  */
@@ -79,7 +79,8 @@ static void check_dims(const json_t *j, json_int_t head_dim, json_int_t rotary_d
     ck_assert_str_eq(json_string_value(resolved(j, "layout")), layout);
 }
 
-/* ---- independent reference formulas (rope-variants.md) ---------------------------------- */
+/* ---- independent reference formulas (docs/conventions.md#rope) ----------------------------------
+ */
 
 /* section 2: theta_j = b^(-2j/d) */
 static void ref_plain(size_t d, double b, double *out)
@@ -167,7 +168,7 @@ START_TEST(test_llama31_8b)
      * Band edges: lambda_hi = 8192/4 = 2048, lambda_lo = 8192/1 = 8192. lambda_j = 2 pi *
      * 500000^(j/64): j = 28 -> 2 pi * 500000^0.4375 = 1974 < 2048 (kept); j = 29 -> 2424
      * (medium); j = 34 -> 6737 (medium); j = 35 -> 8273 > 8192 (divided by 8). So pairs 0-28
-     * unchanged, 29-34 blended, 35-63 divided by 8 (rope-variants.md section 9).
+     * unchanged, 29-34 blended, 35-63 divided by 8 (docs/conventions.md#llama3).
      */
     json_t *j = post_config(LLAMA31_8B, NULL);
     double want[64], plain[64];
@@ -577,7 +578,7 @@ START_TEST(test_gpt_oss_20b)
      * head_dim 64 (given; hidden_size / heads = 45 is not used), base 150000, yarn s = 32,
      * L0 4096, beta 32 / 1, truncate false: the ramp keeps fractional bounds
      * c(32) = 64 ln(4096 / (64 pi)) / (2 ln 150000) = 8.092779115512402 and
-     * c(1) = 17.39802450158856 (rope-variants.md section 7, vllm issue #27722).
+     * c(1) = 17.39802450158856 (docs/conventions.md#yarn, vllm issue #27722).
      * A = 0.1 ln 32 + 1 = 1.3465735902799727.
      */
     json_t *j = post_config(GPT_OSS_20B, NULL);

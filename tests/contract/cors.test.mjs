@@ -1,4 +1,4 @@
-// tests/contract/cors.test.mjs -- any client: CORS and X-Request-Id (api.md "Conventions").
+// tests/contract/cors.test.mjs -- any client: CORS and X-Request-Id (docs/api.md#conventions).
 //
 // * Every response (success, problem, preflight, static) carries X-Request-Id and, with the
 //   default --cors-origins "*", Access-Control-Allow-Origin: * and

@@ -247,7 +247,7 @@ export function checkResponse(spec, sv, op, res, opts = {}) {
   return errs;
 }
 
-/** api.md: the client's id is kept when it has 1..64 characters of A-Z a-z 0-9 - _ . : */
+/** docs/api.md: the client's id is kept when it has 1..64 characters of A-Z a-z 0-9 - _ . : */
 export const isSafeRequestId = (s) => typeof s === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(s);
 
 /**

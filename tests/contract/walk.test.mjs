@@ -225,7 +225,7 @@ test('documented error statuses, provoked', async (t) => {
         const res = await conn.send(rawRequestText(method.toUpperCase(), concretePath(spec, path, op), { 'X-Big': BIG_HEADER }));
         conn.close();
         // Answered by libmicrohttpd before posencd sees the request (spec: HeaderTooLarge): not
-        // problem+json, no Content-Type, no X-Request-Id -- a known deviation from api.md.
+        // problem+json, no Content-Type, no X-Request-Id -- a known deviation from docs/api.md.
         note(method, path, res.status);
         assert.equal(res.status, 431, `oversized header: ${describe(method, path, undefined, res)}`);
         assert.equal(res.headers.connection, 'close');

@@ -607,7 +607,7 @@ static const pipe_case PIPE_CASES[] = {
 };
 
 /*
- * Press slopes by hand (bias-and-sinusoidal.md §2), compared exactly where the exponent is an
+ * Press slopes by hand (docs/conventions.md#alibi), compared exactly where the exponent is an
  * integer (the value is a power of two) and within 1 ulp (rel 2.3e-16) otherwise:
  * H = 3: c = 2, heads 0-1 = 2^-4, 2^-8; extra k = 0: 2^(-4*1/2) = 2^-2  -> (1/16, 1/256, 1/4).
  * H = 8: 2^-1 .. 2^-8. H = 1: 2^-8.
@@ -774,7 +774,7 @@ START_TEST(test_bias_errors)
 END_TEST
 
 /*
- * The teaching example (bias-and-sinusoidal.md §2, teaching.json): a query at position 4 sees keys
+ * The teaching example (docs/conventions.md#alibi, teaching.json): a query at position 4 sees keys
  * 1..4 with raw scores (2, 1, 3, 2); distances (3, 2, 1, 0), bias -m*(3, 2, 1, 0).
  * softmax(scores - m*dist): m = 0 -> (0.196612, 0.072329, 0.534447, 0.196612);
  * m = 1/2 -> (0.074199, 0.045004, 0.548260, 0.332537); m = 1/256 -> (0.195285, 0.072123,

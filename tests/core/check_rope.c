@@ -3,7 +3,7 @@
  *
  * Expected values: the oracle (tests/vectors/rope/<file>.json, made by Hugging Face transformers'
  * modeling_rope_utils / LlamaRotaryEmbedding / GPT-J code run in float64; see
- * ../shared/oracle/README.md). The tables below copy the numbers of the named cases verbatim
+ * tests/vectors/README.md). The tables below copy the numbers of the named cases verbatim
  * (shortest round-trip repr); other expectations are derived by hand in the comment of each test.
  * Tolerances: the oracle's own (inv_freq and attention_factor abs 1e-15 + rel 1e-12; tables and
  * rotations abs = rel = 1e-11, 1e-9 when positions reach 131071), else stated per check.
@@ -1023,7 +1023,7 @@ START_TEST(test_yarn_bounds)
 END_TEST
 
 /*
- * Dynamic NTK (rope-variants.md section 6): for seq_len <= L0, L' = L0 and the result is plain
+ * Dynamic NTK (docs/conventions.md#dynamic-ntk): for seq_len <= L0, L' = L0 and the result is plain
  * RoPE, bit for bit (tolerance 0). Past L0 the base grows: rope-dynamic-hd64-f2-L2048-seq2049's
  * `intermediate.effective_base` is 10010.080803891618 (rel 1e-12).
  */
@@ -1054,7 +1054,7 @@ START_TEST(test_dynamic_short_is_plain)
 END_TEST
 
 /*
- * LongRoPE list choice (rope-variants.md section 8; oracle rope-longrope-hd8-seq4096-short and
+ * LongRoPE list choice (docs/conventions.md#longrope; oracle rope-longrope-hd8-seq4096-short and
  * rope-longrope-hd8-seq131072-long use these lists): long iff seq_len > L0 strictly.
  * Hand values, hd 8, base 10000: theta_1 = 1/(lambda_1 * 10000^(2/8)) = 1/(10 lambda_1):
  * short 1.05 -> 0.09523809523809523, long 1.9 -> 0.05263157894736842; theta_3 long =
@@ -1099,7 +1099,7 @@ static void llama31_params(pe_rope_params *p)
 }
 
 /*
- * Llama 3.1 8B bands (rope-variants.md section 9; oracle rope-llama3-3.1-hd128
+ * Llama 3.1 8B bands (docs/conventions.md#llama3; oracle rope-llama3-3.1-hd128
  * `intermediate.bands`): pairs 0-28 high (theta kept: equal to plain RoPE, tolerance 0),
  * 29-34 medium (strictly between theta0/8 and theta0), 35-63 low (theta0 / 8, tolerance 0).
  */
@@ -1196,7 +1196,7 @@ START_TEST(test_yarn_bands)
 }
 END_TEST
 
-/* Classes of the other types (api.md: short | long for longrope, unchanged otherwise) and the
+/* Classes of the other types (docs/api.md: short | long for longrope, unchanged otherwise) and the
  * strings; rotations only with a known original length (L0 > 0). */
 START_TEST(test_bands_other_types)
 {
@@ -1249,7 +1249,7 @@ START_TEST(test_bands_other_types)
 END_TEST
 
 /*
- * decay (api.md, RoFormer arXiv:2104.09864 Figure 2), hand-derived:
+ * decay (docs/api.md, RoFormer arXiv:2104.09864 Figure 2), hand-derived:
  * - r = 0: every partial sum S_j = j, so upper_bound = (1/n) sum j = (n+1)/2 (32.5 for n = 64),
  *   upper_bound_rel = 1 and mean_cos = 1.
  * - n = 2, theta = (1, 0.01), r = 1: |S_1| = 1, |S_2| = |e^{i} + e^{0.01 i}| = 2 cos(0.495), so
@@ -1294,7 +1294,7 @@ END_TEST
  * (independent float64 Python evaluation of the same sums: 0.970 at r = 1, 0.552 at 10,
  * 0.315 at 100 -- checked here only as an ordering). mean_cos is positive up to r = 1706
  * (0.00107) and first negative at r = 1707 (-0.00780), per the same Python evaluation; the two
- * curves are different quantities (../shared/seeds/README.md).
+ * curves are different quantities (docs/conventions.md#rope-analysis).
  */
 START_TEST(test_decay_shape)
 {
@@ -1322,7 +1322,7 @@ START_TEST(test_decay_shape)
 END_TEST
 
 /*
- * float32_error (rope-variants.md section 10):
+ * float32_error (docs/conventions.md#precision):
  * - position 0 gives exactly 0 (0 * anything is 0 in both precisions);
  * - frequencies and positions exact in float32 (0.5, 0.25; positions < 2^24 whose products are
  *   exact) give exactly 0;
@@ -1960,7 +1960,7 @@ START_TEST(test_rotation_oracle)
 END_TEST
 
 /*
- * The teaching text's worked example (rope-variants.md section 2; oracle rope-worked-q12-k31):
+ * The teaching text's worked example (docs/conventions.md#rope; oracle rope-worked-q12-k31):
  * head_dim 2, theta 0.5 (head_dim 2 with linear factor 2: 10000^0 / 2), q = (1, 2), k = (3, 1).
  * <R(m)q, R(n)k> = <q, R(n-m)k>; with phi = 0.5 (n - m), R(phi)k = (3 cos phi - sin phi,
  * 3 sin phi + cos phi), so the score is 1(3c - s) + 2(3s + c) = 5 cos phi + 5 sin phi
@@ -2045,9 +2045,9 @@ START_TEST(test_rotate_partial_hand)
 END_TEST
 
 /*
- * Layout equivalence (rope-variants.md section 3): half applied to x equals interleaved applied to
- * the permuted x' (x'[2j] = x[j], x'[2j+1] = x[j + n]), permuted the same way -- bit for bit,
- * since each pair sees the same arithmetic (tolerance 0). Also: x_stride 0 equals the same
+ * Layout equivalence (docs/conventions.md#rope-layouts): half applied to x equals interleaved
+ * applied to the permuted x' (x'[2j] = x[j], x'[2j+1] = x[j + n]), permuted the same way -- bit for
+ * bit, since each pair sees the same arithmetic (tolerance 0). Also: x_stride 0 equals the same
  * vector repeated with x_stride = head_dim (tolerance 0). head_dim 10 (odd n = 5, exercising
  * the kernels' remainder loop), 3 positions.
  */
@@ -2159,7 +2159,7 @@ START_TEST(test_softmax_scale_and_ntk)
 }
 END_TEST
 
-/* Explicit inv_freq (api.md: `{"head_dim": 2, "inv_freq": [0.5]}`) is copied as is with A = 1;
+/* Explicit inv_freq (docs/api.md: `{"head_dim": 2, "inv_freq": [0.5]}`) is copied as is with A = 1;
  * it requires type default. */
 START_TEST(test_explicit_inv_freq)
 {

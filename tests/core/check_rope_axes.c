@@ -1,10 +1,11 @@
 /*
  * tests/core/check_rope_axes.c -- multi-axis RoPE: core/rope_axes.h and POST /rope with `axes`
- * through api_handle(api_rope) (pure, no sockets). Definitions: ../shared/docs/rope-multiaxis.md
- * §1. Covered: the frequency matrix of every type against numbers copied from
- * tests/vectors/rope2d (case ids named next to them); the properties of the doc -- 2-D axial scores
- * depend only on (drow, dcol) and (1, 2) != (2, 1); mrope with equal coordinates is 1-D RoPE bit
- * for bit; pixtral on the diagonal is 1-D RoPE with its pairs permuted; mixed with freqs
+ * through api_handle(api_rope) (pure, no sockets). Definitions:
+ * docs/conventions.md#multi-axis-rope. Covered: the frequency matrix of every type against numbers
+ * copied from tests/vectors/rope2d (case ids named next to them); the properties of the doc -- 2-D
+ * axial scores depend only on (drow, dcol) and (1, 2) != (2, 1); mrope with equal coordinates is
+ * 1-D RoPE bit for bit; pixtral on the diagonal is 1-D RoPE with its pairs permuted; mixed with
+ * freqs
  * [[m, 0], [0, m]] is axial; golden cases by id (every rope2d file, the pasted Qwen2-VL config);
  * and every 422 rule of the doc with its pointer.
  * Tolerances: ck_assert_double_eq is exact (0: the same double operations, or values copied

@@ -477,7 +477,7 @@ static void row_of(pe_sinusoidal_convention conv, pe_sinusoidal_layout layout, s
 }
 
 /*
- * The worked check of bias-and-sinusoidal.md §1: d 4, base 10000, p 4.
+ * The worked check of docs/conventions.md#sinusoidal: d 4, base 10000, p 4.
  * Paper: omega = (1, 10000^(-2/4)) = (1, 1/100), row (sin 4, cos 4, sin 0.04, cos 0.04)
  *      = (-0.756802, -0.653644, 0.039989, 0.999200) (6 decimals: tolerance 5e-7).
  * Marian: the same numbers as (sin 4, sin 0.04, cos 4, cos 0.04).

@@ -239,7 +239,7 @@ START_TEST(test_oracle_matrix)
 END_TEST
 
 /*
- * Default bidirectional table (bias-and-sinusoidal.md §3): B = 16, E = 8, past keys (r = -n):
+ * Default bidirectional table (docs/conventions.md#t5-buckets): B = 16, E = 8, past keys (r = -n):
  * n = 0..7 -> n; then the first n of buckets 8..15 are 8, 12, 16, 23, 32, 46, 64, 91
  * (n >= ceil(8 * 16^(t/8)) for bucket 8 + t). Future keys (r = +n) add 16 (r = +1 -> 17).
  * Checked for every n up to 5000.

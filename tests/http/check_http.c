@@ -216,7 +216,7 @@ START_TEST(test_lesson_numbers)
     th_resp_free(&r);
     /* ALiBi, 8 heads, query 3, keys 0..3, scores (2,1,3,2): bias -m*(3,2,1,0).
      * Head 0 (m = 1/2): softmax(2-1.5, 1-1, 3-0.5, 2) = (0.074199, 0.045004, 0.548260, 0.332537);
-     * head 7 (m = 1/256) = (0.195285, 0.072123, 0.535004, 0.197587) (bias-and-sinusoidal.md). */
+     * head 7 (m = 1/256) = (0.195285, 0.072123, 0.535004, 0.197587) (docs/conventions.md#alibi). */
     ck_assert_int_eq(th_post(&srv, "/alibi",
                              "{\"num_heads\":8,\"query_positions\":[3],\"key_positions\":[0,1,2,3],"
                              "\"scores\":[[2,1,3,2]]}",
@@ -261,7 +261,7 @@ START_TEST(test_service_routes)
     ck_assert_int_eq(th_request(&srv, "GET", "/limits", NULL, NULL, 0, 0, &r), 0);
     ck_assert_int_eq(r.status, 200);
     json_t *j = body_json(&r);
-    /* this test server runs with --max-body-bytes 65536; the rest are api.md's defaults */
+    /* this test server runs with --max-body-bytes 65536; the rest are docs/api.md's defaults */
     ck_assert_int_eq(json_integer_value(json_object_get(j, "max_body_bytes")), 65536);
     ck_assert_int_eq(json_integer_value(json_object_get(j, "max_output_elements")), 4194304);
     ck_assert_int_eq(json_integer_value(json_object_get(j, "max_dim")), 65536);

@@ -115,7 +115,7 @@ def test_cos_sin(client: posenc.Client) -> None:
 
 
 def llama3_inv_freq_numpy(cfg: dict) -> np.ndarray:
-    """Llama 3.1's rule written from its formula (rope-variants, Hugging Face's llama3 type):
+    """Llama 3.1's rule written from its formula (docs/conventions.md#llama3, Hugging Face's llama3 type):
     wavelengths below L0/high_freq_factor keep their frequency, above L0/low_freq_factor are
     divided by factor, and in between blend with s = (L0/λ − low)/(high − low)."""
     d = cfg["hidden_size"] // cfg["num_attention_heads"]
