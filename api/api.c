@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire/jw_priv.h"
-
 /* The main array of each route for `Accept: application/x-npy` (api.h api_route.npy): the first
  * key present in the response wins. Masked cells: -inf in biases and scores, 0 in weights. */
 static const wire_npy_key NPY_MATRIX[] = {{"matrix", 0.0}, {NULL, 0.0}};
@@ -163,11 +161,18 @@ static void handle(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, 
     api_arena arena;
     api_arena_begin(&arena, ctx->lim->max_parse_bytes, opts->hold, opts->hold_cls);
     json_error_t err;
+    memset(&err, 0, sizeof err);
     json_t *req = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
     if (req == NULL)
         parse_failed(ctx, &arena, &err, len, request_id, out);
     else
         handle_parsed(ctx, h, keys, req, request_id, opts, out); /* releases req */
+    if (out->status != 200 && api_arena_failure_of(&arena) != API_ARENA_OK) {
+        /* the handler ran out of JSON memory (an answer built with jansson): say so, not what the
+         * handler made of a failed allocation */
+        api_response_free(out);
+        parse_failed(ctx, &arena, &err, len, request_id, out);
+    }
     api_arena_end(&arena);
 }
 
@@ -204,7 +209,7 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
             wire_err_init(&we);
             s = wire_stream_npy(&w, f32, &we);
             api_problem_from_wire(&pb, &we);
-        } else if (w.ext != NULL && w.ext->n_segs > 0)
+        } else if (wire_jw_deferred(&w))
             s = wire_stream_json(&w);
         else
             out->body = wire_jw_take(&w, &out->len);

@@ -103,4 +103,9 @@ void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, api_r
 /* Rewrites every source of out from "config." to prefix (the wrapper's nested path). */
 void api_model_rope_rebase(api_rope_config *out, const char *prefix);
 
+/* 1 when model_type's Hugging Face code rotates q and k (a table in model_config.c); 0 for any
+ * other (also "" and NULL). POST /model/method answers RoPE for another type only when its config
+ * has rotary keys of its own, with a warning. */
+int api_model_is_rope(const char *model_type);
+
 #endif

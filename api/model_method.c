@@ -58,6 +58,10 @@ static int in_list(const char *const *list, const char *s)
 
 typedef enum { M_NONE, M_LEARNED, M_ALIBI, M_T5, M_ROPE } method_id;
 
+/* Deepest config the answer can carry: the writer nests at most WIRE_JW_MAX_DEPTH levels and a
+ * kind's ready request sits 4 levels down (kinds[i].request.config). */
+#define MAX_CONFIG_DEPTH 16
+
 static const char *const LEARNED[] = {"bert",       "electra",       "albert",
                                       "gpt2",       "gpt_neo",       "gpt_bigcode",
                                       "distilbert", "megatron-bert", NULL};
@@ -440,6 +444,14 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
         return -1;
     }
 
+    /* the answer carries the config again (each kind's ready request), some levels down */
+    if (api_json_depth(text.obj, MAX_CONFIG_DEPTH) > MAX_CONFIG_DEPTH) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, text.ptr[0] ? text.ptr : "",
+                          "the config is nested deeper than %d levels; a model's config.json "
+                          "is a few levels deep",
+                          MAX_CONFIG_DEPTH);
+        return -1;
+    }
     plan p;
     memset(&p, 0, sizeof p);
     p.per_layer = json_array();
@@ -450,14 +462,27 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
     if (api_problem_failed(pb))
         goto done;
     if (fixed == 1) {
-        if (!has_rope_keys(text.obj) && mt[0] == '\0') {
+        int known = api_model_is_rope(mt);
+        if (!known && !has_rope_keys(text.obj)) {
             char fp[160];
             api_ptr(fp, sizeof fp, text.ptr, "model_type");
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "model_type is required to tell the position method (the config "
-                              "has no rotary keys either)");
+            if (mt[0] == '\0')
+                api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                                  "model_type is required to tell the position method (the config "
+                                  "has no rotary keys either)");
+            else
+                api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                                  "posenc does not know the position method of model_type "
+                                  "\"%.40s\" (not a learned, ALiBi, T5 or RoPE model it knows, "
+                                  "and the config has no rotary keys); see docs/models.md",
+                                  mt);
             goto done;
         }
+        if (!known && mt[0] != '\0')
+            api_rc_warn(&w,
+                        "model_type \"%.40s\" is not in posenc's table of RoPE models; RoPE is "
+                        "read from the config's own rotary keys",
+                        mt);
         if (plan_rope(pb, &p, text.obj, text.ptr, where, mt, n_layers, &w) < 0)
             goto done;
     }

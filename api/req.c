@@ -34,8 +34,9 @@ void api_body_parse_failed(api_problem *pb, const struct api_arena *arena, const
     switch (api_arena_failure_of(arena)) {
     case API_ARENA_OVER_CAP:
         api_problem_set(pb, API_PB_TOO_LARGE,
-                        "the parsed form of this %zu-byte JSON body would need more than "
-                        "max_parse_bytes (%zu bytes); send fewer or larger-grained values",
+                        "the JSON of this request (its %zu-byte body as parsed, and what is built "
+                        "from it) would need more than max_parse_bytes (%zu bytes); send fewer "
+                        "or larger-grained values",
                         len, lim->max_parse_bytes);
         break;
     case API_ARENA_REFUSED:
@@ -493,4 +494,29 @@ int api_check_work(api_problem *pb, const api_limits *lim, size_t *acc, size_t a
     }
     *acc += abc;
     return 0;
+}
+
+/* The nesting depth of v (a scalar is 0), counted no further than limit + 1. */
+int api_json_depth(const json_t *v, int limit)
+{
+    if (limit < 0 || !(json_is_object(v) || json_is_array(v)))
+        return 0;
+    int d = 0;
+    if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v) && d <= limit; i++) {
+            int c = api_json_depth(json_array_get(v, i), limit - 1);
+            d = c > d ? c : d;
+        }
+    } else {
+        const char *k;
+        const json_t *m;
+        json_object_foreach((json_t *)v, k, m)
+        {
+            int c = api_json_depth(m, limit - 1);
+            d = c > d ? c : d;
+            if (d > limit)
+                break;
+        }
+    }
+    return d + 1;
 }

@@ -158,4 +158,8 @@ int api_check_work(api_problem *pb, const api_limits *lim, size_t *acc, size_t a
 /* calloc with an overflow-checked count; NULL (and a 503 problem "unavailable") on failure. */
 void *api_alloc(api_problem *pb, size_t count, size_t size);
 
+/* The nesting depth of v (a scalar 0, [] or {} 1), counted no further than limit + 1 (bounded
+ * recursion). */
+int api_json_depth(const json_t *v, int limit);
+
 #endif

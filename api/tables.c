@@ -174,6 +174,8 @@ void api_table_get(store_dir *store, const char *name, int npy, const char *requ
         wire_jw_init(&w, 1u << 16);
         jw_table_info(&w, &info, NULL);
         answer_jw(&w, 200, request_id, out);
+        if (out->status == 200) /* JSON or .npy by Accept: caches must key on it */
+            add_header(out, "Vary", "Accept");
         return;
     }
     table_rows *tr = malloc(sizeof *tr);
@@ -203,6 +205,7 @@ void api_table_get(store_dir *store, const char *name, int npy, const char *requ
     out->status = 200;
     out->content_type = "application/x-npy";
     add_header(out, "Content-Disposition", "attachment; filename=\"%s.npy\"", name);
+    add_header(out, "Vary", "Accept"); /* JSON or .npy by Accept: caches must key on it */
 }
 
 void api_table_delete(store_dir *store, const char *name, const char *request_id, api_response *out)

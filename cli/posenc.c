@@ -85,8 +85,8 @@ static void usage(FILE *f)
         "Answers one posenc compute request in this process (no daemon), exactly as posencd\n"
         "answers POST /ROUTE: the same JSON body, the same .npy, the same problem+json.\n"
         "\n"
-        "ROUTE   sinusoidal, rope, alibi, attention, t5/buckets, learned (the daemon's paths;\n"
-        "        a leading '/' is accepted)\n"
+        "ROUTE   sinusoidal, rope, alibi, attention, t5/buckets, learned, model/method (the\n"
+        "        daemon's paths; a leading '/' is accepted)\n"
         "FILE    the request, a JSON object as in openapi.yaml; '-' reads stdin. Without FILE\n"
         "        the request is read from stdin, or is {} when --config is given.\n"
         "\n"
@@ -501,6 +501,10 @@ int main(int argc, char **argv)
     const api_route *route = find_route(a.route);
     if (route == NULL)
         return EXIT_USAGE;
+    if (a.npy && route->npy == NULL) { /* /model/method answers JSON only */
+        fprintf(stderr, "posenc: %s has no array to write as .npy; drop --npy\n", a.route);
+        return EXIT_USAGE;
+    }
     api_response resp;
     memset(&resp, 0, sizeof resp);
     char *body = NULL;

@@ -53,6 +53,11 @@ void wire_jw_free(wire_jw *w)
     }
 }
 
+int wire_jw_deferred(const wire_jw *w)
+{
+    return w->ext != NULL && w->ext->n_segs > 0;
+}
+
 int wire_jw_ok(const wire_jw *w)
 {
     return !w->failed;

@@ -91,6 +91,10 @@ void wire_jw_free(wire_jw *w);
 /* Hands the NUL-terminated text to the caller (free() it) and resets w; NULL if w failed.
  * Not in WIRE_JW_NPY mode, nor with deferred matrices (they are not in the text: wire/stream.h). */
 char *wire_jw_take(wire_jw *w, size_t *len);
+/* 1 when w holds deferred matrices (WIRE_JW_STREAM mode): its body must go out as a stream
+ * (wire_stream_json), not as wire_jw_take's text. */
+int wire_jw_deferred(const wire_jw *w);
+
 /* Returns 1 while nothing failed. */
 int wire_jw_ok(const wire_jw *w);
 

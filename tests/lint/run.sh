@@ -4,6 +4,7 @@
 #      and no I/O or JSON library; wire/ and store/ include no api/ or server/ header; api/ no
 #      server/ header and no libmicrohttpd; cli/ (the in-process CLI) no server/ header and no
 #      libmicrohttpd either: it links api/ and below only;
+#      a *_priv.h header is its folder's own (tests may include it);
 #   2. banned functions (unbounded or locale-dependent: sprintf, strcpy, strcat, atoi, atof,
 #      strtok, gets);
 #   3. no file over 600 lines in the five layers and cli/, except those listed in
@@ -25,6 +26,9 @@ v=$(incl "api/*.c api/*.h" '#include *"server/|#include *<microhttpd')
 [ -z "$v" ] || bad "api/ includes server/ or libmicrohttpd:"$'\n'"$v"
 v=$(incl "cli/*.c cli/*.h" '#include *"server/|#include *<microhttpd')
 [ -z "$v" ] || bad "cli/ includes server/ or libmicrohttpd (the CLI runs without the daemon):"$'\n'"$v"
+v=$(for L in core wire store api server cli; do grep -HnE '#include *"[a-z]+/[a-z_]+_priv\.h"' $L/*.c $L/*.h 2>/dev/null \
+    | grep -v "^$L/[^:]*:[0-9]*:#include *\"$L/"; done)
+[ -z "$v" ] || bad "a layer includes another layer's private header (*_priv.h):"$'\n'"$v"
 v=$(grep -rnwE '(sprintf|strcpy|strcat|atoi|atof|strtok|gets)\(' core wire store api server cli)
 [ -z "$v" ] || bad "banned function:"$'\n'"$v"
 
