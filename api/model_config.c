@@ -244,10 +244,13 @@ int api_model_rope_alpha(api_problem *pb, const json_t *sc_obj, const char *sc_s
 
 /* Warns about each key of the text config that this one-kind answer does not carry (see
  * api_model_caveat), and about a class-default local base the file omits (Gemma 3). */
-void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, api_rc_warnings *w)
+void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, int per_layer,
+                            api_rc_warnings *w)
 {
     const char *what = NULL, *key;
     for (size_t i = 0; (key = api_model_caveat(i, &what)) != NULL; i++) {
+        if (per_layer && strstr(what, "POST /model/method") != NULL)
+            continue; /* a layer-structure key: the kind answers it */
         const json_t *v = member(cfg, key);
         const api_model_default *d = api_model_default_find(text->model_type, key);
         if (v != NULL && !json_is_false(v) && !(json_is_array(v) && json_array_size(v) == 0))

@@ -192,4 +192,18 @@ typedef struct {
 int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *ptr, unsigned skip,
                             api_rope_config *out, api_rc_warnings *w);
 
+struct api_ml_kind_s; /* api/model_layers.h */
+
+/*
+ * api_rope_config_resolve for one kind of layer of the config (kind from api_ml_plan_layers;
+ * NULL: as api_rope_config_resolve). Gemma 3's sliding layers take rope_local_base_freq (else the
+ * class default) and no scaling; per-layer-type rope_parameters take the kind's entry (pointers
+ * "/config/rope_parameters/sliding_attention/...", sources "config.rope_parameters.
+ * sliding_attention...."); the layer-structure warnings (rope_local_base_freq, no_rope_layers,
+ * layer_types) are not given, the kind answering them.
+ */
+int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const char *ptr,
+                                 unsigned skip, const struct api_ml_kind_s *kind,
+                                 api_rope_config *out, api_rc_warnings *w);
+
 #endif

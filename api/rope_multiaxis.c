@@ -372,13 +372,13 @@ int api_rope_axes_parse(api_problem *pb, const json_t *req, const api_rope_direc
     if (ax != NULL)
         parse_axes_object(pb, ax, r);
     const json_t *cfg = NULL;
-    if (api_get_object(pb, req, "", "config", &cfg) > 0) {
-        r->has_config = 1;
-        /* the config's scaling is always skipped: config_axes reads it (mrope_section) */
-        api_rope_config_resolve(pb, cfg, "/config", api_rope_config_skip(req) | API_RC_SKIP_SCALING,
-                                &r->cfg, &r->warn);
+    /* the config's scaling is always skipped: config_axes reads it (mrope_section) */
+    int has_cfg = api_rope_read_config(pb, req, dir != NULL,
+                                       api_rope_config_skip(req) | API_RC_SKIP_SCALING, r, &cfg);
+    if (has_cfg < 0)
+        return -1;
+    if (has_cfg)
         config_axes(pb, r, cfg, ax != NULL);
-    }
     if (ax == NULL && r->sections_j == NULL && !api_problem_failed(pb))
         api_problem_field(pb, API_PB_INVALID_FIELD, "/axes",
                           "multi-axis RoPE needs axes (or a config with mrope_section)");

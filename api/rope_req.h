@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "api/api.h"
+#include "api/model_layers.h"
 #include "api/rope_config.h"
 #include "core/cache.h"
 #include "core/rope.h"
@@ -64,6 +65,11 @@ typedef struct {
     api_rc_warnings warn;
     int has_config;
     api_rope_config cfg; /* the pasted config, resolved (when has_config) */
+    /* per-layer answers (api/rope_layers.c): the config's layers and their kinds */
+    api_ml_plan plan; /* n_kinds 0: no config, or layers not said / not readable */
+    int forced_kind;  /* the kind to answer for, set by the caller (-1: from the request) */
+    int kind;         /* the kind answered (`layer` / `layer_type`), -1: the config as a whole */
+    int kinds_listed; /* 1: several kinds and none chosen; the answer lists them (layer_kinds) */
 
     int64_t head_dim; /* even, 2 .. max_dim */
     api_rc_origin head_dim_o;
@@ -169,6 +175,30 @@ typedef struct {
 int api_rope_parse(api_problem *pb, const api_limits *lim, const json_t *req,
                    const api_rope_direct *dir, api_rope_req *r);
 
+/* api_rope_parse for kind `kind` of the pasted config's layers (r->plan of a first parse of the
+ * same request), as if the request had chosen a layer of that kind. kind -1: api_rope_parse. */
+int api_rope_parse_kind(api_problem *pb, const api_limits *lim, const json_t *req,
+                        const api_rope_direct *dir, int kind, api_rope_req *r);
+
+/*
+ * Reads `layer` / `layer_type` of req and plans the layers of the pasted config cfg (NULL: none)
+ * into r->plan; sets r->kind and r->kinds_listed. forced >= 0 chooses that kind; direct: the
+ * caller rotates (/attention), so several kinds need a choice. Returns the kind to resolve the
+ * config for, or NULL (the config as a whole, or an error: 422 at /layer or /layer_type naming
+ * the choices; check pb).
+ */
+const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, const json_t *cfg,
+                                         int forced, int direct, api_rope_req *r);
+
+/*
+ * The request's `config` (an object, else absent), resolved for the kind of layer the request
+ * chooses (api_rope_layer_select) with the API_RC_SKIP_* bits skip, into r->cfg. *cfg_out (may
+ * be NULL) gets the config. Returns 1 when a config was read (its own errors recorded in pb, the
+ * parse goes on to report more), 0 without one, -1 when `layer` / `layer_type` failed (stop).
+ */
+int api_rope_read_config(api_problem *pb, const json_t *req, int direct, unsigned skip,
+                         api_rope_req *r, const json_t **cfg_out);
+
 /* Frees the owned arrays of r (from api_rope_parse); r itself is the caller's. */
 void api_rope_req_free(api_rope_req *r);
 
@@ -200,6 +230,17 @@ int api_rope_res_finite(const api_rope_req *r, const api_rope_res *res);
  * (the writer records its own errors).
  */
 void api_rope_write(wire_jw *out, const api_rope_req *r, const api_rope_res *res);
+
+/* api_rope_write without the closing brace of the response object (its caller adds members,
+ * as /rope's layer_kinds, and closes it). With a kind chosen, ends with layer_kind. */
+void api_rope_write_open(wire_jw *out, const api_rope_req *r, const api_rope_res *res);
+
+/* Writes kind k of plan p as {"kind", "method" ("rope" | "none"), "layer_types"?, "layers",
+ * "why"?} (the members of layer_kind and of each layer_kinds entry), object left open. */
+void api_rope_write_kind_open(wire_jw *out, const api_ml_plan *p, int k);
+
+/* api_rope_write_kind_open, closed. */
+void api_rope_write_kind(wire_jw *out, const api_ml_plan *p, int k);
 
 /* Writes the members of `resolved` (head_dim, rotary_dim, layout, ..., sources) into an open
  * object: /rope nests them under "resolved", /attention under "resolved.rope". */

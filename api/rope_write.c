@@ -325,7 +325,6 @@ static void write_one_d(wire_jw *out, const api_rope_req *r, const api_rope_res 
     wire_jw_obj_begin(out);
     write_resolved_one_d(out, r, res);
     wire_jw_obj_end(out);
-    wire_jw_obj_end(out);
 }
 
 static void write_tuples(wire_jw *out, const char *key, const api_rope_pos *cs, size_t A)
@@ -432,7 +431,6 @@ static void write_axes(wire_jw *out, const api_rope_req *r, const api_rope_res *
     wire_jw_obj_begin(out);
     write_resolved_axes(out, r);
     wire_jw_obj_end(out);
-    wire_jw_obj_end(out);
 }
 
 void api_rope_write_resolved(wire_jw *out, const api_rope_req *r, const api_rope_res *res)
@@ -443,10 +441,20 @@ void api_rope_write_resolved(wire_jw *out, const api_rope_req *r, const api_rope
         write_resolved_one_d(out, r, res);
 }
 
-void api_rope_write(wire_jw *out, const api_rope_req *r, const api_rope_res *res)
+void api_rope_write_open(wire_jw *out, const api_rope_req *r, const api_rope_res *res)
 {
     if (r->axes)
         write_axes(out, r, res);
     else
         write_one_d(out, r, res);
+    if (r->kind >= 0) {
+        wire_jw_key(out, "layer_kind");
+        api_rope_write_kind(out, &r->plan, r->kind);
+    }
+}
+
+void api_rope_write(wire_jw *out, const api_rope_req *r, const api_rope_res *res)
+{
+    api_rope_write_open(out, r, res);
+    wire_jw_obj_end(out);
 }

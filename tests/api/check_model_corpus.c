@@ -82,12 +82,10 @@ static const char *str(const json_t *o, const char *k)
     return s ? s : "";
 }
 
-/* The reference's scaling type names posenc's variant: the same words. */
-static void check_rope_kind(const char *name, const json_t *got, const json_t *want)
+/* A /rope answer r against the reference's kind want: layout, rotary_dim, inv_freq (abs 1e-15 or
+ * rel 1e-12), attention_factor and softmax_scale_factor (rel 1e-12). */
+static void check_rope_answer(const char *name, const json_t *r, const json_t *want)
 {
-    ck_assert_msg(strcmp(str(got, "variant"), str(want, "type")) == 0, "%s: variant %s, want %s",
-                  name, str(got, "variant"), str(want, "type"));
-    json_t *r = post(api_rope, json_object_get(got, "request"), 0, name);
     const json_t *res = json_object_get(r, "resolved");
     ck_assert_msg(strcmp(str(res, "layout"), str(want, "layout")) == 0, "%s: layout %s, want %s",
                   name, str(res, "layout"), str(want, "layout"));
@@ -105,6 +103,15 @@ static void check_rope_kind(const char *name, const json_t *got, const json_t *w
         double x = au_number(json_object_get(r, F[i])), y = au_number(json_object_get(want, F[i]));
         ck_assert_msg(au_close(x, y, 0, 1e-12), "%s: %s = %.17g, want %.17g", name, F[i], x, y);
     }
+}
+
+/* The reference's scaling type names posenc's variant: the same words. */
+static void check_rope_kind(const char *name, const json_t *got, const json_t *want)
+{
+    ck_assert_msg(strcmp(str(got, "variant"), str(want, "type")) == 0, "%s: variant %s, want %s",
+                  name, str(got, "variant"), str(want, "type"));
+    json_t *r = post(api_rope, json_object_get(got, "request"), 0, name);
+    check_rope_answer(name, r, want);
     json_decref(r);
 }
 
@@ -166,6 +173,91 @@ START_TEST(test_corpus)
 }
 END_TEST
 
+/* Sends text to h, returns the status and (in *body) the parsed answer. */
+static int send_json(api_handler h, json_t *req, json_t **body)
+{
+    char *text = json_dumps(req, JSON_COMPACT);
+    int st = 0;
+    char *resp = au_send(h, text, &st);
+    *body = au_parse(resp);
+    free(resp);
+    free(text);
+    return st;
+}
+
+/*
+ * POST /rope per layer, with the pasted file itself: {"config": file, "layer": l} for the first
+ * layer l of every reference kind gives that kind's numbers (and layer_kind naming the layers of
+ * the kind); a no-RoPE layer is a 422 at /layer. Without a layer, a config of several kinds lists
+ * them all (layer_kinds, each RoPE one with its result equal to the reference) and q is a 422 at
+ * /layer naming the choices; a config of one kind answers without layer_kinds.
+ */
+START_TEST(test_corpus_layers)
+{
+    const char *name = CORPUS[_i];
+    json_t *cfg = load("", name), *want = load("expected/", name);
+    const json_t *wl = json_object_get(want, "layers"), *wk = json_object_get(want, "kinds");
+    if (strcmp(str(json_array_get(wk, 0), "method"), "rope") != 0 &&
+        strcmp(str(json_array_get(wk, 0), "method"), "none") != 0)
+        goto done; /* not a RoPE model */
+    size_t n = json_array_size(wl), n_kinds = json_array_size(wk);
+    for (size_t w = 0; w < n_kinds; w++) {
+        size_t first = 0, count = 0;
+        for (size_t l = n; l-- > 0;)
+            if ((size_t)json_integer_value(json_array_get(wl, l)) == w) {
+                first = l;
+                count++;
+            }
+        json_t *req = json_pack("{s:O, s:I}", "config", cfg, "layer", (json_int_t)first), *r;
+        int st = send_json(api_rope, req, &r);
+        const json_t *wkind = json_array_get(wk, w);
+        char what[128];
+        snprintf(what, sizeof what, "%s layer %zu", name, first);
+        if (strcmp(str(wkind, "method"), "rope") == 0) {
+            ck_assert_msg(st == 200, "%s: status %d", what, st);
+            check_rope_answer(what, r, wkind);
+            const json_t *lk = json_object_get(r, "layer_kind");
+            ck_assert_msg(json_array_size(json_object_get(lk, "layers")) == count,
+                          "%s: layer_kind covers %zu layers, want %zu", what,
+                          json_array_size(json_object_get(lk, "layers")), count);
+        } else {
+            ck_assert_msg(st == 422, "%s (no RoPE): status %d", what, st);
+            ck_assert_str_eq(str(json_array_get(json_object_get(r, "errors"), 0), "pointer"),
+                             "/layer");
+        }
+        json_decref(r);
+        json_decref(req);
+    }
+    json_t *req = json_pack("{s:O}", "config", cfg), *r;
+    ck_assert_int_eq(send_json(api_rope, req, &r), 200);
+    const json_t *lks = json_object_get(r, "layer_kinds");
+    ck_assert_msg(n_kinds == 1 ? lks == NULL : json_array_size(lks) == n_kinds,
+                  "%s: layer_kinds %zu, want %s", name, json_array_size(lks),
+                  n_kinds == 1 ? "none" : "one per kind");
+    for (size_t g = 0; g < json_array_size(lks); g++) {
+        const json_t *k = json_array_get(lks, g);
+        size_t l0 = (size_t)json_integer_value(json_array_get(json_object_get(k, "layers"), 0));
+        const json_t *wkind =
+            json_array_get(wk, (size_t)json_integer_value(json_array_get(wl, l0)));
+        ck_assert_str_eq(str(k, "method"), str(wkind, "method"));
+        if (strcmp(str(k, "method"), "rope") == 0)
+            check_rope_answer(name, json_object_get(k, "result"), wkind);
+    }
+    json_decref(r);
+    json_object_set_new(req, "q", json_pack("[f, f]", 1.0, 0.0));
+    int st = send_json(api_rope, req, &r);
+    if (n_kinds > 1) {
+        ck_assert_msg(st == 422, "%s: q without a layer: status %d", name, st);
+        ck_assert_str_eq(str(json_array_get(json_object_get(r, "errors"), 0), "pointer"), "/layer");
+    }
+    json_decref(r);
+    json_decref(req);
+done:
+    json_decref(cfg);
+    json_decref(want);
+}
+END_TEST
+
 /* A bare config (no {"config": ...}) answers the same; an unknown model type without rotary keys
  * is a 422 at /model_type; no layer count is a 422 at /num_hidden_layers. */
 START_TEST(test_bare_and_errors)
@@ -194,6 +286,7 @@ Suite *model_corpus_suite(void)
     TCase *tc = tcase_create("corpus");
     tcase_add_checked_fixture(tc, au_setup, au_teardown);
     tcase_add_loop_test(tc, test_corpus, 0, (int)N_CORPUS);
+    tcase_add_loop_test(tc, test_corpus_layers, 0, (int)N_CORPUS);
     tcase_add_test(tc, test_bare_and_errors);
     suite_add_tcase(s, tc);
     return s;

@@ -1,0 +1,149 @@
+/*
+ * tests/api/check_rope_layers.c -- /rope and /attention per layer of a pasted config
+ * (api/rope_layers.c, api/model_layers.c): `layer` / `layer_type`, `layer_kind`, `layer_kinds`,
+ * and the 422 that lists the kinds when a rotation needs one.
+ *
+ * The config is v5's per-layer-type rope_parameters (the shape of Gemma 3 / OLMo 3 under
+ * transformers v5), head_dim 4, layers sliding, full, sliding, full:
+ *   sliding_attention: default, rope_theta 10000 -> inv_freq = 10000^(-2j/4) = [1, 0.01];
+ *   full_attention:    linear factor 8, rope_theta 1e6 -> [1, 1e6^(-1/2)] / 8 = [0.125, 0.000125].
+ * Tolerance: relative 1e-15 (one rounding of pow and one division).
+ */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "tests/lib/api_util.h"
+
+#define CFG                                                                                        \
+    "'config': {'model_type': 'gemma3_text', 'num_hidden_layers': 4, 'head_dim': 4,"               \
+    " 'layer_types': ['sliding_attention', 'full_attention', 'sliding_attention',"                 \
+    " 'full_attention'], 'rope_parameters': {"                                                     \
+    "'sliding_attention': {'rope_type': 'default', 'rope_theta': 10000},"                          \
+    " 'full_attention': {'rope_type': 'linear', 'factor': 8, 'rope_theta': 1000000}}}"
+
+static double inv(const json_t *j, size_t i)
+{
+    return au_number(json_array_get(json_object_get(j, "inv_freq"), i));
+}
+
+static const char *src(const json_t *j, const char *key)
+{
+    const json_t *s = json_object_get(json_object_get(j, "resolved"), "sources");
+    return json_string_value(json_object_get(s, key));
+}
+
+START_TEST(test_choose_layer)
+{
+    json_t *j = au_ok(api_rope, "{" CFG ", 'layer': 2}");
+    ck_close(inv(j, 0), 1.0, 0, 1e-15);
+    ck_close(inv(j, 1), 0.01, 0, 1e-15);
+    ck_assert_str_eq(src(j, "base"), "config.rope_parameters.sliding_attention.rope_theta");
+    const json_t *lk = json_object_get(j, "layer_kind");
+    ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(lk, "layers"), 1)), 2);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(lk, "layer_types"), 0)),
+                     "sliding_attention");
+    ck_assert_ptr_null(json_object_get(j, "layer_kinds"));
+    json_decref(j);
+
+    j = au_ok(api_rope, "{" CFG ", 'layer_type': 'full_attention'}");
+    ck_close(inv(j, 0), 0.125, 0, 1e-15);
+    ck_close(inv(j, 1), 0.000125, 0, 1e-15);
+    ck_assert_str_eq(src(j, "scaling.factor"), "config.rope_parameters.full_attention.factor");
+    json_decref(j);
+}
+END_TEST
+
+/* No choice: the full-attention kind at the top (per-layer-type parameters have no answer as a
+ * whole), every kind with its layers and result in layer_kinds. */
+START_TEST(test_list_kinds)
+{
+    json_t *j = au_ok(api_rope, "{" CFG "}");
+    ck_close(inv(j, 0), 0.125, 0, 1e-15);
+    const json_t *ks = json_object_get(j, "layer_kinds");
+    ck_assert_uint_eq(json_array_size(ks), 2);
+    const json_t *k0 = json_array_get(ks, 0), *k1 = json_array_get(ks, 1);
+    ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(k0, "layers"), 1)), 2);
+    ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(k1, "layers"), 1)), 3);
+    ck_close(inv(json_object_get(k0, "result"), 1), 0.01, 0, 1e-15);
+    ck_close(inv(json_object_get(k1, "result"), 1), 0.000125, 0, 1e-15);
+    json_decref(j);
+}
+END_TEST
+
+/* Entries equal as JSON are one kind (layers that differ only in attention window): no list. */
+START_TEST(test_equal_entries_one_kind)
+{
+    json_t *j = au_ok(api_rope, "{'config': {'num_hidden_layers': 2, 'head_dim': 4,"
+                                " 'layer_types': ['sliding_attention', 'full_attention'],"
+                                " 'rope_parameters': {'sliding_attention': {'rope_type': 'default',"
+                                " 'rope_theta': 10000}, 'full_attention': {'rope_type': 'default',"
+                                " 'rope_theta': 10000}}}, 'q': [1, 0, 0, 0], 'positions': [1]}");
+    ck_assert_ptr_null(json_object_get(j, "layer_kinds"));
+    ck_close(inv(j, 1), 0.01, 0, 1e-15);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+    au_expect_422_msg(api_rope, "{" CFG ", 'q': [1, 0, 0, 0]}", "/layer", "kind 1");
+    au_expect_422_msg(api_rope, "{" CFG ", 'include': ['cos_sin'], 'seq_len': 2}", "/layer",
+                      "layer_type");
+    au_expect_422_msg(api_rope, "{" CFG ", 'layer': 4}", "/layer", "(4)");
+    au_expect_422_msg(api_rope, "{" CFG ", 'layer_type': 'chunked_attention'}", "/layer_type",
+                      "kind 0");
+    au_expect_422_msg(api_rope, "{" CFG ", 'layer': 0, 'layer_type': 'full_attention'}",
+                      "/layer_type", "layer 0");
+    au_expect_422_msg(api_rope, "{'head_dim': 4, 'layer': 0}", "/layer", "config");
+    au_expect_422(api_rope, "{" CFG ", 'layer': -1}", "/layer", NULL);
+    /* SmolLM3's default: every 4th layer has no RoPE */
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'smollm3', 'num_hidden_layers': 8,"
+                      " 'head_dim': 4}, 'layer': 3}",
+                      "/layer", "no RoPE");
+}
+END_TEST
+
+/*
+ * /attention's rope method acts for the layer it is given: q = k = e0 at positions 0, 1 (half
+ * layout: pair 0 is (x0, x2)); k at position 1 is (cos t, 0, sin t, 0) with t = inv_freq[0], so
+ * scores[0][1] = cos t: cos 1 for layer 0 (sliding), cos 0.125 for layer 1 (full). Without a
+ * layer, a 422 at its pointer.
+ */
+START_TEST(test_attention_layer)
+{
+    static const char *const BODY = "{'q': [[1, 0, 0, 0], [1, 0, 0, 0]], 'k': [[1, 0, 0, 0],"
+                                    " [1, 0, 0, 0]], 'v': [[1], [2]], 'scale': 1, 'causal': false,"
+                                    " 'method': 'rope', 'rope': {" CFG "%s}}";
+    char body[1024];
+    const char *layers[] = {", 'layer': 0", ", 'layer': 1"};
+    const double want[] = {cos(1.0), cos(0.125)};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(body, sizeof body, BODY, layers[i]);
+        json_t *j = au_ok(api_attention, body);
+        const json_t *s = json_object_get(j, "scores");
+        ck_close(au_number(json_array_get(json_array_get(s, 0), 1)), want[i], 1e-15, 0);
+        json_decref(j);
+    }
+    snprintf(body, sizeof body, BODY, "");
+    au_expect_422_msg(api_attention, body, "/rope/layer", "kind");
+}
+END_TEST
+
+Suite *rope_layers_suite(void)
+{
+    Suite *s = suite_create("rope_layers");
+    TCase *tc = tcase_create("per_layer");
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
+    tcase_add_test(tc, test_choose_layer);
+    tcase_add_test(tc, test_list_kinds);
+    tcase_add_test(tc, test_equal_entries_one_kind);
+    tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_attention_layer);
+    suite_add_tcase(s, tc);
+    return s;
+}
