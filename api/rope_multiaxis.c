@@ -396,5 +396,8 @@ int api_rope_axes_parse(api_problem *pb, const json_t *req, const api_rope_direc
     api_rope_parse_vectors(pb, dir, r);
     if (api_problem_failed(pb) || api_rope_axes_check_sizes(pb, r) < 0)
         return -1;
+    if (has_cfg &&
+        api_rope_account_keys(pb, cfg, api_rope_config_skip(req) | API_RC_SKIP_SCALING, r) < 0)
+        return -1;
     return 0;
 }

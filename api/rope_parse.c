@@ -296,6 +296,9 @@ static int parse_one_d(api_problem *pb, const json_t *req, const api_rope_direct
     api_rope_parse_vectors(pb, dir, r);
     if (api_problem_failed(pb) || api_rope_check_sizes(pb, r) < 0)
         return -1;
+    if (r->has_config &&
+        api_rope_account_keys(pb, api_member(req, "config"), skip_mask(req), r) < 0)
+        return -1;
     return 0;
 }
 

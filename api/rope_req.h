@@ -53,6 +53,16 @@ typedef struct {
     const char *src;
 } api_rope_pos;
 
+/* A position key of a pasted config that cannot change a number of the answer, and why. */
+#define API_ROPE_MAX_IGNORED 24
+typedef struct {
+    size_t n, n_dropped;
+    struct {
+        char key[2 * API_RC_PTR]; /* dotted path: "config.text_config.sliding_window" */
+        const char *why;          /* static text, citing the HF code that shows it */
+    } k[API_ROPE_MAX_IGNORED];
+} api_rope_ignored;
+
 /*
  * Everything validated from one /rope request (1-D or multi-axis). Filled by api_rope_parse,
  * freed by api_rope_req_free. JSON values are borrowed from the request, which must outlive the
@@ -110,6 +120,9 @@ typedef struct {
     api_rope_pos pos, qpos, kpos; /* positions, q_positions, k_positions (q/k: resolved) */
     api_rope_pos tpos;            /* rows of cos/sin and float32_error */
     int has_pos, has_qpos, has_kpos;
+
+    /* keys of the pasted config that concern positions but are not used (resolved.ignored) */
+    api_rope_ignored ign;
 
     /* inputs to rotate */
     int want_q, want_k;    /* q / k given */
@@ -198,6 +211,22 @@ const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, con
  */
 int api_rope_read_config(api_problem *pb, const json_t *req, int direct, unsigned skip,
                          api_rope_req *r, const json_t **cfg_out);
+
+/* 1 when a config key concerns positions (rope*, rotary*, mrope*, partial_rotary*, alibi*,
+ * sliding_window*, no_rope*, max_position*, position_*, layer_types, attn_temperature_tuning,
+ * llama_4_scaling_beta, n_positions, ...): the keys api_rope_account_keys accounts for. */
+int api_rope_position_key(const char *k);
+
+/*
+ * No silent drops: after the parse of a request with the pasted config cfg (skip: the
+ * API_RC_SKIP_* bits the request set), every position key of the text config and of the scaling
+ * object read that resolved.sources does not name is put in r->ign with the reason it cannot
+ * change a number of this answer (attention window, layer structure, a context length the
+ * scaling type does not read, the request's own value winning, a wrapper's key, ...), or is a
+ * 422 at its pointer when it could (an unknown position key, ALiBi, a non-RoPE
+ * position_embedding_type, a query scale by position with q given). Returns 0 or -1.
+ */
+int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api_rope_req *r);
 
 /* Frees the owned arrays of r (from api_rope_parse); r itself is the caller's. */
 void api_rope_req_free(api_rope_req *r);

@@ -141,6 +141,21 @@ static void write_scaling(wire_jw *out, const api_rope_req *r, const api_rope_re
     wire_jw_obj_end(out);
 }
 
+/* resolved.ignored: {"config.<key>": why} for the pasted config's position keys that cannot
+ * change a number of this answer (api_rope_account_keys); absent when there are none. */
+static void write_ignored(wire_jw *out, const api_rope_req *r)
+{
+    if (r->ign.n == 0)
+        return;
+    wire_jw_key(out, "ignored");
+    wire_jw_obj_begin(out);
+    for (size_t i = 0; i < r->ign.n; i++) {
+        wire_jw_key(out, r->ign.k[i].key);
+        wire_jw_str(out, r->ign.k[i].why);
+    }
+    wire_jw_obj_end(out);
+}
+
 /* head_dim, rotary_dim and layout: the first members of resolved in both modes. */
 static void write_dims(wire_jw *out, const api_rope_req *r)
 {
@@ -201,6 +216,7 @@ static void write_resolved_one_d(wire_jw *out, const api_rope_req *r, const api_
         }
         write_origin(out, "layout", &r->layout_o);
         wire_jw_obj_end(out);
+        write_ignored(out, r);
     }
 }
 
@@ -375,6 +391,7 @@ static void write_resolved_axes(wire_jw *out, const api_rope_req *r)
         wire_jw_key(out, "axes");
         wire_jw_str(out, r->axes_src);
         wire_jw_obj_end(out);
+        write_ignored(out, r);
     }
 }
 

@@ -258,6 +258,137 @@ done:
 }
 END_TEST
 
+/* The test's own idea of a key that concerns positions (the issue's list), kept apart from the
+ * product's api_rope_position_key so that a key the product forgets still counts here. */
+static int position_key(const char *k)
+{
+    static const char *const PRE[] = {"rope",
+                                      "rotary",
+                                      "mrope",
+                                      "partial_rotary",
+                                      "alibi",
+                                      "sliding_window",
+                                      "no_rope",
+                                      "max_position",
+                                      "original_max_position",
+                                      "position_embedding",
+                                      NULL};
+    static const char *const EXACT[] = {"layer_types",
+                                        "attn_temperature_tuning",
+                                        "llama_4_scaling_beta",
+                                        "use_sliding_window",
+                                        "max_window_layers",
+                                        "floor_scale",
+                                        "attn_scale",
+                                        "n_positions",
+                                        NULL};
+    for (const char *const *p = PRE; *p; p++)
+        if (strncmp(k, *p, strlen(*p)) == 0)
+            return 1;
+    for (const char *const *p = EXACT; *p; p++)
+        if (strcmp(k, *p) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when the dotted path is a value of resolved.sources (as a word) or a key of
+ * resolved.ignored in the /rope answer r. */
+static int accounted(const json_t *r, const char *path)
+{
+    const json_t *res = json_object_get(r, "resolved");
+    if (json_object_get(json_object_get(res, "ignored"), path) != NULL)
+        return 1;
+    const char *k;
+    const json_t *v;
+    size_t len = strlen(path);
+    json_object_foreach(json_object_get(res, "sources"), k, v)
+    {
+        for (const char *s = json_string_value(v); s && (s = strstr(s, path)) != NULL; s++)
+            if (s[len] == '\0' || s[len] == '.' || s[len] == ' ' || s[len] == ')')
+                return 1;
+    }
+    return 0;
+}
+
+/* Every position key of obj (at dotted path base) accounted for in r; the scaling objects'
+ * keys too. Returns the number checked. */
+static size_t check_keys(const char *what, const json_t *r, const json_t *obj, const char *base)
+{
+    size_t n = 0;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, k, v)
+    {
+        if (json_is_null(v))
+            continue;
+        char path[256];
+        snprintf(path, sizeof path, "%s.%s", base, k);
+        if (strcmp(k, "text_config") == 0) {
+            n += check_keys(what, r, v, path);
+            continue;
+        }
+        if (!position_key(k))
+            continue;
+        n++;
+        ck_assert_msg(accounted(r, path),
+                      "%s: %s is neither in resolved.sources nor in "
+                      "resolved.ignored",
+                      what, path);
+        if ((strcmp(k, "rope_scaling") == 0 || strcmp(k, "rope_parameters") == 0) &&
+            json_is_object(v) && json_object_get(json_object_get(r, "resolved"), "ignored") &&
+            json_object_get(json_object_get(json_object_get(r, "resolved"), "ignored"), path))
+            continue; /* the whole object is ignored */
+        const char *sk;
+        const json_t *sv;
+        json_object_foreach((json_t *)v, sk, sv)
+        {
+            if (!json_is_object(v) || json_is_null(sv))
+                continue;
+            char sp[320];
+            snprintf(sp, sizeof sp, "%s.%s", path, sk);
+            n++;
+            ck_assert_msg(accounted(r, sp),
+                          "%s: %s is neither in resolved.sources nor in "
+                          "resolved.ignored",
+                          what, sp);
+        }
+    }
+    return n;
+}
+
+/*
+ * No silent drops: POST /rope with every RoPE file of the corpus, for each kind of layer (its
+ * first layer), answers 200 and names every position key of the file (the issue's list, the
+ * scaling object's members included) in resolved.sources or resolved.ignored.
+ */
+START_TEST(test_corpus_keys)
+{
+    const char *name = CORPUS[_i];
+    json_t *cfg = load("", name), *want = load("expected/", name);
+    const json_t *wl = json_object_get(want, "layers"), *wk = json_object_get(want, "kinds");
+    for (size_t w = 0; w < json_array_size(wk); w++) {
+        if (strcmp(str(json_array_get(wk, w), "method"), "rope") != 0)
+            continue;
+        size_t first = 0;
+        for (size_t l = json_array_size(wl); l-- > 0;)
+            if ((size_t)json_integer_value(json_array_get(wl, l)) == w)
+                first = l;
+        json_t *req = json_pack("{s:O, s:I}", "config", cfg, "layer", (json_int_t)first), *r;
+        int st = send_json(api_rope, req, &r);
+        char *dump = json_dumps(r, JSON_COMPACT);
+        ck_assert_msg(st == 200, "%s layer %zu: status %d: %.400s", name, first, st, dump);
+        free(dump);
+        char what[96];
+        snprintf(what, sizeof what, "%s layer %zu", name, first);
+        ck_assert_uint_gt(check_keys(what, r, cfg, "config"), 0);
+        json_decref(r);
+        json_decref(req);
+    }
+    json_decref(cfg);
+    json_decref(want);
+}
+END_TEST
+
 /* A bare config (no {"config": ...}) answers the same; an unknown model type without rotary keys
  * is a 422 at /model_type; no layer count is a 422 at /num_hidden_layers. */
 START_TEST(test_bare_and_errors)
@@ -287,6 +418,7 @@ Suite *model_corpus_suite(void)
     tcase_add_checked_fixture(tc, au_setup, au_teardown);
     tcase_add_loop_test(tc, test_corpus, 0, (int)N_CORPUS);
     tcase_add_loop_test(tc, test_corpus_layers, 0, (int)N_CORPUS);
+    tcase_add_loop_test(tc, test_corpus_keys, 0, (int)N_CORPUS);
     tcase_add_test(tc, test_bare_and_errors);
     suite_add_tcase(s, tc);
     return s;

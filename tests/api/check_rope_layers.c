@@ -134,6 +134,54 @@ START_TEST(test_attention_layer)
 }
 END_TEST
 
+static const char *ignored(const json_t *j, const char *path)
+{
+    const json_t *ig = json_object_get(json_object_get(j, "resolved"), "ignored");
+    return json_string_value(json_object_get(ig, path));
+}
+
+/*
+ * No silent drops (api/rope_keys.c): a position key that cannot change the answer is listed in
+ * resolved.ignored with its reason; one that could, and that posenc does not read, is a 422 at
+ * its pointer.
+ */
+START_TEST(test_no_silent_drops)
+{
+    json_t *j = au_ok(api_rope, "{'config': {'head_dim': 4, 'rope_theta': 500000,"
+                                " 'sliding_window': 4096, 'max_position_embeddings': 8192},"
+                                " 'base': 10000}");
+    ck_assert_ptr_nonnull(strstr(ignored(j, "config.sliding_window"), "attention window"));
+    ck_assert_ptr_nonnull(strstr(ignored(j, "config.rope_theta"), "request's base"));
+    ck_assert_ptr_nonnull(strstr(ignored(j, "config.max_position_embeddings"), "context length"));
+    ck_close(inv(j, 1), 0.01, 0, 1e-15); /* the request's base 10000: 10000^(-1/2) */
+    json_decref(j);
+    /* a wrapper's own position keys do not reach the text model */
+    j = au_ok(api_rope, "{'config': {'model_type': 'x', 'max_position_embeddings': 2,"
+                        " 'text_config': {'head_dim': 4}}}");
+    ck_assert_ptr_nonnull(strstr(ignored(j, "config.max_position_embeddings"), "wrapper"));
+    json_decref(j);
+    /* Ministral 3's query scale: listed without q, a 422 with q (not applied yet) */
+    static const char *const M3 =
+        "{'config': {'model_type': 'ministral3', 'head_dim': 4, 'rope_parameters':"
+        " {'rope_type': 'default', 'rope_theta': 10000, 'llama_4_scaling_beta': 0.1}}%s}";
+    char body[512];
+    snprintf(body, sizeof body, M3, "");
+    j = au_ok(api_rope, body);
+    ck_assert_ptr_nonnull(ignored(j, "config.rope_parameters.llama_4_scaling_beta"));
+    json_decref(j);
+    snprintf(body, sizeof body, M3, ", 'q': [1, 0, 0, 0], 'positions': [0]");
+    au_expect_422(api_rope, body, "/config/rope_parameters/llama_4_scaling_beta", NULL);
+    au_expect_422(api_rope, "{'config': {'head_dim': 4, 'rope_foo': 2}}", "/config/rope_foo", NULL);
+    au_expect_422(api_rope, "{'config': {'head_dim': 4, 'alibi': true}}", "/config/alibi", NULL);
+    au_expect_422(api_rope, "{'config': {'head_dim': 4, 'position_embedding_type': 'absolute'}}",
+                  "/config/position_embedding_type", NULL);
+    au_expect_422(api_rope,
+                  "{'config': {'head_dim': 4, 'rope_scaling': {'type': 'linear', 'factor': 2,"
+                  " 'short_mscale': 1.1}}}",
+                  "/config/rope_scaling/short_mscale", NULL);
+}
+END_TEST
+
 Suite *rope_layers_suite(void)
 {
     Suite *s = suite_create("rope_layers");
@@ -144,6 +192,7 @@ Suite *rope_layers_suite(void)
     tcase_add_test(tc, test_equal_entries_one_kind);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_attention_layer);
+    tcase_add_test(tc, test_no_silent_drops);
     suite_add_tcase(s, tc);
     return s;
 }
