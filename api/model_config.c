@@ -264,8 +264,9 @@ void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, int p
 /* Rewrites every origin's "config." to the wrapper's nested path (prefix "config.text_config"). */
 void api_model_rope_rebase(api_rope_config *out, const char *prefix)
 {
-    api_rc_origin *all[] = {&out->head_dim_o, &out->rotary_dim_o, &out->partial_o,
-                            &out->base_o,     &out->layout_o,     &out->scaling.type_origin};
+    api_rc_origin *all[] = {&out->head_dim_o,    &out->rotary_dim_o, &out->partial_o,
+                            &out->base_o,        &out->layout_o,     &out->scaling.type_origin,
+                            &out->qscale_beta_o, &out->qscale_l0_o};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         api_model_src_rebase(all[i]->src, sizeof all[i]->src, prefix);
     for (int f = 0; f < API_RS__COUNT; f++)

@@ -197,6 +197,32 @@ static void resolve_lengths(api_problem *pb, const json_t *cfg, const char *ptr,
     }
 }
 
+/* Ministral 3's llama_4_scaling_beta in the scaling object sc (at sc_ptr, key sc_key): the
+ * query scale 1 + beta ln(1 + floor(pos / L0)) with L0 the object's
+ * original_max_position_embeddings (Ministral3Attention reads both from rope_parameters). Other
+ * model types' attention does not read it (api/rope_keys.c lists it as ignored). */
+static void resolve_qscale(api_problem *pb, const json_t *sc, const char *sc_ptr,
+                           const char *sc_key, api_rope_config *out)
+{
+    char fp[API_RC_PTR];
+    if (strcmp(out->model_type, "ministral3") != 0 ||
+        api_get_number(pb, sc, sc_ptr, "llama_4_scaling_beta", 0.0, 1e6, 0, &out->qscale_beta) <= 0)
+        return;
+    api_ptr(fp, sizeof fp, sc_ptr, "llama_4_scaling_beta");
+    api_rc_origin_set(&out->qscale_beta_o, fp, "config.%s.llama_4_scaling_beta", sc_key);
+    if (cfg_int(pb, sc, sc_ptr, "original_max_position_embeddings", &out->qscale_l0) <= 0) {
+        if (!api_problem_failed(pb))
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "needs original_max_position_embeddings beside it (Ministral 3 "
+                              "divides the position by it)");
+        return;
+    }
+    char lp[API_RC_PTR];
+    api_ptr(lp, sizeof lp, sc_ptr, "original_max_position_embeddings");
+    api_rc_origin_set(&out->qscale_l0_o, lp, "config.%s.original_max_position_embeddings", sc_key);
+    out->has_qscale = 1;
+}
+
 int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *ptr, unsigned skip,
                             api_rope_config *out, api_rc_warnings *w)
 {
@@ -325,7 +351,7 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
         sc = NULL; /* Gemma 3's sliding layers: rope_type default (rotary_emb_local) */
     if (!(skip & API_RC_SKIP_SCALING) && sc != NULL) {
         static const char *const PARAM_SKIP[] = {"rope_theta", "partial_rotary_factor", "alpha",
-                                                 NULL};
+                                                 "llama_4_scaling_beta", NULL};
         int phi3 = strcmp(out->model_type, "phi3") == 0;
         if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3,
                                    params ? PARAM_SKIP : PARAM_SKIP + 2, &out->scaling, w) == 0 &&
@@ -336,6 +362,8 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
             json_object_size(sc) == 0)
             out->scaling.present = 0; /* "rope_scaling": {} says nothing */
     }
+    if (sc != NULL)
+        resolve_qscale(pb, sc, sc_ptr, sc_key, out);
     api_model_rope_caveats(config, &text, kind != NULL, w);
     if (text.nested) /* every source names the nested path: config.text_config.rope_theta */
         api_model_rope_rebase(out, text.src);

@@ -159,8 +159,14 @@ typedef struct {
     char model_type[48];             /* the text model's (else its wrapper's); "" when absent */
     char text_src[160];              /* where the text model's fields are: "config",
                                       * "config.text_config", ... (api/model_config.h) */
-    int softmax_mscale;              /* 1 when HF's attention for model_type scales the softmax
-                                      * by mscale_all_dim (DeepSeek family) or model_type is absent */
+    /* Ministral 3's query scale by position (core/rope_qscale.h): beta and its length, from
+     * the scaling object's llama_4_scaling_beta / original_max_position_embeddings */
+    int has_qscale;
+    double qscale_beta;
+    int64_t qscale_l0;
+    api_rc_origin qscale_beta_o, qscale_l0_o;
+    int softmax_mscale; /* 1 when HF's attention for model_type scales the softmax
+                         * by mscale_all_dim (DeepSeek family) or model_type is absent */
 } api_rope_config;
 
 /*

@@ -175,15 +175,9 @@ static const char *why_scaling(const char *k, const api_rope_req *r, const char 
         return "the request's inv_freq gives the frequencies";
     if (strcmp(k, "rope_theta") == 0 || strcmp(k, "partial_rotary_factor") == 0)
         return "a request field wins over it";
-    if (strcmp(k, "llama_4_scaling_beta") == 0) {
-        if (!r->want_q)
-            return "scales query rows by position (modeling_ministral3.py); this answer rotates "
-                   "no query";
-        *refuse = "Ministral 3 scales the queries by 1 + beta ln(1 + floor(pos / "
-                  "original_max_position_embeddings)) (modeling_ministral3.py); posenc does not "
-                  "apply it yet";
-        return NULL;
-    }
+    if (strcmp(k, "llama_4_scaling_beta") == 0)
+        return "only Ministral 3's attention reads it (modeling_ministral3.py); this model_type's "
+               "does not";
     for (int f = 0; f < API_RS__COUNT; f++)
         if (strcmp(k, api_rs_field_name((api_rs_field)f)) == 0)
             return "not read for this scaling type (modeling_rope_utils.py; the warnings say "
@@ -232,13 +226,17 @@ int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api
     api_model_text text;
     api_model_text_find(cfg, "/config", &text);
     const api_rope_scaling *sc = &r->sc;
-    const char *src[8 + API_RS__COUNT];
+    const char *src[12 + API_RS__COUNT];
     size_t n = 0;
     char sc_src[API_RC_PTR];
     src[n++] = r->head_dim_o.src;
     src[n++] = r->rotary_o.src;
     src[n++] = r->base_o.src;
     src[n++] = r->layout_o.src;
+    if (r->cfg.has_qscale) {
+        src[n++] = r->cfg.qscale_beta_o.src;
+        src[n++] = r->cfg.qscale_l0_o.src;
+    }
     if (r->axes)
         src[n++] = r->axes_src;
     if (!r->axes && sc->present && strncmp(sc->ptr, "/config/", 8) == 0) {

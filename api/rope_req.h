@@ -168,6 +168,8 @@ typedef struct {
     /* 1 when a pasted config's yarn factor would scale the softmax but the model's HF attention
      * does not (not the DeepSeek family): softmax_scale_factor is then 1 and the answer warns */
     int softmax_not_applied;
+    double *q_scale;            /* [q positions] Ministral 3's query scale (with q), else NULL */
+    double *t_scale;            /* [tpos.n] the same at the cos/sin positions, else NULL */
     double *q_rot, *k_rot;      /* [q positions][head_dim], [k positions][head_dim] */
     double *scores;             /* [q positions][k positions] q_rot . k_rot (scale 1) */
     double *cos, *sin;          /* [tpos.n][n] */

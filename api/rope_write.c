@@ -185,6 +185,17 @@ static void write_resolved_one_d(wire_jw *out, const api_rope_req *r, const api_
     else
         write_scaling(out, r, res);
     write_seq_len(out, r, "largest position + 1");
+    const api_rope_config *c = &r->cfg;
+    if (r->has_config && c->has_qscale) {
+        wire_jw_key(out, "query_scale");
+        wire_jw_obj_begin(out);
+        wire_jw_key(out, "rule");
+        wire_jw_str(out, "q_rotated x (1 + beta ln(1 + floor(pos / "
+                         "original_max_position_embeddings))) (Ministral 3)");
+        write_num(out, "beta", c->qscale_beta);
+        write_num(out, "original_max_position_embeddings", (double)c->qscale_l0);
+        wire_jw_obj_end(out);
+    }
     if (r->has_config) {
         const api_rope_scaling *sc = &r->sc;
         wire_jw_key(out, "sources");
@@ -215,6 +226,10 @@ static void write_resolved_one_d(wire_jw *out, const api_rope_req *r, const api_
             }
         }
         write_origin(out, "layout", &r->layout_o);
+        if (c->has_qscale) {
+            write_origin(out, "query_scale.beta", &c->qscale_beta_o);
+            write_origin(out, "query_scale.original_max_position_embeddings", &c->qscale_l0_o);
+        }
         wire_jw_obj_end(out);
         write_ignored(out, r);
     }
@@ -286,6 +301,10 @@ static void write_one_d(wire_jw *out, const api_rope_req *r, const api_rope_res 
         wire_jw_ints(out, r->qpos.v, pq);
         wire_jw_key(out, "q_rotated");
         wire_jw_matrix(out, res->q_rot, NULL, pq, hd);
+        if (res->q_scale) {
+            wire_jw_key(out, "q_scale");
+            wire_jw_doubles(out, res->q_scale, pq);
+        }
     }
     if (res->k_rot) {
         wire_jw_key(out, "k_positions");
@@ -306,6 +325,10 @@ static void write_one_d(wire_jw *out, const api_rope_req *r, const api_rope_res 
         wire_jw_matrix(out, res->cos, NULL, r->tpos.n, n);
         wire_jw_key(out, "sin");
         wire_jw_matrix(out, res->sin, NULL, r->tpos.n, n);
+    }
+    if (res->t_scale) {
+        wire_jw_key(out, "query_scale");
+        wire_jw_doubles(out, res->t_scale, r->tpos.n);
     }
     if (res->bands)
         write_bands(out, res->bands, n);

@@ -160,17 +160,14 @@ START_TEST(test_no_silent_drops)
                         " 'text_config': {'head_dim': 4}}}");
     ck_assert_ptr_nonnull(strstr(ignored(j, "config.max_position_embeddings"), "wrapper"));
     json_decref(j);
-    /* Ministral 3's query scale: listed without q, a 422 with q (not applied yet) */
-    static const char *const M3 =
-        "{'config': {'model_type': 'ministral3', 'head_dim': 4, 'rope_parameters':"
-        " {'rope_type': 'default', 'rope_theta': 10000, 'llama_4_scaling_beta': 0.1}}%s}";
-    char body[512];
-    snprintf(body, sizeof body, M3, "");
-    j = au_ok(api_rope, body);
-    ck_assert_ptr_nonnull(ignored(j, "config.rope_parameters.llama_4_scaling_beta"));
+    /* llama_4_scaling_beta under a model type whose attention does not read it: listed */
+    j = au_ok(api_rope, "{'config': {'model_type': 'llama', 'head_dim': 4, 'rope_parameters':"
+                        " {'rope_type': 'default', 'rope_theta': 10000,"
+                        " 'llama_4_scaling_beta': 0.1}}, 'q': [1, 0, 0, 0], 'positions': [5]}");
+    ck_assert_ptr_nonnull(
+        strstr(ignored(j, "config.rope_parameters.llama_4_scaling_beta"), "only Ministral 3"));
+    ck_assert_ptr_null(json_object_get(j, "q_scale"));
     json_decref(j);
-    snprintf(body, sizeof body, M3, ", 'q': [1, 0, 0, 0], 'positions': [0]");
-    au_expect_422(api_rope, body, "/config/rope_parameters/llama_4_scaling_beta", NULL);
     au_expect_422(api_rope, "{'config': {'head_dim': 4, 'rope_foo': 2}}", "/config/rope_foo", NULL);
     au_expect_422(api_rope, "{'config': {'head_dim': 4, 'alibi': true}}", "/config/alibi", NULL);
     au_expect_422(api_rope, "{'config': {'head_dim': 4, 'position_embedding_type': 'absolute'}}",
@@ -179,6 +176,46 @@ START_TEST(test_no_silent_drops)
                   "{'config': {'head_dim': 4, 'rope_scaling': {'type': 'linear', 'factor': 2,"
                   " 'short_mscale': 1.1}}}",
                   "/config/rope_scaling/short_mscale", NULL);
+}
+END_TEST
+
+/*
+ * Ministral 3's query scale (modeling_ministral3.py): q_rotated x s(p), s(p) = 1 + beta ln(1 +
+ * floor(p / L0)), beta 0.1, L0 = rope_parameters.original_max_position_embeddings = 4. Positions
+ * 0, 3, 4, 9: floor(p / 4) = 0, 0, 1, 2 -> s = 1, 1, 1 + 0.1 ln 2, 1 + 0.1 ln 3. q = e0, head_dim
+ * 4, half layout, theta 10000: pair 0 = (x0, x2) turns by p rad (inv_freq[0] = 1), so
+ * q_rotated[i] = s(p_i) (cos p_i, 0, sin p_i, 0). k is not scaled: scores = q_rotated . k_rot.
+ * The scales at the cos/sin positions come as query_scale.
+ */
+START_TEST(test_ministral3_query_scale)
+{
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'ministral3', 'head_dim': 4,"
+                                " 'rope_parameters': {'rope_type': 'default', 'rope_theta': 10000,"
+                                " 'llama_4_scaling_beta': 0.1, 'original_max_position_embeddings':"
+                                " 4}}, 'q': [1, 0, 0, 0], 'k': [1, 0, 0, 0],"
+                                " 'positions': [0, 3, 4, 9], 'include': ['cos_sin']}");
+    const double p[] = {0, 3, 4, 9};
+    const double s[] = {1.0, 1.0, 1.0 + 0.1 * log(2.0), 1.0 + 0.1 * log(3.0)};
+    const json_t *qs = json_object_get(j, "q_scale"), *ts = json_object_get(j, "query_scale");
+    const json_t *qr = json_object_get(j, "q_rotated"), *kr = json_object_get(j, "k_rotated");
+    const json_t *sc = json_object_get(j, "scores");
+    for (size_t i = 0; i < 4; i++) {
+        ck_close(au_number(json_array_get(qs, i)), s[i], 0, 1e-15);
+        ck_close(au_number(json_array_get(ts, i)), s[i], 0, 1e-15);
+        ck_close(au_number(json_array_get(json_array_get(qr, i), 0)), s[i] * cos(p[i]), 1e-15, 0);
+        ck_close(au_number(json_array_get(json_array_get(qr, i), 2)), s[i] * sin(p[i]), 1e-15, 0);
+        ck_close(au_number(json_array_get(json_array_get(kr, i), 0)), cos(p[i]), 1e-15, 0);
+        /* scores[i][i] = s(p_i) (cos^2 + sin^2) = s(p_i) */
+        ck_close(au_number(json_array_get(json_array_get(sc, i), i)), s[i], 1e-15, 0);
+    }
+    const json_t *src = json_object_get(json_object_get(j, "resolved"), "sources");
+    ck_assert_str_eq(json_string_value(json_object_get(src, "query_scale.beta")),
+                     "config.rope_parameters.llama_4_scaling_beta");
+    json_decref(j);
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'ministral3', 'head_dim': 4, 'rope_parameters':"
+                  " {'rope_type': 'default', 'llama_4_scaling_beta': 0.1}}}",
+                  "/config/rope_parameters/llama_4_scaling_beta", NULL);
 }
 END_TEST
 
@@ -193,6 +230,7 @@ Suite *rope_layers_suite(void)
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_attention_layer);
     tcase_add_test(tc, test_no_silent_drops);
+    tcase_add_test(tc, test_ministral3_query_scale);
     suite_add_tcase(s, tc);
     return s;
 }
