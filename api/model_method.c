@@ -267,10 +267,6 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
                           variant, "parameters", req, "route", "/rope", "request", "config",
                           (json_t *)cfg, "sources", sources);
     json_decref(scaling);
-    if (k != NULL && mrope_il)
-        json_object_set_new(k, "note",
-                            json_string("POST /rope refuses interleaved M-RoPE from a pasted "
-                                        "config: it is not a named axes type yet"));
     return k;
 }
 

@@ -104,7 +104,7 @@ typedef struct {
     pe_axes_type type;
     char axes_ptr[API_RC_PTR];      /* "/axes" or "/config/rope_scaling" */
     char sections_ptr[API_RC_PTR];  /* "/axes/sections" or ".../mrope_section" */
-    char axes_src[API_RC_PTR + 32]; /* "request" or "config.rope_scaling.mrope_section" */
+    char axes_src[API_RC_PTR + 64]; /* "request" or "config.rope_scaling.mrope_section" */
     const json_t *sections_j;       /* borrowed */
     const json_t *freqs_j;          /* borrowed */
     size_t A;                       /* axes (1 for 1-D) */
