@@ -5,9 +5,6 @@
  *   Ministral 3 (transformers models/ministral3/modeling_ministral3.py, _get_llama_4_attn_scale,
  *   applied to the rotated queries of every layer):
  *       s(p) = 1 + beta * ln(1 + floor(p / original_max_position_embeddings))
- *   Llama 4 attention temperature tuning (models/llama4/modeling_llama4.py, Llama4TextAttention,
- *   only in layers without RoPE, when attn_temperature_tuning is set):
- *       s(p) = 1 + attn_scale * ln(floor((p + 1) / floor_scale) + 1)
  *
  * Positions are token indices (cache_position), >= 0. Pure, thread-safe, no allocation.
  */
@@ -18,8 +15,5 @@
 
 /* Ministral 3's scale at position pos (>= 0) for beta and original length l0 (>= 1). */
 double pe_qscale_llama4_beta(int64_t pos, double beta, int64_t l0);
-
-/* Llama 4's temperature tuning at position pos (>= 0) for attn_scale and floor_scale (>= 1). */
-double pe_qscale_llama4_temperature(int64_t pos, double attn_scale, int64_t floor_scale);
 
 #endif

@@ -30,6 +30,7 @@ static const char *const CORPUS[] = {
     "distilbert_base_uncased",
     "electra_small_discriminator",
     "ernie4_5_0p3b",
+    "exaone4_1.2b",
     "gemma2_9b_it",
     "gemma3_12b_it",
     "glm4_9b_0414",
@@ -46,6 +47,7 @@ static const char *const CORPUS[] = {
     "qwen2.5_7b_yarn",
     "qwen3_8b",
     "roberta_base",
+    "smollm3_3b",
     "t5_small",
     "tinyllama_1.1b_chat",
 };
