@@ -11,4 +11,3 @@ double pe_qscale_llama4_beta(int64_t pos, double beta, int64_t l0)
 {
     return 1.0 + beta * log(1.0 + (double)(pos / l0));
 }
-
