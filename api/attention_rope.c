@@ -25,7 +25,7 @@ static const char *const FIELDS[] = {"head_dim", "rotary_dim",   "partial_rotary
                                      "base",     "rope_theta",   "layout",
                                      "scaling",  "rope_scaling", "inv_freq",
                                      "config",   "seq_len",      "offset",
-                                     NULL};
+                                     "layer",    "layer_type",   NULL};
 
 /* The method's state: the parsed configuration and its numbers (q_rot, k_rot [t][d]). */
 typedef struct {

@@ -244,10 +244,13 @@ int api_model_rope_alpha(api_problem *pb, const json_t *sc_obj, const char *sc_s
 
 /* Warns about each key of the text config that this one-kind answer does not carry (see
  * api_model_caveat), and about a class-default local base the file omits (Gemma 3). */
-void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, api_rc_warnings *w)
+void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, int per_layer,
+                            api_rc_warnings *w)
 {
     const char *what = NULL, *key;
     for (size_t i = 0; (key = api_model_caveat(i, &what)) != NULL; i++) {
+        if (per_layer && strstr(what, "POST /model/method") != NULL)
+            continue; /* a layer-structure key: the kind answers it */
         const json_t *v = member(cfg, key);
         const api_model_default *d = api_model_default_find(text->model_type, key);
         if (v != NULL && !json_is_false(v) && !(json_is_array(v) && json_array_size(v) == 0))
@@ -261,8 +264,9 @@ void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, api_r
 /* Rewrites every origin's "config." to the wrapper's nested path (prefix "config.text_config"). */
 void api_model_rope_rebase(api_rope_config *out, const char *prefix)
 {
-    api_rc_origin *all[] = {&out->head_dim_o, &out->rotary_dim_o, &out->partial_o,
-                            &out->base_o,     &out->layout_o,     &out->scaling.type_origin};
+    api_rc_origin *all[] = {&out->head_dim_o,    &out->rotary_dim_o, &out->partial_o,
+                            &out->base_o,        &out->layout_o,     &out->scaling.type_origin,
+                            &out->qscale_beta_o, &out->qscale_l0_o};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         api_model_src_rebase(all[i]->src, sizeof all[i]->src, prefix);
     for (int f = 0; f < API_RS__COUNT; f++)

@@ -97,8 +97,10 @@ int api_model_rope_alpha(api_problem *pb, const json_t *sc_obj, const char *sc_s
                          api_rope_config *out, api_rc_warnings *w);
 
 /* Warns about each caveat key (api_model_caveat) present in the text config cfg, and about a
- * class default of one the file omits (Gemma 3's rope_local_base_freq). */
-void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, api_rc_warnings *w);
+ * class default of one the file omits (Gemma 3's rope_local_base_freq). per_layer: the answer is
+ * for one kind of layer (api/model_layers.h), so the layer-structure keys need no warning. */
+void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, int per_layer,
+                            api_rc_warnings *w);
 
 /* Rewrites every source of out from "config." to prefix (the wrapper's nested path). */
 void api_model_rope_rebase(api_rope_config *out, const char *prefix);

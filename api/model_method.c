@@ -29,6 +29,7 @@
 
 #include "api/api.h"
 #include "api/model_config.h"
+#include "api/model_layers.h"
 #include "api/req.h"
 #include "api/rope_config.h"
 #include "api/rope_parse.h" /* api_rope_rotary_dim_resolve: the same rule as /rope */
@@ -270,10 +271,6 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
                           variant, "parameters", req, "route", "/rope", "request", "config",
                           (json_t *)cfg, "sources", sources);
     json_decref(scaling);
-    if (k != NULL && mrope_il)
-        json_object_set_new(k, "note",
-                            json_string("POST /rope refuses interleaved M-RoPE from a pasted "
-                                        "config: it is not a named axes type yet"));
     return k;
 }
 
@@ -309,72 +306,45 @@ static void name_edited_sources(json_t *sources, const char *where, const char *
     json_object_set_new(sources, "base", json_string(buf));
 }
 
-/* RoPE kinds per layer. Returns 0 or -1 (error in pb). */
-static int plan_rope(api_problem *pb, plan *p, const json_t *cfg, const char *ptr,
-                     const char *where, const char *mt, int64_t n_layers, api_rc_warnings *w)
+/* RoPE kinds per layer (api_ml_plan_layers: the rule /rope's per-layer answers use too).
+ * Returns 0 or -1 (error in pb). */
+static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const char *where,
+                     api_rc_warnings *w)
 {
-    const json_t *lt = member(cfg, "layer_types");
+    const json_t *cfg = text->obj;
+    const char *mt = text->model_type;
     const json_t *params = member(cfg, "rope_parameters");
     int per_type = params && json_is_object(params) && member(params, "rope_type") == NULL &&
                    member(params, "type") == NULL && json_object_size(params) > 0;
     int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0;
-    int64_t pattern = 6;
-    if (gemma3 && api_get_int(pb, cfg, ptr, "sliding_window_pattern", 1, MAX_LAYERS, &pattern) == 0)
-        api_get_int(pb, cfg, ptr, "_sliding_window_pattern", 1, MAX_LAYERS, &pattern);
-
-    /* the no-RoPE rule (Llama 4, SmolLM3: no_rope_layers[l] == 0; default every 4th layer) */
-    const json_t *nrl = member(cfg, "no_rope_layers");
-    int nope_default =
-        strcmp(mt, "llama4_text") == 0 || strcmp(mt, "llama4") == 0 || strcmp(mt, "smollm3") == 0;
-    int64_t interval = 4;
-    api_get_int(pb, cfg, ptr, "no_rope_layer_interval", 1, MAX_LAYERS, &interval);
-    int exaone_nope = strcmp(mt, "exaone4") == 0 && member(cfg, "sliding_window") != NULL;
-
-    int kind_of_type[2] = {-1, -1}; /* [0] sliding / default, [1] full */
-    int none_kind = -1;
-    for (int64_t l = 0; l < n_layers; l++) {
-        const char *type = "full_attention";
-        const json_t *t = lt ? json_array_get(lt, (size_t)l) : NULL;
-        if (t != NULL && json_is_string(t))
-            type = json_string_value(t);
-        else if (gemma3)
-            type = (l + 1) % pattern == 0 ? "full_attention" : "sliding_attention";
-        int sliding = strcmp(type, "sliding_attention") == 0;
-
-        int use_rope = 1;
-        if (nrl != NULL && json_is_array(nrl) && json_array_size(nrl) > 0) {
-            const json_t *v = json_array_get(nrl, (size_t)l);
-            use_rope = !(v != NULL && json_is_integer(v) && json_integer_value(v) == 0);
-        } else if (nope_default) {
-            use_rope = (l + 1) % interval != 0;
-        }
-        if (exaone_nope && !sliding)
-            use_rope = 0;
-        if (!use_rope) {
-            if (none_kind < 0)
-                none_kind = add_kind(p, json_pack("{s:s, s:s, s:n, s:n}", "method", "none", "why",
-                                                  "no positional encoding in this layer "
-                                                  "(no_rope_layers / layer type)",
-                                                  "route", "request"));
-            assign(p, (int)l, none_kind);
-            continue;
-        }
-        int slot = (per_type || gemma3) && sliding ? 0 : 1;
-        if (kind_of_type[slot] < 0) {
+    api_ml_plan lp;
+    if (api_ml_plan_layers(pb, text, &lp) < 0) {
+        api_ml_plan_free(&lp);
+        return -1;
+    }
+    int map[API_ML_MAX_KINDS];
+    for (size_t i = 0; i < API_ML_MAX_KINDS; i++)
+        map[i] = -1;
+    int rc = 0;
+    for (int64_t l = 0; l < lp.n_layers && rc == 0; l++) {
+        int lk = lp.kind_of[l];
+        const api_ml_kind *kd = &lp.kind[lk];
+        if (map[lk] < 0 && !kd->rope) {
+            map[lk] = add_kind(p, json_pack("{s:s, s:s, s:n, s:n}", "method", "none", "why",
+                                            "no positional encoding in this layer "
+                                            "(no_rope_layers / layer type)",
+                                            "route", "request"));
+        } else if (map[lk] < 0) {
             json_t *edited = json_deep_copy(cfg);
-            char kptr[160];
-            snprintf(kptr, sizeof kptr, "%s", ptr);
             if (edited == NULL) {
                 p->oom = 1;
-                return -1;
+                rc = -1;
+                break;
             }
-            if (per_type) {
-                const char *key = slot == 0 ? "sliding_attention" : "full_attention";
-                const json_t *sub = member(params, key);
-                if (sub == NULL)
-                    sub = member(params, "full_attention");
-                json_object_set(edited, "rope_parameters", (json_t *)sub);
-            } else if (gemma3 && slot == 0) {
+            if (kd->params_key[0]) {
+                json_object_set(edited, "rope_parameters",
+                                (json_t *)member(params, kd->params_key));
+            } else if (kd->local_base) {
                 /* Gemma 3 local layers: rope_local_base_freq, no scaling (Gemma3RotaryEmbedding
                  * for local layers is built with rope_type default) */
                 const json_t *lb = member(cfg, "rope_local_base_freq");
@@ -383,21 +353,26 @@ static int plan_rope(api_problem *pb, plan *p, const json_t *cfg, const char *pt
                                     lb ? json_deep_copy(lb) : json_real(d ? d->value : 10000.0));
                 json_object_del(edited, "rope_scaling");
             }
-            json_t *k = rope_kind(pb, edited, kptr, where, w);
+            json_t *k = rope_kind(pb, edited, text->ptr, where, w);
             json_decref(edited);
-            if (k == NULL)
-                return -1;
-            const char *lt_name = slot == 0 ? "sliding_attention" : "full_attention";
+            if (k == NULL) {
+                rc = -1;
+                break;
+            }
+            const char *lt_name =
+                kd->types == API_ML_SLIDING ? "sliding_attention" : "full_attention";
             if (per_type || gemma3)
                 json_object_set_new(k, "layer_type", json_string(lt_name));
-            name_edited_sources(json_object_get(k, "sources"), where, per_type ? lt_name : NULL,
-                                gemma3 && !per_type && slot == 0 ? mt : NULL,
+            name_edited_sources(json_object_get(k, "sources"), where,
+                                per_type ? kd->params_key : NULL,
+                                gemma3 && !per_type && kd->local_base ? mt : NULL,
                                 member(cfg, "rope_local_base_freq") != NULL);
-            kind_of_type[slot] = add_kind(p, k);
+            map[lk] = add_kind(p, k);
         }
-        assign(p, (int)l, kind_of_type[slot]);
+        assign(p, (int)l, map[lk]);
     }
-    return 0;
+    api_ml_plan_free(&lp);
+    return rc;
 }
 
 static int has_rope_keys(const json_t *cfg)
@@ -483,7 +458,7 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
                         "model_type \"%.40s\" is not in posenc's table of RoPE models; RoPE is "
                         "read from the config's own rotary keys",
                         mt);
-        if (plan_rope(pb, &p, text.obj, text.ptr, where, mt, n_layers, &w) < 0)
+        if (plan_rope(pb, &p, &text, where, &w) < 0)
             goto done;
     }
     if (p.oom) {

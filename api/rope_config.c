@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/model_config.h"
+#include "api/model_layers.h"
 #include "api/req.h"
 
 static int in_list(const char *const *list, const char *s)
@@ -196,8 +197,41 @@ static void resolve_lengths(api_problem *pb, const json_t *cfg, const char *ptr,
     }
 }
 
+/* Ministral 3's llama_4_scaling_beta in the scaling object sc (at sc_ptr, key sc_key): the
+ * query scale 1 + beta ln(1 + floor(pos / L0)) with L0 the object's
+ * original_max_position_embeddings (Ministral3Attention reads both from rope_parameters). Other
+ * model types' attention does not read it (api/rope_keys.c lists it as ignored). */
+static void resolve_qscale(api_problem *pb, const json_t *sc, const char *sc_ptr,
+                           const char *sc_key, api_rope_config *out)
+{
+    char fp[API_RC_PTR];
+    if (strcmp(out->model_type, "ministral3") != 0 ||
+        api_get_number(pb, sc, sc_ptr, "llama_4_scaling_beta", 0.0, 1e6, 0, &out->qscale_beta) <= 0)
+        return;
+    api_ptr(fp, sizeof fp, sc_ptr, "llama_4_scaling_beta");
+    api_rc_origin_set(&out->qscale_beta_o, fp, "config.%s.llama_4_scaling_beta", sc_key);
+    if (cfg_int(pb, sc, sc_ptr, "original_max_position_embeddings", &out->qscale_l0) <= 0) {
+        if (!api_problem_failed(pb))
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "needs original_max_position_embeddings beside it (Ministral 3 "
+                              "divides the position by it)");
+        return;
+    }
+    char lp[API_RC_PTR];
+    api_ptr(lp, sizeof lp, sc_ptr, "original_max_position_embeddings");
+    api_rc_origin_set(&out->qscale_l0_o, lp, "config.%s.original_max_position_embeddings", sc_key);
+    out->has_qscale = 1;
+}
+
 int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *ptr, unsigned skip,
                             api_rope_config *out, api_rc_warnings *w)
+{
+    return api_rope_config_resolve_kind(pb, config, ptr, skip, NULL, out, w);
+}
+
+int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const char *ptr,
+                                 unsigned skip, const api_ml_kind *kind, api_rope_config *out,
+                                 api_rc_warnings *w)
 {
     memset(out, 0, sizeof *out);
     out->layout = PE_ROPE_HALF;
@@ -220,18 +254,27 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
 
     /* v5 configs keep rope_theta (and maybe partial_rotary_factor) inside rope_parameters */
     const json_t *params = NULL;
-    const char *sc_key = "rope_scaling";
+    char sc_key[96] = "rope_scaling", sc_ptr[API_RC_PTR];
     const json_t *sc = api_member(config, "rope_scaling");
+    api_ptr(sc_ptr, sizeof sc_ptr, ptr, "rope_scaling");
     if (sc == NULL && api_member(config, "rope_parameters") != NULL) {
-        sc_key = "rope_parameters";
+        snprintf(sc_key, sizeof sc_key, "rope_parameters");
+        api_ptr(sc_ptr, sizeof sc_ptr, ptr, "rope_parameters");
         sc = api_member(config, "rope_parameters");
+        /* one layer type's entry of per-layer-type rope_parameters (api/model_layers.h) */
+        if (kind != NULL && kind->params_key[0] && sc != NULL && json_is_object(sc)) {
+            char pp[API_RC_PTR];
+            snprintf(pp, sizeof pp, "%s", sc_ptr);
+            api_ptr(sc_ptr, sizeof sc_ptr, pp, kind->params_key);
+            snprintf(sc_key, sizeof sc_key, "rope_parameters.%s", kind->params_key);
+            sc = api_member(sc, kind->params_key);
+        }
     }
     if (sc != NULL && !json_is_object(sc)) {
-        api_ptr(fp, sizeof fp, ptr, sc_key);
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp, "must be an object or null");
+        api_problem_field(pb, API_PB_INVALID_FIELD, sc_ptr, "must be an object or null");
         sc = NULL;
     }
-    if (sc != NULL && strcmp(sc_key, "rope_parameters") == 0) {
+    if (sc != NULL && strncmp(sc_key, "rope_parameters", 15) == 0) {
         params = sc;
         /* v5 hybrid models nest one parameter set per layer type (full_attention, ...) */
         const char *k, *nested = NULL;
@@ -245,9 +288,9 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
             api_member(params, "type") == NULL) {
             api_ptr(fp, sizeof fp, ptr, sc_key);
             api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "per-layer-type rope_parameters (\"%.40s\", ...) are not "
-                              "supported: send the wanted layer type's values as base and "
-                              "scaling",
+                              "per-layer-type rope_parameters (\"%.40s\", ...) need the "
+                              "number of layers (num_hidden_layers) to tell which layers use "
+                              "which entry",
                               nested);
             params = NULL;
             sc = NULL;
@@ -257,18 +300,28 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
     resolve_dims(pb, config, ptr, skip, out);
     if (params != NULL && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set &&
         !out->rotary_dim_o.set) {
-        char pp[API_RC_PTR];
-        api_ptr(pp, sizeof pp, ptr, "rope_parameters");
         double f = 0.0;
-        if (cfg_num(pb, params, pp, "partial_rotary_factor", 0.0, 1.0, &f) > 0) {
+        if (cfg_num(pb, params, sc_ptr, "partial_rotary_factor", 0.0, 1.0, &f) > 0) {
             out->partial_rotary_factor = f;
-            api_ptr(fp, sizeof fp, pp, "partial_rotary_factor");
-            api_rc_origin_set(&out->partial_o, fp, "config.rope_parameters.partial_rotary_factor");
+            api_ptr(fp, sizeof fp, sc_ptr, "partial_rotary_factor");
+            api_rc_origin_set(&out->partial_o, fp, "config.%s.partial_rotary_factor", sc_key);
         }
     }
 
     if (!(skip & API_RC_SKIP_BASE)) {
         static const char *const BASES[] = {"rope_theta", "rotary_emb_base", NULL};
+        if (kind != NULL && kind->local_base) { /* Gemma 3's sliding layers */
+            const api_model_default *d =
+                api_model_default_find(out->model_type, "rope_local_base_freq");
+            if (cfg_num(pb, config, ptr, "rope_local_base_freq", 1.0, HUGE_VAL, &out->base) > 0) {
+                api_ptr(fp, sizeof fp, ptr, "rope_local_base_freq");
+                api_rc_origin_set(&out->base_o, fp, "config.rope_local_base_freq");
+            } else if (d != NULL) {
+                out->base = d->value;
+                api_ptr(fp, sizeof fp, ptr, "model_type");
+                api_rc_origin_set(&out->base_o, fp, "default of %s (rope_local_base_freq)", d->hf);
+            }
+        }
         for (const char *const *b = BASES; *b && !out->base_o.set; b++) {
             if (cfg_num(pb, config, ptr, *b, 1.0, HUGE_VAL, &out->base) > 0) {
                 api_ptr(fp, sizeof fp, ptr, *b);
@@ -276,11 +329,9 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
             }
         }
         if (!out->base_o.set && params != NULL) {
-            char pp[API_RC_PTR];
-            api_ptr(pp, sizeof pp, ptr, "rope_parameters");
-            if (cfg_num(pb, params, pp, "rope_theta", 1.0, HUGE_VAL, &out->base) > 0) {
-                api_ptr(fp, sizeof fp, pp, "rope_theta");
-                api_rc_origin_set(&out->base_o, fp, "config.rope_parameters.rope_theta");
+            if (cfg_num(pb, params, sc_ptr, "rope_theta", 1.0, HUGE_VAL, &out->base) > 0) {
+                api_ptr(fp, sizeof fp, sc_ptr, "rope_theta");
+                api_rc_origin_set(&out->base_o, fp, "config.%s.rope_theta", sc_key);
             }
         }
         const api_model_default *d = api_model_default_find(out->model_type, "rope_theta");
@@ -293,13 +344,14 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
 
     resolve_layout(pb, config, ptr, skip, out);
 
-    char sc_ptr[API_RC_PTR], sc_src[64];
-    api_ptr(sc_ptr, sizeof sc_ptr, ptr, sc_key);
+    char sc_src[112];
     snprintf(sc_src, sizeof sc_src, "config.%s", sc_key);
     api_rope_scaling_init(&out->scaling, sc_ptr);
+    if (kind != NULL && kind->local_base)
+        sc = NULL; /* Gemma 3's sliding layers: rope_type default (rotary_emb_local) */
     if (!(skip & API_RC_SKIP_SCALING) && sc != NULL) {
         static const char *const PARAM_SKIP[] = {"rope_theta", "partial_rotary_factor", "alpha",
-                                                 NULL};
+                                                 "llama_4_scaling_beta", NULL};
         int phi3 = strcmp(out->model_type, "phi3") == 0;
         if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3,
                                    params ? PARAM_SKIP : PARAM_SKIP + 2, &out->scaling, w) == 0 &&
@@ -310,7 +362,9 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
             json_object_size(sc) == 0)
             out->scaling.present = 0; /* "rope_scaling": {} says nothing */
     }
-    api_model_rope_caveats(config, &text, w);
+    if (sc != NULL)
+        resolve_qscale(pb, sc, sc_ptr, sc_key, out);
+    api_model_rope_caveats(config, &text, kind != NULL, w);
     if (text.nested) /* every source names the nested path: config.text_config.rope_theta */
         api_model_rope_rebase(out, text.src);
     return api_problem_count(pb) != errs_before ? -1 : 0;

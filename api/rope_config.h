@@ -159,8 +159,14 @@ typedef struct {
     char model_type[48];             /* the text model's (else its wrapper's); "" when absent */
     char text_src[160];              /* where the text model's fields are: "config",
                                       * "config.text_config", ... (api/model_config.h) */
-    int softmax_mscale;              /* 1 when HF's attention for model_type scales the softmax
-                                      * by mscale_all_dim (DeepSeek family) or model_type is absent */
+    /* Ministral 3's query scale by position (core/rope_qscale.h): beta and its length, from
+     * the scaling object's llama_4_scaling_beta / original_max_position_embeddings */
+    int has_qscale;
+    double qscale_beta;
+    int64_t qscale_l0;
+    api_rc_origin qscale_beta_o, qscale_l0_o;
+    int softmax_mscale; /* 1 when HF's attention for model_type scales the softmax
+                         * by mscale_all_dim (DeepSeek family) or model_type is absent */
 } api_rope_config;
 
 /*
@@ -191,5 +197,19 @@ typedef struct {
  */
 int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *ptr, unsigned skip,
                             api_rope_config *out, api_rc_warnings *w);
+
+struct api_ml_kind_s; /* api/model_layers.h */
+
+/*
+ * api_rope_config_resolve for one kind of layer of the config (kind from api_ml_plan_layers;
+ * NULL: as api_rope_config_resolve). Gemma 3's sliding layers take rope_local_base_freq (else the
+ * class default) and no scaling; per-layer-type rope_parameters take the kind's entry (pointers
+ * "/config/rope_parameters/sliding_attention/...", sources "config.rope_parameters.
+ * sliding_attention...."); the layer-structure warnings (rope_local_base_freq, no_rope_layers,
+ * layer_types) are not given, the kind answering them.
+ */
+int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const char *ptr,
+                                 unsigned skip, const struct api_ml_kind_s *kind,
+                                 api_rope_config *out, api_rc_warnings *w);
 
 #endif

@@ -52,6 +52,8 @@ int api_rope_check_fields(api_problem *pb, const json_t *req)
                                          "include",
                                          "distances",
                                          "axes",
+                                         "layer",
+                                         "layer_type",
                                          NULL};
     return api_check_fields(pb, req, "", FIELDS);
 }

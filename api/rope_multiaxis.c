@@ -16,7 +16,8 @@
 #include "api/rope_parse.h"
 
 static const char *const AXES_FIELDS[] = {"type", "sections", "freqs", NULL};
-static const char *const TYPES[] = {"axial", "mrope", "pixtral", "mixed", NULL};
+static const char *const TYPES[] = {"axial", "mrope", "pixtral", "mixed", "mrope_interleaved",
+                                    NULL};
 
 /* The scaling-like object of a pasted config: rope_scaling, else v5 rope_parameters. */
 /* The scaling-like object of a pasted config: rope_scaling, else v5 rope_parameters. */
@@ -76,15 +77,8 @@ static void config_axes(api_problem *pb, api_rope_req *r, const json_t *cfg, int
             return;
         }
     }
-    const json_t *il = api_member(sc, "mrope_interleaved");
-    if (il != NULL && !json_is_false(il)) {
-        api_ptr(fp, sizeof fp, sp, "mrope_interleaved");
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "interleaved M-RoPE (Qwen3-VL) is not a named axes type; send axes "
-                          "{\"type\": \"mixed\", \"freqs\": ...} with the 1-D frequency of pair j "
-                          "on the axis that owns j");
-        return;
-    }
+    int interleaved = 0;
+    api_get_bool(pb, sc, sp, "mrope_interleaved", &interleaved);
     const json_t *ms = api_member(sc, "mrope_section");
     if (ms == NULL)
         return;
@@ -92,11 +86,12 @@ static void config_axes(api_problem *pb, api_rope_req *r, const json_t *cfg, int
         api_rc_warn(&r->warn, "the request's axes replace %s.%s.mrope_section", text.src, key);
         return;
     }
-    r->type = PE_AXES_MROPE;
+    r->type = interleaved ? PE_AXES_MROPE_INTERLEAVED : PE_AXES_MROPE;
     r->sections_j = ms;
     snprintf(r->axes_ptr, sizeof r->axes_ptr, "%s", sp);
     api_ptr(r->sections_ptr, sizeof r->sections_ptr, sp, "mrope_section");
-    snprintf(r->axes_src, sizeof r->axes_src, "%s.%s.mrope_section", text.src, key);
+    snprintf(r->axes_src, sizeof r->axes_src, "%s.%s.mrope_section%s", text.src, key,
+             interleaved ? " (mrope_interleaved)" : "");
 }
 
 /* head_dim and the rotary dim (read in rope_fields.c, as by the 1-D parse; the range checks and
@@ -229,7 +224,8 @@ static void parse_axes_object(api_problem *pb, const json_t *ax, api_rope_req *r
     int rc = api_get_enum(pb, ax, "/axes", "type", TYPES, &t);
     if (rc == 0)
         api_problem_field(pb, API_PB_INVALID_FIELD, "/axes/type",
-                          "type is required: \"axial\", \"mrope\", \"pixtral\" or \"mixed\"");
+                          "type is required: \"axial\", \"mrope\", \"pixtral\", \"mixed\" or "
+                          "\"mrope_interleaved\"");
     if (rc <= 0)
         return;
     r->type = (pe_axes_type)t;
@@ -251,6 +247,10 @@ static void parse_axes_object(api_problem *pb, const json_t *ax, api_rope_req *r
         api_problem_field(pb, API_PB_INVALID_FIELD, "/axes/sections",
                           "type \"mrope\" needs sections (pairs per axis, e.g. Qwen2-VL's [16, "
                           "24, 24]); there is no default split");
+    if (r->sections_j == NULL && r->type == PE_AXES_MROPE_INTERLEAVED)
+        api_problem_field(pb, API_PB_INVALID_FIELD, "/axes/sections",
+                          "type \"mrope_interleaved\" needs three sections (t, h, w; Qwen3-VL's "
+                          "[24, 20, 20]); there is no default split");
 }
 
 /* sections: integers >= 1 summing to n. */
@@ -323,6 +323,16 @@ static int resolve_axes(api_problem *pb, api_rope_req *r)
     case PE_AXES_MROPE:
         parse_sections(pb, r, n);
         break;
+    case PE_AXES_MROPE_INTERLEAVED:
+        parse_sections(pb, r, n);
+        if (r->A != 0 && r->A != 3) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, r->sections_ptr,
+                              "interleaved M-RoPE has three axes (t, h, w): give three sections, "
+                              "got %zu",
+                              r->A);
+            r->A = 0;
+        }
+        break;
     case PE_AXES_PIXTRAL:
         if (d % 4 != 0)
             api_problem_field(pb, API_PB_INVALID_FIELD, api_rc_blame(&r->rotary_o, "/head_dim"),
@@ -372,13 +382,13 @@ int api_rope_axes_parse(api_problem *pb, const json_t *req, const api_rope_direc
     if (ax != NULL)
         parse_axes_object(pb, ax, r);
     const json_t *cfg = NULL;
-    if (api_get_object(pb, req, "", "config", &cfg) > 0) {
-        r->has_config = 1;
-        /* the config's scaling is always skipped: config_axes reads it (mrope_section) */
-        api_rope_config_resolve(pb, cfg, "/config", api_rope_config_skip(req) | API_RC_SKIP_SCALING,
-                                &r->cfg, &r->warn);
+    /* the config's scaling is always skipped: config_axes reads it (mrope_section) */
+    int has_cfg = api_rope_read_config(pb, req, dir != NULL,
+                                       api_rope_config_skip(req) | API_RC_SKIP_SCALING, r, &cfg);
+    if (has_cfg < 0)
+        return -1;
+    if (has_cfg)
         config_axes(pb, r, cfg, ax != NULL);
-    }
     if (ax == NULL && r->sections_j == NULL && !api_problem_failed(pb))
         api_problem_field(pb, API_PB_INVALID_FIELD, "/axes",
                           "multi-axis RoPE needs axes (or a config with mrope_section)");
@@ -395,6 +405,9 @@ int api_rope_axes_parse(api_problem *pb, const json_t *req, const api_rope_direc
         return -1;
     api_rope_parse_vectors(pb, dir, r);
     if (api_problem_failed(pb) || api_rope_axes_check_sizes(pb, r) < 0)
+        return -1;
+    if (has_cfg &&
+        api_rope_account_keys(pb, cfg, api_rope_config_skip(req) | API_RC_SKIP_SCALING, r) < 0)
         return -1;
     return 0;
 }

@@ -27,6 +27,7 @@ void api_rope_req_free(api_rope_req *r)
     free(r->tpos.v);
     free(r->q);
     free(r->k);
+    api_ml_plan_free(&r->plan);
     memset(r, 0, sizeof *r);
 }
 
@@ -271,11 +272,8 @@ static int parse_one_d(api_problem *pb, const json_t *req, const api_rope_direct
     /* `axes` requests are multi-axis; "axes": null reaches this parse and means no axes */
     if (dir == NULL) /* a direct caller checked the object's fields against its own list */
         api_rope_check_fields(pb, req);
-    const json_t *cfg = NULL;
-    if (api_get_object(pb, req, "", "config", &cfg) > 0) {
-        r->has_config = 1;
-        api_rope_config_resolve(pb, cfg, "/config", skip_mask(req), &r->cfg, &r->warn);
-    }
+    if (api_rope_read_config(pb, req, dir != NULL, skip_mask(req), r, NULL) < 0)
+        return -1;
     int dims_ok = parse_dims(pb, req, dir ? dir->head_dim : 0, r) == 0;
     parse_base_layout(pb, req, r);
     parse_scaling(pb, req, r);
@@ -298,14 +296,25 @@ static int parse_one_d(api_problem *pb, const json_t *req, const api_rope_direct
     api_rope_parse_vectors(pb, dir, r);
     if (api_problem_failed(pb) || api_rope_check_sizes(pb, r) < 0)
         return -1;
+    if (r->has_config &&
+        api_rope_account_keys(pb, api_member(req, "config"), skip_mask(req), r) < 0)
+        return -1;
     return 0;
 }
 
 int api_rope_parse(api_problem *pb, const api_limits *lim, const json_t *req,
                    const api_rope_direct *dir, api_rope_req *r)
 {
+    return api_rope_parse_kind(pb, lim, req, dir, -1, r);
+}
+
+int api_rope_parse_kind(api_problem *pb, const api_limits *lim, const json_t *req,
+                        const api_rope_direct *dir, int kind, api_rope_req *r)
+{
     memset(r, 0, sizeof *r);
     r->lim = lim;
+    r->forced_kind = kind;
+    r->kind = -1;
     r->A = 1;
     for (int i = 0; i < 4; i++)
         r->include_idx[i] = -1;

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "api/api.h"
+#include "api/model_layers.h"
 #include "api/rope_config.h"
 #include "core/cache.h"
 #include "core/rope.h"
@@ -52,6 +53,16 @@ typedef struct {
     const char *src;
 } api_rope_pos;
 
+/* A position key of a pasted config that cannot change a number of the answer, and why. */
+#define API_ROPE_MAX_IGNORED 24
+typedef struct {
+    size_t n, n_dropped;
+    struct {
+        char key[2 * API_RC_PTR]; /* dotted path: "config.text_config.sliding_window" */
+        const char *why;          /* static text, citing the HF code that shows it */
+    } k[API_ROPE_MAX_IGNORED];
+} api_rope_ignored;
+
 /*
  * Everything validated from one /rope request (1-D or multi-axis). Filled by api_rope_parse,
  * freed by api_rope_req_free. JSON values are borrowed from the request, which must outlive the
@@ -64,6 +75,11 @@ typedef struct {
     api_rc_warnings warn;
     int has_config;
     api_rope_config cfg; /* the pasted config, resolved (when has_config) */
+    /* per-layer answers (api/rope_layers.c): the config's layers and their kinds */
+    api_ml_plan plan; /* n_kinds 0: no config, or layers not said / not readable */
+    int forced_kind;  /* the kind to answer for, set by the caller (-1: from the request) */
+    int kind;         /* the kind answered (`layer` / `layer_type`), -1: the config as a whole */
+    int kinds_listed; /* 1: several kinds and none chosen; the answer lists them (layer_kinds) */
 
     int64_t head_dim; /* even, 2 .. max_dim */
     api_rc_origin head_dim_o;
@@ -88,7 +104,7 @@ typedef struct {
     pe_axes_type type;
     char axes_ptr[API_RC_PTR];      /* "/axes" or "/config/rope_scaling" */
     char sections_ptr[API_RC_PTR];  /* "/axes/sections" or ".../mrope_section" */
-    char axes_src[API_RC_PTR + 32]; /* "request" or "config.rope_scaling.mrope_section" */
+    char axes_src[API_RC_PTR + 64]; /* "request" or "config.rope_scaling.mrope_section" */
     const json_t *sections_j;       /* borrowed */
     const json_t *freqs_j;          /* borrowed */
     size_t A;                       /* axes (1 for 1-D) */
@@ -104,6 +120,9 @@ typedef struct {
     api_rope_pos pos, qpos, kpos; /* positions, q_positions, k_positions (q/k: resolved) */
     api_rope_pos tpos;            /* rows of cos/sin and float32_error */
     int has_pos, has_qpos, has_kpos;
+
+    /* keys of the pasted config that concern positions but are not used (resolved.ignored) */
+    api_rope_ignored ign;
 
     /* inputs to rotate */
     int want_q, want_k;    /* q / k given */
@@ -149,6 +168,8 @@ typedef struct {
     /* 1 when a pasted config's yarn factor would scale the softmax but the model's HF attention
      * does not (not the DeepSeek family): softmax_scale_factor is then 1 and the answer warns */
     int softmax_not_applied;
+    double *q_scale;            /* [q positions] Ministral 3's query scale (with q), else NULL */
+    double *t_scale;            /* [tpos.n] the same at the cos/sin positions, else NULL */
     double *q_rot, *k_rot;      /* [q positions][head_dim], [k positions][head_dim] */
     double *scores;             /* [q positions][k positions] q_rot . k_rot (scale 1) */
     double *cos, *sin;          /* [tpos.n][n] */
@@ -168,6 +189,46 @@ typedef struct {
  */
 int api_rope_parse(api_problem *pb, const api_limits *lim, const json_t *req,
                    const api_rope_direct *dir, api_rope_req *r);
+
+/* api_rope_parse for kind `kind` of the pasted config's layers (r->plan of a first parse of the
+ * same request), as if the request had chosen a layer of that kind. kind -1: api_rope_parse. */
+int api_rope_parse_kind(api_problem *pb, const api_limits *lim, const json_t *req,
+                        const api_rope_direct *dir, int kind, api_rope_req *r);
+
+/*
+ * Reads `layer` / `layer_type` of req and plans the layers of the pasted config cfg (NULL: none)
+ * into r->plan; sets r->kind and r->kinds_listed. forced >= 0 chooses that kind; direct: the
+ * caller rotates (/attention), so several kinds need a choice. Returns the kind to resolve the
+ * config for, or NULL (the config as a whole, or an error: 422 at /layer or /layer_type naming
+ * the choices; check pb).
+ */
+const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, const json_t *cfg,
+                                         int forced, int direct, api_rope_req *r);
+
+/*
+ * The request's `config` (an object, else absent), resolved for the kind of layer the request
+ * chooses (api_rope_layer_select) with the API_RC_SKIP_* bits skip, into r->cfg. *cfg_out (may
+ * be NULL) gets the config. Returns 1 when a config was read (its own errors recorded in pb, the
+ * parse goes on to report more), 0 without one, -1 when `layer` / `layer_type` failed (stop).
+ */
+int api_rope_read_config(api_problem *pb, const json_t *req, int direct, unsigned skip,
+                         api_rope_req *r, const json_t **cfg_out);
+
+/* 1 when a config key concerns positions (rope*, rotary*, mrope*, partial_rotary*, alibi*,
+ * sliding_window*, no_rope*, max_position*, position_*, layer_types, attn_temperature_tuning,
+ * llama_4_scaling_beta, n_positions, ...): the keys api_rope_account_keys accounts for. */
+int api_rope_position_key(const char *k);
+
+/*
+ * No silent drops: after the parse of a request with the pasted config cfg (skip: the
+ * API_RC_SKIP_* bits the request set), every position key of the text config and of the scaling
+ * object read that resolved.sources does not name is put in r->ign with the reason it cannot
+ * change a number of this answer (attention window, layer structure, a context length the
+ * scaling type does not read, the request's own value winning, a wrapper's key, ...), or is a
+ * 422 at its pointer when it could (an unknown position key, ALiBi, a non-RoPE
+ * position_embedding_type, a query scale by position with q given). Returns 0 or -1.
+ */
+int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api_rope_req *r);
 
 /* Frees the owned arrays of r (from api_rope_parse); r itself is the caller's. */
 void api_rope_req_free(api_rope_req *r);
@@ -200,6 +261,17 @@ int api_rope_res_finite(const api_rope_req *r, const api_rope_res *res);
  * (the writer records its own errors).
  */
 void api_rope_write(wire_jw *out, const api_rope_req *r, const api_rope_res *res);
+
+/* api_rope_write without the closing brace of the response object (its caller adds members,
+ * as /rope's layer_kinds, and closes it). With a kind chosen, ends with layer_kind. */
+void api_rope_write_open(wire_jw *out, const api_rope_req *r, const api_rope_res *res);
+
+/* Writes kind k of plan p as {"kind", "method" ("rope" | "none"), "layer_types"?, "layers",
+ * "why"?} (the members of layer_kind and of each layer_kinds entry), object left open. */
+void api_rope_write_kind_open(wire_jw *out, const api_ml_plan *p, int k);
+
+/* api_rope_write_kind_open, closed. */
+void api_rope_write_kind(wire_jw *out, const api_ml_plan *p, int k);
 
 /* Writes the members of `resolved` (head_dim, rotary_dim, layout, ..., sources) into an open
  * object: /rope nests them under "resolved", /attention under "resolved.rope". */

@@ -13,6 +13,7 @@
 
 #include "api/rope_req.h"
 #include "core/attention.h"
+#include "core/rope_qscale.h"
 
 /* Fills the core parameters from the validated request. */
 static void fill_params(const api_rope_req *r, pe_rope_params *p)
@@ -193,6 +194,35 @@ static double softmax_scale(const api_rope_req *r, const pe_freq_table *t, api_r
     return 1.0;
 }
 
+/* Ministral 3's query scale (core/rope_qscale.h): s(p) per q position, multiplied into the
+ * rotated q rows (after RoPE, as Ministral3Attention does), and per cos/sin position. */
+static int query_scale(api_problem *pb, const api_rope_req *r, api_rope_res *res)
+{
+    const api_rope_config *c = &r->cfg;
+    if (!r->has_config || !c->has_qscale)
+        return 0;
+    size_t hd = (size_t)r->head_dim;
+    if (res->q_rot != NULL) {
+        res->q_scale = api_alloc(pb, r->qpos.n + 1, sizeof *res->q_scale);
+        if (res->q_scale == NULL)
+            return -1;
+        for (size_t i = 0; i < r->qpos.n; i++) {
+            double s = pe_qscale_llama4_beta(r->qpos.v[i], c->qscale_beta, c->qscale_l0);
+            res->q_scale[i] = s;
+            for (size_t d = 0; d < hd; d++)
+                res->q_rot[i * hd + d] *= s;
+        }
+    }
+    if (r->include & API_ROPE_INC_COS_SIN) {
+        res->t_scale = api_alloc(pb, r->tpos.n + 1, sizeof *res->t_scale);
+        if (res->t_scale == NULL)
+            return -1;
+        for (size_t i = 0; i < r->tpos.n; i++)
+            res->t_scale[i] = pe_qscale_llama4_beta(r->tpos.v[i], c->qscale_beta, c->qscale_l0);
+    }
+    return 0;
+}
+
 /* The 1-D request: the cache's table, then rotations, scores, cos/sin, bands, decay, f32. */
 static int run_one_d(pe_cache *cache, const api_rope_req *r, api_rope_res *res, api_problem *pb)
 {
@@ -237,6 +267,8 @@ static int run_one_d(pe_cache *cache, const api_rope_req *r, api_rope_res *res, 
     if (r->q && rotate_side(pb, r, t, &r->qpos, r->q, r->q_vec, "/q", &res->q_rot) < 0)
         return -1;
     if (r->k && rotate_side(pb, r, t, &r->kpos, r->k, r->k_vec, "/k", &res->k_rot) < 0)
+        return -1;
+    if (query_scale(pb, r, res) < 0)
         return -1;
     if (res->q_rot && res->k_rot && scores(pb, r, res, 0) < 0)
         return -1;
@@ -357,6 +389,8 @@ void api_rope_res_free(api_rope_res *res)
 {
     free(res->inv_freq_axes);
     free(res->q_rot);
+    free(res->q_scale);
+    free(res->t_scale);
     free(res->k_rot);
     free(res->scores);
     free(res->cos);

@@ -141,6 +141,21 @@ static void write_scaling(wire_jw *out, const api_rope_req *r, const api_rope_re
     wire_jw_obj_end(out);
 }
 
+/* resolved.ignored: {"config.<key>": why} for the pasted config's position keys that cannot
+ * change a number of this answer (api_rope_account_keys); absent when there are none. */
+static void write_ignored(wire_jw *out, const api_rope_req *r)
+{
+    if (r->ign.n == 0)
+        return;
+    wire_jw_key(out, "ignored");
+    wire_jw_obj_begin(out);
+    for (size_t i = 0; i < r->ign.n; i++) {
+        wire_jw_key(out, r->ign.k[i].key);
+        wire_jw_str(out, r->ign.k[i].why);
+    }
+    wire_jw_obj_end(out);
+}
+
 /* head_dim, rotary_dim and layout: the first members of resolved in both modes. */
 static void write_dims(wire_jw *out, const api_rope_req *r)
 {
@@ -170,6 +185,17 @@ static void write_resolved_one_d(wire_jw *out, const api_rope_req *r, const api_
     else
         write_scaling(out, r, res);
     write_seq_len(out, r, "largest position + 1");
+    const api_rope_config *c = &r->cfg;
+    if (r->has_config && c->has_qscale) {
+        wire_jw_key(out, "query_scale");
+        wire_jw_obj_begin(out);
+        wire_jw_key(out, "rule");
+        wire_jw_str(out, "q_rotated x (1 + beta ln(1 + floor(pos / "
+                         "original_max_position_embeddings))) (Ministral 3)");
+        write_num(out, "beta", c->qscale_beta);
+        write_num(out, "original_max_position_embeddings", (double)c->qscale_l0);
+        wire_jw_obj_end(out);
+    }
     if (r->has_config) {
         const api_rope_scaling *sc = &r->sc;
         wire_jw_key(out, "sources");
@@ -200,7 +226,12 @@ static void write_resolved_one_d(wire_jw *out, const api_rope_req *r, const api_
             }
         }
         write_origin(out, "layout", &r->layout_o);
+        if (c->has_qscale) {
+            write_origin(out, "query_scale.beta", &c->qscale_beta_o);
+            write_origin(out, "query_scale.original_max_position_embeddings", &c->qscale_l0_o);
+        }
         wire_jw_obj_end(out);
+        write_ignored(out, r);
     }
 }
 
@@ -270,6 +301,10 @@ static void write_one_d(wire_jw *out, const api_rope_req *r, const api_rope_res 
         wire_jw_ints(out, r->qpos.v, pq);
         wire_jw_key(out, "q_rotated");
         wire_jw_matrix(out, res->q_rot, NULL, pq, hd);
+        if (res->q_scale) {
+            wire_jw_key(out, "q_scale");
+            wire_jw_doubles(out, res->q_scale, pq);
+        }
     }
     if (res->k_rot) {
         wire_jw_key(out, "k_positions");
@@ -290,6 +325,10 @@ static void write_one_d(wire_jw *out, const api_rope_req *r, const api_rope_res 
         wire_jw_matrix(out, res->cos, NULL, r->tpos.n, n);
         wire_jw_key(out, "sin");
         wire_jw_matrix(out, res->sin, NULL, r->tpos.n, n);
+    }
+    if (res->t_scale) {
+        wire_jw_key(out, "query_scale");
+        wire_jw_doubles(out, res->t_scale, r->tpos.n);
     }
     if (res->bands)
         write_bands(out, res->bands, n);
@@ -324,7 +363,6 @@ static void write_one_d(wire_jw *out, const api_rope_req *r, const api_rope_res 
     wire_jw_key(out, "resolved");
     wire_jw_obj_begin(out);
     write_resolved_one_d(out, r, res);
-    wire_jw_obj_end(out);
     wire_jw_obj_end(out);
 }
 
@@ -376,6 +414,7 @@ static void write_resolved_axes(wire_jw *out, const api_rope_req *r)
         wire_jw_key(out, "axes");
         wire_jw_str(out, r->axes_src);
         wire_jw_obj_end(out);
+        write_ignored(out, r);
     }
 }
 
@@ -432,7 +471,6 @@ static void write_axes(wire_jw *out, const api_rope_req *r, const api_rope_res *
     wire_jw_obj_begin(out);
     write_resolved_axes(out, r);
     wire_jw_obj_end(out);
-    wire_jw_obj_end(out);
 }
 
 void api_rope_write_resolved(wire_jw *out, const api_rope_req *r, const api_rope_res *res)
@@ -443,10 +481,20 @@ void api_rope_write_resolved(wire_jw *out, const api_rope_req *r, const api_rope
         write_resolved_one_d(out, r, res);
 }
 
-void api_rope_write(wire_jw *out, const api_rope_req *r, const api_rope_res *res)
+void api_rope_write_open(wire_jw *out, const api_rope_req *r, const api_rope_res *res)
 {
     if (r->axes)
         write_axes(out, r, res);
     else
         write_one_d(out, r, res);
+    if (r->kind >= 0) {
+        wire_jw_key(out, "layer_kind");
+        api_rope_write_kind(out, &r->plan, r->kind);
+    }
+}
+
+void api_rope_write(wire_jw *out, const api_rope_req *r, const api_rope_res *res)
+{
+    api_rope_write_open(out, r, res);
+    wire_jw_obj_end(out);
 }

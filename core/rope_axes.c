@@ -16,6 +16,8 @@ const char *pe_axes_type_str(pe_axes_type t)
         return "pixtral";
     case PE_AXES_MIXED:
         return "mixed";
+    case PE_AXES_MROPE_INTERLEAVED:
+        return "mrope_interleaved";
     }
     return "unknown";
 }
@@ -28,8 +30,9 @@ pe_status pe_rope_axes_check(pe_axes_type type, size_t rotary_dim, double base,
     size_t n = rotary_dim / 2;
     switch (type) {
     case PE_AXES_AXIAL:
-    case PE_AXES_MROPE: {
-        if (sections == NULL || n_axes == 0)
+    case PE_AXES_MROPE:
+    case PE_AXES_MROPE_INTERLEAVED: {
+        if (sections == NULL || n_axes == 0 || (type == PE_AXES_MROPE_INTERLEAVED && n_axes != 3))
             return PE_ERR_ARG;
         size_t sum = 0;
         for (size_t a = 0; a < n_axes; a++) {
@@ -63,6 +66,15 @@ pe_status pe_rope_axes_freqs(pe_axes_type type, size_t rotary_dim, double base,
             size_t a = j < h ? 0 : 1;
             size_t i1d = a == 0 ? 2 * j : 2 * (j - h) + 1;
             F[a * n + j] = pe_rope_base_freq(base, rotary_dim, i1d);
+            if (pair_axis)
+                pair_axis[j] = (int64_t)a;
+        }
+    } else if (type == PE_AXES_MROPE_INTERLEAVED) {
+        for (size_t j = 0; j < n; j++) {
+            size_t a = (j % 3 == 1 && j < 3 * sections[1])   ? 1
+                       : (j % 3 == 2 && j < 3 * sections[2]) ? 2
+                                                             : 0;
+            F[a * n + j] = pe_rope_base_freq(base, rotary_dim, j);
             if (pair_axis)
                 pair_axis[j] = (int64_t)a;
         }

@@ -15,7 +15,11 @@
  *   PIXTRAL A = 2, j < n/2: F[0][j] = 1 / b^((2 (2j)) / d); j = n/2 + k: F[1][j] =
  *           1 / b^((2 (2k+1)) / d) (the even-indexed 1-D frequencies to rows, the odd ones to
  *           columns; Pixtral arXiv:2410.07073, HF PixtralRotaryEmbedding);
- *   MIXED   F given (RoPE-Mixed, learned frequencies; any finite values, also negative or 0).
+ *   MIXED   F given (RoPE-Mixed, learned frequencies; any finite values, also negative or 0);
+ *   MROPE_INTERLEAVED  A = 3 (t, h, w), sections s_0 + s_1 + s_2 = n: F[a][j] = 1 / b^((2j) / d)
+ *           on the axis that owns pair j: h when j % 3 == 1 and j < 3 s_1, w when j % 3 == 2 and
+ *           j < 3 s_2, else t (Qwen3-VL / Qwen3.5, HF apply_interleaved_mrope: freqs[0] with the
+ *           slices offset::3 up to 3 s_a taken from axis a).
  * All other entries of F are exactly 0. The frequencies are written as HF writes 1-D RoPE
  * (1.0 / base ** (arange(0, dim, 2) / dim), pe_rope_base_freq), so mrope with equal coordinates
  * reproduces 1-D RoPE bit for bit.
@@ -34,15 +38,17 @@ typedef enum {
     PE_AXES_AXIAL = 0,
     PE_AXES_MROPE = 1,
     PE_AXES_PIXTRAL = 2,
-    PE_AXES_MIXED = 3
+    PE_AXES_MIXED = 3,
+    PE_AXES_MROPE_INTERLEAVED = 4
 } pe_axes_type;
 
-/* "axial", "mrope", "pixtral", "mixed" (never NULL; "unknown" otherwise). */
+/* "axial", "mrope", "pixtral", "mixed", "mrope_interleaved" (never NULL; "unknown" otherwise). */
 const char *pe_axes_type_str(pe_axes_type t);
 
 /*
  * Checks a computed configuration (not mixed): rotary_dim even and >= 2; base finite and > 1;
- * AXIAL and MROPE: n_axes >= 1 sections, each >= 1, summing to n = rotary_dim/2; PIXTRAL:
+ * AXIAL and MROPE: n_axes >= 1 sections, each >= 1, summing to n = rotary_dim/2
+ * (MROPE_INTERLEAVED: the same with n_axes == 3); PIXTRAL:
  * sections NULL / n_axes 2 and rotary_dim a multiple of 4. Returns PE_OK or PE_ERR_ARG.
  */
 pe_status pe_rope_axes_check(pe_axes_type type, size_t rotary_dim, double base,

@@ -228,7 +228,7 @@ END_TEST
  * (posenc said (0.1 ln 16 + 1)^2 = 1.63 before), with a warning. attention_factor =
  * g(16,1)/g(16,1) = 1. d = 128, b = 1e6, s = 16, L0 = 16384: lo = 20, hi = 37;
  * inv_freq[0] = 1.0, [20] = 1e6^(-40/128) = 0.01333521432163324 (ramp 0), [63] =
- * 7.755861004698247e-08. llama_4_scaling_beta is named in a warning.
+ * 7.755861004698247e-08. llama_4_scaling_beta is read as the query scale (resolved.query_scale).
  */
 START_TEST(test_ministral3_no_softmax_factor)
 {
@@ -236,7 +236,12 @@ START_TEST(test_ministral3_no_softmax_factor)
     ck_close(au_number(json_object_get(j, "softmax_scale_factor")), 1.0, 0, 0);
     ck_close(au_number(json_object_get(j, "attention_factor")), 1.0, 0, 0);
     ck_assert(warned(j, "DeepSeek family"));
-    ck_assert(warned(j, "llama_4_scaling_beta"));
+    /* llama_4_scaling_beta: Ministral 3's query scale, read (no longer a warning) */
+    const json_t *qs = res(j, "query_scale");
+    ck_close(au_number(json_object_get(qs, "beta")), 0.1, 0, 0);
+    ck_close(au_number(json_object_get(qs, "original_max_position_embeddings")), 16384.0, 0, 0);
+    ck_assert_str_eq(src(j, "query_scale.beta"),
+                     "config.text_config.rope_parameters.llama_4_scaling_beta");
     ck_assert_str_eq(src(j, "base"), "config.text_config.rope_parameters.rope_theta");
     want_freq(j, 0, 1.0);
     want_freq(j, 20, 0.01333521432163324);
@@ -288,7 +293,8 @@ END_TEST
 
 /* POST /model/method with multi-axis RoPE in a wrapper (the shape of Qwen3-VL's text_config:
  * rope_scaling {mrope_interleaved, mrope_section [24, 20, 20], rope_type default}): one RoPE kind,
- * variant mrope_interleaved, sections reported, a note that /rope refuses it; no 422. */
+ * variant mrope_interleaved, sections reported (no note: /rope computes it since axes type
+ * mrope_interleaved exists); no 422. */
 START_TEST(test_method_mrope)
 {
     json_t *j = au_ok(api_model_method,
@@ -300,7 +306,7 @@ START_TEST(test_method_mrope)
     ck_assert_str_eq(json_string_value(json_object_get(k, "variant")), "mrope_interleaved");
     const json_t *sc = json_object_get(json_object_get(k, "parameters"), "scaling");
     ck_assert_uint_eq(json_array_size(json_object_get(sc, "mrope_section")), 3);
-    ck_assert_ptr_nonnull(json_object_get(k, "note"));
+    ck_assert_ptr_null(json_object_get(k, "note"));
     json_decref(j);
 }
 END_TEST

@@ -30,6 +30,7 @@ static const char *const CORPUS[] = {
     "distilbert_base_uncased",
     "electra_small_discriminator",
     "ernie4_5_0p3b",
+    "exaone4_1.2b",
     "gemma2_9b_it",
     "gemma3_12b_it",
     "glm4_9b_0414",
@@ -46,6 +47,7 @@ static const char *const CORPUS[] = {
     "qwen2.5_7b_yarn",
     "qwen3_8b",
     "roberta_base",
+    "smollm3_3b",
     "t5_small",
     "tinyllama_1.1b_chat",
 };
@@ -82,12 +84,10 @@ static const char *str(const json_t *o, const char *k)
     return s ? s : "";
 }
 
-/* The reference's scaling type names posenc's variant: the same words. */
-static void check_rope_kind(const char *name, const json_t *got, const json_t *want)
+/* A /rope answer r against the reference's kind want: layout, rotary_dim, inv_freq (abs 1e-15 or
+ * rel 1e-12), attention_factor and softmax_scale_factor (rel 1e-12). */
+static void check_rope_answer(const char *name, const json_t *r, const json_t *want)
 {
-    ck_assert_msg(strcmp(str(got, "variant"), str(want, "type")) == 0, "%s: variant %s, want %s",
-                  name, str(got, "variant"), str(want, "type"));
-    json_t *r = post(api_rope, json_object_get(got, "request"), 0, name);
     const json_t *res = json_object_get(r, "resolved");
     ck_assert_msg(strcmp(str(res, "layout"), str(want, "layout")) == 0, "%s: layout %s, want %s",
                   name, str(res, "layout"), str(want, "layout"));
@@ -105,6 +105,15 @@ static void check_rope_kind(const char *name, const json_t *got, const json_t *w
         double x = au_number(json_object_get(r, F[i])), y = au_number(json_object_get(want, F[i]));
         ck_assert_msg(au_close(x, y, 0, 1e-12), "%s: %s = %.17g, want %.17g", name, F[i], x, y);
     }
+}
+
+/* The reference's scaling type names posenc's variant: the same words. */
+static void check_rope_kind(const char *name, const json_t *got, const json_t *want)
+{
+    ck_assert_msg(strcmp(str(got, "variant"), str(want, "type")) == 0, "%s: variant %s, want %s",
+                  name, str(got, "variant"), str(want, "type"));
+    json_t *r = post(api_rope, json_object_get(got, "request"), 0, name);
+    check_rope_answer(name, r, want);
     json_decref(r);
 }
 
@@ -166,6 +175,222 @@ START_TEST(test_corpus)
 }
 END_TEST
 
+/* Sends text to h, returns the status and (in *body) the parsed answer. */
+static int send_json(api_handler h, json_t *req, json_t **body)
+{
+    char *text = json_dumps(req, JSON_COMPACT);
+    int st = 0;
+    char *resp = au_send(h, text, &st);
+    *body = au_parse(resp);
+    free(resp);
+    free(text);
+    return st;
+}
+
+/*
+ * POST /rope per layer, with the pasted file itself: {"config": file, "layer": l} for the first
+ * layer l of every reference kind gives that kind's numbers (and layer_kind naming the layers of
+ * the kind); a no-RoPE layer is a 422 at /layer. Without a layer, a config of several kinds lists
+ * them all (layer_kinds, each RoPE one with its result equal to the reference) and q is a 422 at
+ * /layer naming the choices; a config of one kind answers without layer_kinds.
+ */
+START_TEST(test_corpus_layers)
+{
+    const char *name = CORPUS[_i];
+    json_t *cfg = load("", name), *want = load("expected/", name);
+    const json_t *wl = json_object_get(want, "layers"), *wk = json_object_get(want, "kinds");
+    if (strcmp(str(json_array_get(wk, 0), "method"), "rope") != 0 &&
+        strcmp(str(json_array_get(wk, 0), "method"), "none") != 0)
+        goto done; /* not a RoPE model */
+    size_t n = json_array_size(wl), n_kinds = json_array_size(wk);
+    for (size_t w = 0; w < n_kinds; w++) {
+        size_t first = 0, count = 0;
+        for (size_t l = n; l-- > 0;)
+            if ((size_t)json_integer_value(json_array_get(wl, l)) == w) {
+                first = l;
+                count++;
+            }
+        json_t *req = json_pack("{s:O, s:I}", "config", cfg, "layer", (json_int_t)first), *r;
+        int st = send_json(api_rope, req, &r);
+        const json_t *wkind = json_array_get(wk, w);
+        char what[128];
+        snprintf(what, sizeof what, "%s layer %zu", name, first);
+        if (strcmp(str(wkind, "method"), "rope") == 0) {
+            ck_assert_msg(st == 200, "%s: status %d", what, st);
+            check_rope_answer(what, r, wkind);
+            const json_t *lk = json_object_get(r, "layer_kind");
+            ck_assert_msg(json_array_size(json_object_get(lk, "layers")) == count,
+                          "%s: layer_kind covers %zu layers, want %zu", what,
+                          json_array_size(json_object_get(lk, "layers")), count);
+        } else {
+            ck_assert_msg(st == 422, "%s (no RoPE): status %d", what, st);
+            ck_assert_str_eq(str(json_array_get(json_object_get(r, "errors"), 0), "pointer"),
+                             "/layer");
+        }
+        json_decref(r);
+        json_decref(req);
+    }
+    json_t *req = json_pack("{s:O}", "config", cfg), *r;
+    ck_assert_int_eq(send_json(api_rope, req, &r), 200);
+    const json_t *lks = json_object_get(r, "layer_kinds");
+    ck_assert_msg(n_kinds == 1 ? lks == NULL : json_array_size(lks) == n_kinds,
+                  "%s: layer_kinds %zu, want %s", name, json_array_size(lks),
+                  n_kinds == 1 ? "none" : "one per kind");
+    for (size_t g = 0; g < json_array_size(lks); g++) {
+        const json_t *k = json_array_get(lks, g);
+        size_t l0 = (size_t)json_integer_value(json_array_get(json_object_get(k, "layers"), 0));
+        const json_t *wkind =
+            json_array_get(wk, (size_t)json_integer_value(json_array_get(wl, l0)));
+        ck_assert_str_eq(str(k, "method"), str(wkind, "method"));
+        if (strcmp(str(k, "method"), "rope") == 0)
+            check_rope_answer(name, json_object_get(k, "result"), wkind);
+    }
+    json_decref(r);
+    json_object_set_new(req, "q", json_pack("[f, f]", 1.0, 0.0));
+    int st = send_json(api_rope, req, &r);
+    if (n_kinds > 1) {
+        ck_assert_msg(st == 422, "%s: q without a layer: status %d", name, st);
+        ck_assert_str_eq(str(json_array_get(json_object_get(r, "errors"), 0), "pointer"), "/layer");
+    }
+    json_decref(r);
+    json_decref(req);
+done:
+    json_decref(cfg);
+    json_decref(want);
+}
+END_TEST
+
+/* The test's own idea of a key that concerns positions (the issue's list), kept apart from the
+ * product's api_rope_position_key so that a key the product forgets still counts here. */
+static int position_key(const char *k)
+{
+    static const char *const PRE[] = {"rope",
+                                      "rotary",
+                                      "mrope",
+                                      "partial_rotary",
+                                      "alibi",
+                                      "sliding_window",
+                                      "no_rope",
+                                      "max_position",
+                                      "original_max_position",
+                                      "position_embedding",
+                                      NULL};
+    static const char *const EXACT[] = {"layer_types",
+                                        "attn_temperature_tuning",
+                                        "llama_4_scaling_beta",
+                                        "use_sliding_window",
+                                        "max_window_layers",
+                                        "floor_scale",
+                                        "attn_scale",
+                                        "n_positions",
+                                        NULL};
+    for (const char *const *p = PRE; *p; p++)
+        if (strncmp(k, *p, strlen(*p)) == 0)
+            return 1;
+    for (const char *const *p = EXACT; *p; p++)
+        if (strcmp(k, *p) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when the dotted path is a value of resolved.sources (as a word) or a key of
+ * resolved.ignored in the /rope answer r. */
+static int accounted(const json_t *r, const char *path)
+{
+    const json_t *res = json_object_get(r, "resolved");
+    if (json_object_get(json_object_get(res, "ignored"), path) != NULL)
+        return 1;
+    const char *k;
+    const json_t *v;
+    size_t len = strlen(path);
+    json_object_foreach(json_object_get(res, "sources"), k, v)
+    {
+        for (const char *s = json_string_value(v); s && (s = strstr(s, path)) != NULL; s++)
+            if (s[len] == '\0' || s[len] == '.' || s[len] == ' ' || s[len] == ')')
+                return 1;
+    }
+    return 0;
+}
+
+/* Every position key of obj (at dotted path base) accounted for in r; the scaling objects'
+ * keys too. Returns the number checked. */
+static size_t check_keys(const char *what, const json_t *r, const json_t *obj, const char *base)
+{
+    size_t n = 0;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, k, v)
+    {
+        if (json_is_null(v))
+            continue;
+        char path[256];
+        snprintf(path, sizeof path, "%s.%s", base, k);
+        if (strcmp(k, "text_config") == 0) {
+            n += check_keys(what, r, v, path);
+            continue;
+        }
+        if (!position_key(k))
+            continue;
+        n++;
+        ck_assert_msg(accounted(r, path),
+                      "%s: %s is neither in resolved.sources nor in "
+                      "resolved.ignored",
+                      what, path);
+        if ((strcmp(k, "rope_scaling") == 0 || strcmp(k, "rope_parameters") == 0) &&
+            json_is_object(v) && json_object_get(json_object_get(r, "resolved"), "ignored") &&
+            json_object_get(json_object_get(json_object_get(r, "resolved"), "ignored"), path))
+            continue; /* the whole object is ignored */
+        const char *sk;
+        const json_t *sv;
+        json_object_foreach((json_t *)v, sk, sv)
+        {
+            if (!json_is_object(v) || json_is_null(sv))
+                continue;
+            char sp[320];
+            snprintf(sp, sizeof sp, "%s.%s", path, sk);
+            n++;
+            ck_assert_msg(accounted(r, sp),
+                          "%s: %s is neither in resolved.sources nor in "
+                          "resolved.ignored",
+                          what, sp);
+        }
+    }
+    return n;
+}
+
+/*
+ * No silent drops: POST /rope with every RoPE file of the corpus, for each kind of layer (its
+ * first layer), answers 200 and names every position key of the file (the issue's list, the
+ * scaling object's members included) in resolved.sources or resolved.ignored.
+ */
+START_TEST(test_corpus_keys)
+{
+    const char *name = CORPUS[_i];
+    json_t *cfg = load("", name), *want = load("expected/", name);
+    const json_t *wl = json_object_get(want, "layers"), *wk = json_object_get(want, "kinds");
+    for (size_t w = 0; w < json_array_size(wk); w++) {
+        if (strcmp(str(json_array_get(wk, w), "method"), "rope") != 0)
+            continue;
+        size_t first = 0;
+        for (size_t l = json_array_size(wl); l-- > 0;)
+            if ((size_t)json_integer_value(json_array_get(wl, l)) == w)
+                first = l;
+        json_t *req = json_pack("{s:O, s:I}", "config", cfg, "layer", (json_int_t)first), *r;
+        int st = send_json(api_rope, req, &r);
+        char *dump = json_dumps(r, JSON_COMPACT);
+        ck_assert_msg(st == 200, "%s layer %zu: status %d: %.400s", name, first, st, dump);
+        free(dump);
+        char what[96];
+        snprintf(what, sizeof what, "%s layer %zu", name, first);
+        ck_assert_uint_gt(check_keys(what, r, cfg, "config"), 0);
+        json_decref(r);
+        json_decref(req);
+    }
+    json_decref(cfg);
+    json_decref(want);
+}
+END_TEST
+
 /* A bare config (no {"config": ...}) answers the same; an unknown model type without rotary keys
  * is a 422 at /model_type; no layer count is a 422 at /num_hidden_layers. */
 START_TEST(test_bare_and_errors)
@@ -194,6 +419,8 @@ Suite *model_corpus_suite(void)
     TCase *tc = tcase_create("corpus");
     tcase_add_checked_fixture(tc, au_setup, au_teardown);
     tcase_add_loop_test(tc, test_corpus, 0, (int)N_CORPUS);
+    tcase_add_loop_test(tc, test_corpus_layers, 0, (int)N_CORPUS);
+    tcase_add_loop_test(tc, test_corpus_keys, 0, (int)N_CORPUS);
     tcase_add_test(tc, test_bare_and_errors);
     suite_add_tcase(s, tc);
     return s;

@@ -380,6 +380,37 @@ START_TEST(test_resolved_and_rows)
 }
 END_TEST
 
+/*
+ * Interleaved M-RoPE from a pasted config (Qwen3-VL: rope_scaling.mrope_interleaved with
+ * mrope_section), by HF's apply_interleaved_mrope: pair j takes axis h when j % 3 == 1 and
+ * j < 3 s_1, w when j % 3 == 2 and j < 3 s_2, else t. head_dim 8, sections [2, 1, 1]: pairs 0..3
+ * -> t, h, w, t; frequencies 10000^(-2j/8) = 10^-j. Position (t, h, w) = (1, 2, 3): angles
+ * 1 x 1, 2 x 0.1, 3 x 0.01, 1 x 0.001. The same through axes {"type": "mrope_interleaved"}.
+ */
+START_TEST(test_mrope_interleaved)
+{
+    static const char *const BODIES[] = {
+        "{'config': {'head_dim': 8, 'rope_scaling': {'rope_type': 'default', 'mrope_section': [2,"
+        " 1, 1], 'mrope_interleaved': true}}, 'positions': [[1, 2, 3]], 'include': ['cos_sin']}",
+        "{'head_dim': 8, 'axes': {'type': 'mrope_interleaved', 'sections': [2, 1, 1]},"
+        " 'positions': [[1, 2, 3]], 'include': ['cos_sin']}"};
+    const double phi[] = {1.0, 2 * 0.1, 3 * 0.01, 1 * 0.001};
+    const int64_t axis[] = {0, 1, 2, 0};
+    for (size_t b = 0; b < 2; b++) {
+        json_t *j = ok(BODIES[b]);
+        const json_t *c = json_array_get(json_object_get(j, "cos"), 0);
+        const json_t *pa = json_object_get(j, "pair_axis");
+        for (size_t k = 0; k < 4; k++) {
+            ck_assert_int_eq(json_integer_value(json_array_get(pa, k)), axis[k]);
+            ck_close(au_number(json_array_get(c, k)), cos(phi[k]), 1e-15, 0);
+        }
+        const json_t *ax = json_object_get(json_object_get(j, "resolved"), "axes");
+        ck_assert_str_eq(json_string_value(json_object_get(ax, "type")), "mrope_interleaved");
+        json_decref(j);
+    }
+}
+END_TEST
+
 START_TEST(test_errors)
 {
     /* the doc's combinations */
@@ -430,8 +461,10 @@ START_TEST(test_errors)
                "'mrope_section': [1, 1, 2]}}}",
                "/config/rope_scaling/type", "invalid-field");
     expect_422("{'config': {'head_dim': 8, 'rope_scaling': {'rope_type': 'default', "
-               "'mrope_section': [1, 1, 2], 'mrope_interleaved': true}}}",
-               "/config/rope_scaling/mrope_interleaved", "invalid-field");
+               "'mrope_section': [2, 2], 'mrope_interleaved': true}}}",
+               "/config/rope_scaling/mrope_section", "invalid-field");
+    expect_422("{'head_dim': 8, 'axes': {'type': 'mrope_interleaved'}}", "/axes/sections",
+               "invalid-field");
     expect_422("{'config': {'head_dim': 8, 'rope_scaling': {'type': 'mrope', "
                "'mrope_section': [1, 1, 1]}}}",
                "/config/rope_scaling/mrope_section", "invalid-field");
@@ -460,6 +493,7 @@ Suite *rope_axes_suite(void)
     tcase_add_test(api, test_axial_relative);
     tcase_add_test(api, test_mixed_equals_axial_api);
     tcase_add_test(api, test_resolved_and_rows);
+    tcase_add_test(api, test_mrope_interleaved);
     tcase_add_test(api, test_errors);
     suite_add_tcase(s, api);
     return s;

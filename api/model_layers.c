@@ -1,0 +1,146 @@
+/*
+ * api/model_layers.c -- the layers of a pasted config and their RoPE kinds (see model_layers.h).
+ */
+#include "api/model_layers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/req.h"
+
+static const json_t *member(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    return (v == NULL || json_is_null(v)) ? NULL : v;
+}
+
+void api_ml_plan_free(api_ml_plan *p)
+{
+    free(p->kind_of);
+    memset(p, 0, sizeof *p);
+}
+
+int api_ml_find_type(const api_ml_plan *p, const char *t)
+{
+    unsigned bit = strcmp(t, "full_attention") == 0      ? API_ML_FULL
+                   : strcmp(t, "sliding_attention") == 0 ? API_ML_SLIDING
+                                                         : 0;
+    for (size_t i = 0; bit != 0 && i < p->n_kinds; i++)
+        if (p->kind[i].rope && (p->kind[i].types & bit))
+            return (int)i;
+    return -1;
+}
+
+/* The kind equal to k (same method and base rule; per-type rope_parameters entries equal as
+ * JSON), added when new; its types gain k's. params: the per-type rope_parameters or NULL. */
+static int kind_index(api_ml_plan *p, const api_ml_kind *k, const json_t *params, int64_t layer)
+{
+    for (size_t i = 0; i < p->n_kinds; i++) {
+        const api_ml_kind *o = &p->kind[i];
+        if (o->rope != k->rope || o->local_base != k->local_base)
+            continue;
+        if (k->rope && params != NULL &&
+            !json_equal(member(params, o->params_key), member(params, k->params_key)))
+            continue;
+        p->kind[i].types |= k->types;
+        return (int)i;
+    }
+    if (p->n_kinds >= API_ML_MAX_KINDS)
+        return -1;
+    p->kind[p->n_kinds] = *k;
+    p->kind[p->n_kinds].first_layer = layer;
+    return (int)p->n_kinds++;
+}
+
+int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    const json_t *cfg = text->obj;
+    const char *ptr = text->ptr, *mt = text->model_type;
+    size_t e0 = api_problem_count(pb);
+    static const char *const LAYER_KEYS[] = {"num_hidden_layers", "n_layer", "num_layers",
+                                             "n_layers", NULL};
+    int64_t n = 0;
+    for (const char *const *k = LAYER_KEYS; *k && n == 0; k++)
+        api_get_int(pb, cfg, ptr, *k, 1, API_ML_MAX_LAYERS, &n);
+    if (api_problem_count(pb) != e0)
+        return -1;
+    if (n == 0)
+        return 0;
+
+    const json_t *lt = member(cfg, "layer_types");
+    const json_t *params = member(cfg, "rope_parameters");
+    int per_type = params && json_is_object(params) && member(params, "rope_type") == NULL &&
+                   member(params, "type") == NULL && json_object_size(params) > 0;
+    int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0;
+    int64_t pattern = 6;
+    if (gemma3 &&
+        api_get_int(pb, cfg, ptr, "sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern) == 0)
+        api_get_int(pb, cfg, ptr, "_sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern);
+    const json_t *nrl = member(cfg, "no_rope_layers");
+    int nope_default =
+        strcmp(mt, "llama4_text") == 0 || strcmp(mt, "llama4") == 0 || strcmp(mt, "smollm3") == 0;
+    int64_t interval = 4;
+    api_get_int(pb, cfg, ptr, "no_rope_layer_interval", 1, API_ML_MAX_LAYERS, &interval);
+    int exaone_nope = strcmp(mt, "exaone4") == 0 && member(cfg, "sliding_window") != NULL;
+    if (api_problem_count(pb) != e0)
+        return -1;
+
+    out->kind_of = malloc((size_t)n);
+    if (out->kind_of == NULL) {
+        api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory while planning the layers");
+        return -1;
+    }
+    out->n_layers = n;
+    for (int64_t l = 0; l < n; l++) {
+        const char *type = "full_attention";
+        const json_t *t = lt ? json_array_get(lt, (size_t)l) : NULL;
+        if (t != NULL && json_is_string(t))
+            type = json_string_value(t);
+        else if (gemma3)
+            type = (l + 1) % pattern == 0 ? "full_attention" : "sliding_attention";
+        int sliding = strcmp(type, "sliding_attention") == 0;
+
+        int use_rope = 1;
+        const char *why = NULL;
+        if (nrl != NULL && json_is_array(nrl) && json_array_size(nrl) > 0) {
+            const json_t *v = json_array_get(nrl, (size_t)l);
+            use_rope = !(v != NULL && json_is_integer(v) && json_integer_value(v) == 0);
+            why = "no_rope_layers marks it 0";
+        } else if (nope_default) {
+            use_rope = (l + 1) % interval != 0;
+            why = "every no_rope_layer_interval-th layer (default 4) has no RoPE";
+        }
+        if (exaone_nope && !sliding) {
+            use_rope = 0;
+            why = "EXAONE 4: full-attention layers have no RoPE when sliding_window is set";
+        }
+        api_ml_kind k;
+        memset(&k, 0, sizeof k);
+        k.rope = use_rope;
+        if (!use_rope) {
+            k.why = why;
+        } else {
+            if (lt != NULL || gemma3)
+                k.types = sliding ? API_ML_SLIDING : API_ML_FULL;
+            if (per_type) {
+                const char *key = sliding ? "sliding_attention" : "full_attention";
+                if (member(params, key) == NULL)
+                    key = "full_attention";
+                snprintf(k.params_key, sizeof k.params_key, "%s", key);
+            } else if (gemma3) {
+                k.local_base = sliding;
+            }
+        }
+        int ki = kind_index(out, &k, per_type ? params : NULL, l);
+        if (ki < 0) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "more than %d kinds of layer",
+                              API_ML_MAX_KINDS);
+            return -1;
+        }
+        out->kind_of[l] = (uint8_t)ki;
+        out->kind[ki].n_layers++;
+    }
+    return 0;
+}

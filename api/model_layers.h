@@ -1,0 +1,69 @@
+/*
+ * api/model_layers.h -- which RoPE kind each layer of a pasted config uses: the one rule behind
+ * POST /model/method's RoPE kinds and /rope's per-layer answers (`layer`, `layer_type`,
+ * `layer_kinds`).
+ *
+ * A kind is one distinct RoPE result (inv_freq, attention factor, layout) or "no RoPE"; layers
+ * that differ only in attention window share a kind. Sources (transformers v5):
+ *   - Gemma 3 (gemma3_text): layer l is sliding unless (l + 1) % sliding_window_pattern == 0
+ *     (default 6), or as layer_types says; sliding layers use rope_local_base_freq (class
+ *     default 10000) without rope_scaling (modeling_gemma3.py, rotary_emb_local);
+ *   - v5 per-layer-type rope_parameters ({"full_attention": {...}, "sliding_attention": {...}}):
+ *     each layer reads the entry of its layer_types value (modeling_rope_utils.py,
+ *     Gemma 3/4, OLMo 3); entries equal as JSON are one kind;
+ *   - no RoPE: no_rope_layers[l] == 0 (Llama 4, SmolLM3; when absent Llama 4 / SmolLM3 skip
+ *     every no_rope_layer_interval-th layer, default 4), EXAONE 4's full-attention layers when
+ *     sliding_window is set (modeling_exaone4.py).
+ * Pure; thread-safe.
+ */
+#ifndef API_MODEL_LAYERS_H
+#define API_MODEL_LAYERS_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/model_config.h"
+#include "api/problem.h"
+
+#define API_ML_MAX_LAYERS 4096
+#define API_ML_MAX_KINDS 8
+#define API_ML_FULL 1u    /* layer type full_attention */
+#define API_ML_SLIDING 2u /* layer type sliding_attention */
+
+/* One kind of layer. */
+typedef struct api_ml_kind_s {
+    int rope;            /* 1: a RoPE kind, 0: no positional encoding in these layers */
+    unsigned types;      /* API_ML_FULL | API_ML_SLIDING: the attention types of its layers
+                          * (0 when the config names no layer types) */
+    int local_base;      /* Gemma 3 sliding layers: rope_local_base_freq, no scaling */
+    char params_key[40]; /* the rope_parameters entry these layers read ("" when flat) */
+    const char *why;     /* static text: the rule that gives this kind (for "none") */
+    size_t n_layers;     /* layers of this kind */
+    int64_t first_layer; /* the lowest of them */
+} api_ml_kind;
+
+/* Layers and their kinds. kind_of[l] is the kind of layer l (0 .. n_kinds - 1). */
+typedef struct {
+    int64_t n_layers; /* 0 when the config does not say (one kind, nothing per layer) */
+    size_t n_kinds;
+    api_ml_kind kind[API_ML_MAX_KINDS];
+    uint8_t *kind_of; /* [n_layers] (owned; NULL when n_layers is 0) */
+} api_ml_plan;
+
+/*
+ * Plans the layers of the text config text->obj (at pointer text->ptr): n_layers from
+ * num_hidden_layers | n_layer | num_layers | n_layers (1 .. API_ML_MAX_LAYERS; 0 when none), kinds
+ * in the order their first layer appears. Errors: 422 at the pointer of a key of the wrong type,
+ * 503 out of memory. Returns 0, or -1 with pb filled; free the plan with api_ml_plan_free either
+ * way.
+ */
+int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan *out);
+
+/* Frees the plan's array. */
+void api_ml_plan_free(api_ml_plan *p);
+
+/* The RoPE kind that layers of type t ("full_attention", "sliding_attention") use, or -1. */
+int api_ml_find_type(const api_ml_plan *p, const char *t);
+
+#endif

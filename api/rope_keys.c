@@ -1,0 +1,300 @@
+/*
+ * api/rope_keys.c -- no silent drops (issue 15): every key of a pasted config that concerns
+ * positions is used (named in resolved.sources), listed in resolved.ignored with the reason it
+ * cannot change a number of this answer, or a 422 naming it (a key that would change a number
+ * and that posenc does not implement). See api_rope_account_keys in api/rope_req.h.
+ *
+ * The reasons cite Hugging Face transformers v5 (src/transformers/...).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "api/model_config.h"
+#include "api/req.h"
+#include "api/rope_parse.h"
+
+/* Names that concern positions: these prefixes, and the exact names below. */
+static const char *const POS_PREFIX[] = {"rope",
+                                         "rotary",
+                                         "mrope",
+                                         "partial_rotary",
+                                         "alibi",
+                                         "use_alibi",
+                                         "sliding_window",
+                                         "_sliding_window",
+                                         "use_sliding_window",
+                                         "no_rope",
+                                         "max_position",
+                                         "original_max_position",
+                                         "position_",
+                                         "relative_attention",
+                                         NULL};
+static const char *const POS_EXACT[] = {"layer_types",
+                                        "attn_temperature_tuning",
+                                        "llama_4_scaling_beta",
+                                        "floor_scale",
+                                        "attn_scale",
+                                        "qk_rope_head_dim",
+                                        "max_window_layers",
+                                        "n_positions",
+                                        "n_ctx",
+                                        "max_seq_len",
+                                        "seq_length",
+                                        "interleaved_sliding_window",
+                                        NULL};
+
+int api_rope_position_key(const char *k)
+{
+    for (const char *const *p = POS_PREFIX; *p; p++)
+        if (strncmp(k, *p, strlen(*p)) == 0)
+            return 1;
+    for (const char *const *p = POS_EXACT; *p; p++)
+        if (strcmp(k, *p) == 0)
+            return 1;
+    return 0;
+}
+
+static int is(const char *k, const char *const *list)
+{
+    for (const char *const *p = list; *p; p++)
+        if (strcmp(k, *p) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when the text `path` (a dotted source such as "config.text_config.rope_theta") is named in
+ * one of the answer's sources: followed by the end, a space, '.', ')' or ','. */
+static int named(const char *const *src, size_t n, const char *path)
+{
+    size_t len = strlen(path);
+    for (size_t i = 0; i < n; i++) {
+        for (const char *s = src[i]; s && (s = strstr(s, path)) != NULL; s++) {
+            char c = s[len];
+            if (c == '\0' || c == ' ' || c == '.' || c == ')' || c == ',')
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Why a top-level key of the text config that no source names cannot change this answer, or
+ * NULL when it could (then *refuse says why, for the 422). */
+static const char *why_top(const char *k, const json_t *v, const api_rope_req *r, unsigned skip,
+                           const char **refuse)
+{
+    static const char *const BASES[] = {"rope_theta", "rotary_emb_base", NULL};
+    static const char *const ROTARY[] = {"partial_rotary_factor", "rotary_pct", "rotary_dim", NULL};
+    static const char *const SCALING[] = {"rope_scaling", "rope_parameters", NULL};
+    static const char *const LAYERS[] = {"layer_types",
+                                         "no_rope_layers",
+                                         "no_rope_layer_interval",
+                                         "sliding_window_pattern",
+                                         "_sliding_window_pattern",
+                                         NULL};
+    static const char *const WINDOW[] = {
+        "sliding_window",      "use_sliding_window",         "max_window_layers",
+        "sliding_window_size", "interleaved_sliding_window", NULL};
+    static const char *const LENGTHS[] = {"max_position_embeddings",
+                                          "original_max_position_embeddings",
+                                          "n_positions",
+                                          "n_ctx",
+                                          "max_seq_len",
+                                          "seq_length",
+                                          NULL};
+    static const char *const TEMP[] = {"attn_temperature_tuning", "floor_scale", "attn_scale",
+                                       NULL};
+    *refuse = NULL;
+    if (r->inv_freq_j != NULL && (is(k, BASES) || is(k, SCALING)))
+        return "the request's inv_freq gives the frequencies";
+    if ((skip & API_RC_SKIP_BASE) && is(k, BASES))
+        return "the request's base wins";
+    if ((skip & API_RC_SKIP_ROTARY) && is(k, ROTARY))
+        return "the request's rotary_dim / partial_rotary_factor wins";
+    if ((skip & API_RC_SKIP_SCALING) && is(k, SCALING) && !r->axes)
+        return "the request's scaling wins";
+    if (r->axes && is(k, SCALING) && strcmp(r->axes_src, "request") == 0)
+        return "the request's axes win";
+    if (r->kind >= 0 && r->plan.kind[r->kind].local_base && is(k, SCALING))
+        return "Gemma 3's sliding layers use no scaling (modeling_gemma3.py rotary_emb_local: "
+               "rope_type default)";
+    if ((skip & API_RC_SKIP_LAYOUT) && strcmp(k, "rope_interleave") == 0)
+        return "the request's layout wins";
+    if (is(k, BASES))
+        return "a second base key: the first of rope_theta, rotary_emb_base is read (as each HF "
+               "model reads one)";
+    if (is(k, ROTARY))
+        return "a second rotary-fraction key: the first of partial_rotary_factor, rotary_pct, "
+               "rotary_dim is read";
+    if (is(k, SCALING) && json_is_object(v) && json_object_size(v) == 0)
+        return "empty: no scaling";
+    if (strcmp(k, "rope_interleave") == 0)
+        return "the layout follows model_type (see resolved.sources.layout)";
+    if (is(k, LAYERS))
+        return "decides which layers each kind covers (layer_kind / layer_kinds, POST "
+               "/model/method), not the numbers of a kind";
+    if (is(k, WINDOW))
+        return "the attention window (which keys a query sees), not RoPE's numbers";
+    if (strcmp(k, "rope_local_base_freq") == 0)
+        return "the base of Gemma 3's sliding layers only (modeling_gemma3.py rotary_emb_local); "
+               "this answer is for the other layers (layer_kinds)";
+    if (is(k, LENGTHS))
+        return "a context length that this answer's scaling type does not read "
+               "(modeling_rope_utils.py)";
+    if (is(k, TEMP))
+        return "Llama 4 scales queries by position only in its no-RoPE layers "
+               "(modeling_llama4.py: attn_temperature_tuning and not use_rope); this answer is "
+               "for RoPE layers";
+    if (strcmp(k, "rotary") == 0 && json_is_true(v))
+        return "says the model uses rotary embeddings (GPT-J's flag; GPTJConfig does not read "
+               "it)";
+    if (strcmp(k, "position_embedding_type") == 0 && json_is_string(v) &&
+        (strcmp(json_string_value(v), "rope") == 0 || strcmp(json_string_value(v), "rotary") == 0))
+        return "names RoPE, which this answer is";
+    if ((strncmp(k, "alibi", 5) == 0 || strcmp(k, "use_alibi") == 0) && json_is_false(v))
+        return "false: no ALiBi";
+    if (strcmp(k, "qk_rope_head_dim") == 0 && (skip & API_RC_SKIP_HEAD_DIM))
+        return "the request's head_dim wins";
+    if (strcmp(k, "llama_4_scaling_beta") == 0)
+        return NULL; /* handled with the scaling object's (query scale) */
+    *refuse = strncmp(k, "alibi", 5) == 0 || strcmp(k, "use_alibi") == 0
+                  ? "an ALiBi model has no RoPE (POST /alibi, POST /model/method)"
+              : strcmp(k, "position_embedding_type") == 0
+                  ? "this model's positions are not RoPE (POST /model/method tells its method)"
+                  : "concerns positions and posenc does not read it: it could change the numbers";
+    return NULL;
+}
+
+/* The same for a key of the config's scaling object (rope_scaling / rope_parameters). */
+static const char *why_scaling(const char *k, const api_rope_req *r, const char **refuse)
+{
+    *refuse = NULL;
+    if (strcmp(k, "type") == 0 || strcmp(k, "rope_type") == 0)
+        return "the alias of the type named in resolved.sources (Hugging Face reads rope_type, "
+               "else type)";
+    if (r->inv_freq_j != NULL)
+        return "the request's inv_freq gives the frequencies";
+    if (strcmp(k, "rope_theta") == 0 || strcmp(k, "partial_rotary_factor") == 0)
+        return "a request field wins over it";
+    if (strcmp(k, "llama_4_scaling_beta") == 0)
+        return "only Ministral 3's attention reads it (modeling_ministral3.py); this model_type's "
+               "does not";
+    for (int f = 0; f < API_RS__COUNT; f++)
+        if (strcmp(k, api_rs_field_name((api_rs_field)f)) == 0)
+            return "not read for this scaling type (modeling_rope_utils.py; the warnings say "
+                   "which value is read instead)";
+    if (r->axes && strcmp(k, "mrope_section") == 0)
+        return NULL;
+    *refuse = "a scaling field posenc does not read: it could change the numbers";
+    return NULL;
+}
+
+/* The value at JSON pointer ptr (RFC 6901) under root, or NULL. */
+static const json_t *at_ptr(const json_t *root, const char *ptr)
+{
+    const json_t *v = root;
+    while (v != NULL && *ptr == '/') {
+        char key[API_RC_PTR];
+        size_t k = 0;
+        for (ptr++; *ptr && *ptr != '/' && k + 1 < sizeof key; ptr++) {
+            if (ptr[0] == '~' && (ptr[1] == '0' || ptr[1] == '1')) {
+                key[k++] = ptr[1] == '0' ? '~' : '/';
+                ptr++;
+            } else {
+                key[k++] = *ptr;
+            }
+        }
+        key[k] = '\0';
+        v = json_is_object(v) ? json_object_get(v, key) : NULL;
+    }
+    return v;
+}
+
+/* Records key path with reason why in r->ign (dropped when full, counted). */
+static void ignore(api_rope_req *r, const char *path, const char *why)
+{
+    if (r->ign.n >= API_ROPE_MAX_IGNORED) {
+        r->ign.n_dropped++;
+        return;
+    }
+    snprintf(r->ign.k[r->ign.n].key, sizeof r->ign.k[r->ign.n].key, "%s", path);
+    r->ign.k[r->ign.n].why = why;
+    r->ign.n++;
+}
+
+int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api_rope_req *r)
+{
+    api_model_text text;
+    api_model_text_find(cfg, "/config", &text);
+    const api_rope_scaling *sc = &r->sc;
+    const char *src[12 + API_RS__COUNT];
+    size_t n = 0;
+    char sc_src[API_RC_PTR];
+    src[n++] = r->head_dim_o.src;
+    src[n++] = r->rotary_o.src;
+    src[n++] = r->base_o.src;
+    src[n++] = r->layout_o.src;
+    if (r->cfg.has_qscale) {
+        src[n++] = r->cfg.qscale_beta_o.src;
+        src[n++] = r->cfg.qscale_l0_o.src;
+    }
+    if (r->axes)
+        src[n++] = r->axes_src;
+    if (!r->axes && sc->present && strncmp(sc->ptr, "/config/", 8) == 0) {
+        api_model_ptr_to_src(sc->ptr, sc_src, sizeof sc_src);
+        src[n++] = sc_src;
+        src[n++] = sc->type_origin.src;
+        for (int f = 0; f < API_RS__COUNT; f++)
+            if (sc->origin[f].set)
+                src[n++] = sc->origin[f].src;
+    }
+    size_t e0 = api_problem_count(pb);
+    char path[2 * API_RC_PTR], ptr[API_RC_PTR];
+    const char *k, *refuse = NULL;
+    json_t *v;
+    json_object_foreach((json_t *)text.obj, k, v)
+    {
+        if (json_is_null(v) || !api_rope_position_key(k))
+            continue;
+        snprintf(path, sizeof path, "%s.%s", text.src, k);
+        if (named(src, n, path))
+            continue;
+        const char *why = why_top(k, v, r, skip, &refuse);
+        if (why != NULL) {
+            ignore(r, path, why);
+        } else if (refuse != NULL) {
+            api_ptr(ptr, sizeof ptr, text.ptr, k);
+            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "%s", refuse);
+        }
+    }
+    /* the keys of the scaling object read (its fields name themselves in sources) */
+    if (!r->axes && sc->present && strncmp(sc->ptr, "/config/", 8) == 0) {
+        const json_t *obj = at_ptr(cfg, sc->ptr + strlen("/config"));
+        json_object_foreach((json_t *)obj, k, v)
+        {
+            if (json_is_null(v))
+                continue;
+            snprintf(path, sizeof path, "%s.%s", sc_src, k);
+            if (named(src, n, path))
+                continue;
+            const char *why = why_scaling(k, r, &refuse);
+            if (why != NULL) {
+                ignore(r, path, why);
+            } else if (refuse != NULL) {
+                api_ptr(ptr, sizeof ptr, sc->ptr, k);
+                api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "%s", refuse);
+            }
+        }
+    }
+    if (text.nested) { /* the wrapper's own position keys do not reach the text model */
+        json_object_foreach((json_t *)cfg, k, v)
+        {
+            if (json_is_null(v) || !api_rope_position_key(k))
+                continue;
+            snprintf(path, sizeof path, "config.%s", k);
+            ignore(r, path,
+                   "a wrapper's key: Hugging Face builds the text model from its text "
+                   "config");
+        }
+    }
+    return api_problem_count(pb) != e0 ? -1 : 0;
+}
