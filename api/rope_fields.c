@@ -53,7 +53,7 @@ int api_rope_check_fields(api_problem *pb, const json_t *req)
                                          "distances",
                                          "axes",
                                          NULL};
-    return api_check_fields(pb, req, "", FIELDS);
+    return api_check_fields_config(pb, req, "", FIELDS);
 }
 
 unsigned api_rope_config_skip(const json_t *req)
