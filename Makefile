@@ -202,6 +202,20 @@ contract: $(BUILD)/posencd
 	  npm ci --no-audit --no-fund && cp package-lock.json node_modules/.contract-lock; fi
 	node $(CONTRACT_DIR)/lint.mjs
 	POSENC_BIN=$(BUILD)/posencd node $(CONTRACT_DIR)/run.mjs
+	$(MAKE) typed-client
+
+# Typed client (issue 17): pinned openapi-typescript writes build/typed-client/api.d.ts from
+# openapi.yaml; pinned tsc must compile tests/typed-client/good.ts (right bodies) and refuse each
+# wrong body (a string head_dim, an unknown key in scaling, a missing required field, ...) at its
+# field; the right bodies are then sent to a build/posencd on an ephemeral loopback port (200
+# each). `npm ci` only when node_modules is stale. Prints "typed-client: N passed, N failed".
+TYPED_DIR := tests/typed-client
+.PHONY: typed-client
+typed-client: $(BUILD)/posencd
+	@command -v npm >/dev/null 2>&1 || { missing=" nodejs npm"; $(APT_INSTALL); }
+	@cd $(TYPED_DIR) && if [ ! -d node_modules ] || ! cmp -s package-lock.json node_modules/.typed-lock; then \
+	  npm ci --no-audit --no-fund && cp package-lock.json node_modules/.typed-lock; fi
+	POSENC_BIN=$(BUILD)/posencd node $(TYPED_DIR)/run.mjs
 
 # Browser test of the teaching demo at GET / (issue 5): installs chromium, fonts-noto-cjk and node/npm when
 # missing (as root), `npm ci` in tests/browser when stale, serves web/ from build/posencd on an ephemeral

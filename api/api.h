@@ -16,6 +16,13 @@
 #include "wire/jw.h"
 #include "wire/stream.h"
 
+/* The version of the HTTP contract (semantic versioning; docs/api.md#compatibility): equal to
+ * openapi.yaml's info.version (checked by tests/contract/walk.test.mjs) and reported by GET
+ * /version as api_version. MAJOR changes when an answer changes other than by new members or a
+ * request that was accepted is refused; MINOR when members, fields or routes are added; PATCH
+ * for wording (problem details, descriptions). Independent of the software version. */
+#define POSENC_API_VERSION "1.0.0"
+
 typedef struct pe_cache pe_cache;
 
 /* What handlers may use; owned by the server, shared by all threads (read-only except the cache

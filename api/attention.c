@@ -288,7 +288,7 @@ int api_attention(const api_ctx *ctx, const json_t *req, wire_jw *out, api_probl
         api_ptr(base, sizeof base, "", mth->name);
         int rc_o = api_get_object(pb, req, "", mth->name, &obj);
         if (rc_o > 0)
-            api_check_fields(pb, obj, base, mth->fields);
+            api_check_fields_config(pb, obj, base, mth->fields);
         else if (rc_o == 0 && mth->needs_object)
             api_problem_field(pb, API_PB_INVALID_FIELD, base,
                               "method \"%s\" needs its configuration object \"%s\"", mth->name,

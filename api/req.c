@@ -108,6 +108,30 @@ int api_check_fields(api_problem *pb, const json_t *obj, const char *base,
     return rc;
 }
 
+int api_check_fields_config(api_problem *pb, const json_t *obj, const char *base,
+                            const char *const *allowed)
+{
+    size_t before = api_problem_count(pb);
+    if (api_check_fields(pb, obj, base, allowed) == 0)
+        return 0;
+    size_t unknown = api_problem_count(pb) - before;
+    int takes_config = 0;
+    for (const char *const *a = allowed; *a && !takes_config; a++)
+        takes_config = strcmp(*a, "config") == 0;
+    static const char *const MARKS[] = {"model_type", "architectures", "hidden_size"};
+    const char *mark = NULL;
+    for (size_t i = 0; i < sizeof MARKS / sizeof MARKS[0] && mark == NULL; i++) {
+        if (json_object_get(obj, MARKS[i]) != NULL)
+            mark = MARKS[i];
+    }
+    if (takes_config && mark != NULL && unknown >= API_CONFIG_HINT_UNKNOWN)
+        snprintf(pb->detail, sizeof pb->detail,
+                 "%s%s looks like a model's config.json (it has \"%s\" and %zu unknown fields): "
+                 "send it wrapped as {\"config\": <config.json>}",
+                 base[0] ? "the object at " : "the body", base, mark, unknown);
+    return -1;
+}
+
 /* JSON equality where numbers compare by value (4 equals 4.0, as integer fields accept both). */
 static int same_value(const json_t *a, const json_t *b)
 {

@@ -69,6 +69,15 @@ const json_t *api_member(const json_t *obj, const char *key);
 int api_check_fields(api_problem *pb, const json_t *obj, const char *base,
                      const char *const *allowed);
 
+/* api_check_fields for an object that may take a pasted `config` (POST /rope's body, /attention's
+ * method objects). When `allowed` has "config" and obj looks like a bare config.json -- it has
+ * model_type, architectures or hidden_size and at least API_CONFIG_HINT_UNKNOWN unknown members --
+ * the problem's detail says to wrap it as {"config": ...} (the field errors stay as they are). 0 or
+ * -1 as api_check_fields. */
+#define API_CONFIG_HINT_UNKNOWN 3
+int api_check_fields_config(api_problem *pb, const json_t *obj, const char *base,
+                            const char *const *allowed);
+
 /* Returns the value of key or of alias (NULL when neither or JSON null). When both are present with
  * different values → 422 on the alias and NULL; *used gets the key that was used (may be NULL). */
 const json_t *api_get_alias(api_problem *pb, const json_t *obj, const char *base, const char *key,

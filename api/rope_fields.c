@@ -55,7 +55,7 @@ int api_rope_check_fields(api_problem *pb, const json_t *req)
                                          "layer",
                                          "layer_type",
                                          NULL};
-    return api_check_fields(pb, req, "", FIELDS);
+    return api_check_fields_config(pb, req, "", FIELDS);
 }
 
 unsigned api_rope_config_skip(const json_t *req)

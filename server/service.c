@@ -35,11 +35,12 @@ enum MHD_Result srv_get_version(srv_ctx *ctx, struct MHD_Connection *c, srv_req 
 {
     char tmp[640];
     snprintf(tmp, sizeof tmp,
-             "{\"name\":\"posenc\",\"version\":\"%s\",\"git_revision\":\"%s\","
+             "{\"name\":\"posenc\",\"version\":\"%s\",\"api_version\":\"%s\","
+             "\"git_revision\":\"%s\","
              "\"build\":{\"compiler\":\"%s\",\"date\":\"%s\"},"
              "\"libraries\":{\"libmicrohttpd\":\"%s\",\"jansson\":\"%s\"}}",
-             POSENC_VERSION, POSENC_GIT_REV, __VERSION__, __DATE__, MHD_get_version(),
-             jansson_version_str());
+             POSENC_VERSION, POSENC_API_VERSION, POSENC_GIT_REV, __VERSION__, __DATE__,
+             MHD_get_version(), jansson_version_str());
     return srv_send_text(ctx, c, rq, 200, "application/json", tmp);
 }
 

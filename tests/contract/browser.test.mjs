@@ -9,8 +9,14 @@
 // 2. GET /docs renders the API reference with the vendored Redoc and no network beyond the
 //    loopback server: every request to another host is aborted and counted (must be 0), page
 //    errors must be 0, and operation summaries of the spec must appear in the rendered page.
+//    The page must be free of the artefacts issue 17 found: no operation labelled OPTIONS (the
+//    CORS preflight is described once in info.description), no untitled branches ("case 1",
+//    drawn by Redoc for required-only anyOf/oneOf and for if-then), no "Any of: RopeRequest
+//    RopeRequest", and no numbered list made from a line of prose that starts with "422." or
+//    "500." (an <ol start> in a description). Screenshots of the /rope request body and the
+//    description go to tests/artifacts/contract/ (docs-rope.png, docs-info.png).
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +24,7 @@ import test from 'node:test';
 
 import { chromium } from 'playwright-core';
 
-import { baseUrl, loadSpec } from './lib.mjs';
+import { ROOT, baseUrl, loadSpec } from './lib.mjs';
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -120,6 +126,31 @@ test('browser', { timeout: 120000 }, async (t) => {
         assert.ok(text.includes(summary), `rendered page lacks "${summary}"`);
       }
       assert.ok(text.includes(spec.info.title), 'title rendered');
+      const artefacts = await page.evaluate(() => {
+        const inner = document.body.innerText;
+        return {
+          cases: inner.match(/\bcase \d+/g) || [],
+          anyOfRope: /Any of[\s\S]{0,40}RopeRequest\s*RopeRequest/.test(inner),
+          numberedLists: [...document.querySelectorAll('ol[start]')].map((o) => `${o.getAttribute('start')}. ${o.textContent.slice(0, 40)}`),
+          optionsLabels: [...document.querySelectorAll('span')].filter((x) => x.children.length === 0 && /^(options|opts)$/i.test(x.textContent.trim())).length,
+          ops: document.querySelectorAll('[id^="tag/"][id*="/operation/"]').length,
+        };
+      });
+      assert.deepEqual(artefacts.cases, [], 'untitled "case N" branches rendered');
+      assert.equal(artefacts.anyOfRope, false, '"Any of: RopeRequest RopeRequest" rendered');
+      assert.deepEqual(artefacts.numberedLists, [], 'a numbered list made from prose (ol start=…)');
+      assert.equal(artefacts.optionsLabels, 0, 'OPTIONS operations in the reference');
+      const nOps = Object.values(spec.paths).reduce((n, item) => n + ['get', 'put', 'post', 'delete'].filter((m) => item[m]).length, 0);
+      assert.equal(artefacts.ops, nOps, 'one rendered operation per spec operation');
+      const shots = join(ROOT, 'tests', 'artifacts', 'contract');
+      mkdirSync(shots, { recursive: true });
+      await page.setViewportSize({ width: 1400, height: 1000 });
+      const body = page.locator('[id="tag/rope/operation/postRope"] h5:has-text("Request Body schema")').first();
+      await body.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      await page.screenshot({ path: join(shots, 'docs-rope.png') });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: join(shots, 'docs-info.png') });
+      t.diagnostic(`/docs: ${artefacts.ops} operations, no artefacts; screenshots in ${shots}`);
       assert.deepEqual(external, [], 'requests outside the loopback server');
       assert.deepEqual(errors, [], 'page errors');
       // Redoc 2.5.4 always tries to show a logo from https://cdn.redoc.ly in its sidebar footer

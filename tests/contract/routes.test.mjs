@@ -4,7 +4,8 @@
 //   server/routes.c `static const srv_route ROUTES[] = { {"/path", "label", SRV_GET | SRV_DELETE, KIND, ...}, ... };`
 //   → one row per set of methods of a path (rows whose path is NULL are dispositions, not routes:
 //   the preflight and "no route"). A path's methods are the union of its rows' SRV_GET (with
-//   HEAD), SRV_POST, SRV_PUT and SRV_DELETE, plus OPTIONS, which every route answers.
+//   HEAD), SRV_POST, SRV_PUT and SRV_DELETE. OPTIONS, which every route answers (the CORS
+//   preflight), is in every Allow header but is not a spec operation (info.description says it once).
 // Spec paths are compared with their {parameters} normalised to {}.
 // The table runs from `ROUTES[] = {` to the first `};`. If the C layout changes so that it no
 // longer parses, the test fails (it requires the rows it knows) rather than passing vacuously.
@@ -47,7 +48,7 @@ function serverRoutes() {
   const routes = new Map(); // path, {parameters} normalised to {} → Set of methods
   for (const r of rows) {
     const p = norm(r.path);
-    const m = routes.get(p) || new Set(['options']);
+    const m = routes.get(p) || new Set();
     for (const x of r.methods) m.add(x);
     routes.set(p, m);
   }
@@ -62,7 +63,7 @@ test('the route table parses', () => {
     assert.ok(routes.get(p)?.has('post'), `ROUTES lacks POST ${p}`);
   for (const p of ['/healthz', '/readyz', '/limits', '/version', '/metrics', '/openapi.yaml', '/', '/docs', '/tables'])
     assert.ok(routes.get(p)?.has('get'), `ROUTES lacks GET ${p}`);
-  assert.deepEqual([...routes.get('/tables/{}')].sort(), ['delete', 'get', 'options', 'put']);
+  assert.deepEqual([...routes.get('/tables/{}')].sort(), ['delete', 'get', 'put']);
 });
 
 test('every served route is in the spec and vice versa, with the same methods', () => {
@@ -87,8 +88,10 @@ test('the Allow header of every route matches the spec operations (live)', async
     assert.equal(res.status, 204, `OPTIONS ${p}`);
     const allow = (res.headers.allow || '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
     const documented = HTTP_METHODS.filter((m) => spec.paths[p][m]);
-    // HEAD is served with every GET and is not listed as an operation of its own.
-    const expected = new Set(documented);
+    // HEAD is served with every GET and OPTIONS (the CORS preflight, documented once in
+    // info.description) on every route; neither is listed as an operation of its own.
+    assert.ok(!documented.includes('options'), `${p} lists an OPTIONS operation`);
+    const expected = new Set([...documented, 'options']);
     if (expected.has('get')) expected.add('head');
     assert.deepEqual([...new Set(allow)].sort(), [...expected].sort(), `Allow of ${p}: ${res.headers.allow}`);
   }
