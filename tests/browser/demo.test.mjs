@@ -252,13 +252,13 @@ test('interactions: keyboard, language switch, RoPE positions, extend modes, sca
             await page.locator('#cfg-run').click();
             await settle(page);
             assert.match(await page.locator('[data-testid="cfg-error"]').textContent(), /^JSON/);
-            s.expect('/rope', 422);
+            s.expect('/model/method', 422);
             await page.locator('#cfg-text').fill('{"head_dim": 7}');
             await page.locator('#cfg-run').click();
             await settle(page);
             const err = page.locator('[data-testid="cfg-error"]');
             assert.equal(await err.isVisible(), true);
-            assert.match(await err.textContent(), /\/config\/head_dim/);
+            assert.match(await err.textContent(), /\/config\/num_hidden_layers/);
             // comparison inside the trained length: the learned table has the row
             await page.locator('#cmp-n').fill('256');
             await settle(page);
