@@ -8,7 +8,7 @@ import { budgetRender } from './budget.js';
 const scl = { bands: null, slow: null, gBands: latest() };
 
 /** The scaling object sent for the form's choices (LongRoPE gets an example list rising 1 → factor). */
-function scalingFor(type, f, orig, n) {
+export function scalingFor(type, f, orig, n) {
     switch (type) {
     case 'default': return null;
     case 'linear': return { type, factor: f };

@@ -1,4 +1,4 @@
-// Strings of the config box (config.js), both languages: kept apart so that neither strings file passes
+// Strings of the config box (config.js) and the context heat map (ctxheat.js), both languages: kept apart so that neither strings file passes
 // 600 lines. i18n.js merges them into STRINGS.ko and STRINGS.en.
 
 export const cfgKo = {
@@ -44,6 +44,32 @@ export const cfgKo = {
     'cfg.value': '값',
     'cfg.source': '읽은 곳',
     'cfg.badjson': 'JSON: 붙여 넣은 글이 올바른 JSON 형식이 아닙니다.',
+    'ctx.title': '긴 문맥을 눈으로: 실제 크기의 점수 지도',
+    'ctx.p': '실제 모델 크기(head_dim 64/128, 위치 수천 개)에서 쿼리 위치(행)와 키 위치(열)마다 RoPE 점수를 그립니다. ' +
+        '0부터 N − 1까지 고르게 뽑은 위치 최대 256개로 만든 격자이며, 요청 하나로 계산해 float32 .npy로 받습니다. ' +
+        'q와 k는 모든 성분이 1/√head_dim인 같은 벡터라 회전 전 점수는 1이고, 지도는 회전만이 점수에 하는 일을 보여 줍니다. ' +
+        '학습 길이 L과 스케일링을 바꿔 보세요. factor는 N / L입니다.',
+    'ctx.L': '학습 길이 L',
+    'ctx.N': '보여 줄 길이 N',
+    'ctx.q': '쿼리 위치',
+    'ctx.k': '키 위치',
+    'ctx.line': '거리 = L ({L})',
+    'ctx.note': '점선 아래 칸은 키와 쿼리가 L = {L}보다 멀리 떨어진 곳으로, 인과 지도(N = {N})의 {share}% 차지입니다. ' +
+        'factor f = N / L = {f}.',
+    'ctx.sc.default': '스케일링이 없으면 점선 아래 거리는 학습에서 본 적이 없습니다. 학습 동안 한 바퀴도 돌지 못한 느린 짝이 ' +
+        '거기서 처음 보는 각도에 닿습니다.',
+    'ctx.sc.linear': 'PI는 모든 각도를 f로 나눕니다. 길이 L의 스케일링 없는 지도를 N까지 늘린 것과 같아서 처음 보는 각도는 ' +
+        '없지만, 가까운 위치끼리는 f배 구별하기 어려워집니다.',
+    'ctx.sc.ntk': 'NTK는 base를 키웁니다. 빠른 짝(대각선 근처의 잔무늬)은 거의 그대로이고 느린 짝일수록 더 늦춰지므로 ' +
+        '먼 칸이 가장 많이 바뀝니다.',
+    'ctx.sc.dynamic': 'Dynamic NTK는 현재 길이(여기서는 seq_len = N)와 factor로 NTK base를 정합니다. 지도 전체에 같은 ' +
+        'base가 쓰이며, N이 L 이하면 스케일링 없는 RoPE와 같습니다.',
+    'ctx.sc.yarn': 'YaRN은 빠른 짝은 그대로 두고 느린 짝은 f로 보간하며 그 사이는 섞습니다. 또 점수에 attention_factor²를 ' +
+        '곱하므로 색 범위가 1보다 넓어집니다.',
+    'ctx.sc.longrope': 'LongRoPE는 seq_len = N이 L보다 길어서 긴 목록의 계수로 짝마다 따로 늦춥니다(이 데모의 목록은 ' +
+        '1에서 f까지 고르게 오릅니다). 점수에는 attention_factor²가 곱해집니다.',
+    'ctx.sc.llama3': 'Llama 3는 파장이 L보다 긴 짝(low_freq_factor 1)을 f로 늦추고, L/4보다 짧은 짝(high_freq_factor 4)은 ' +
+        '그대로 두며, 그 사이는 부드럽게 잇습니다.',
 };
 
 export const cfgEn = {
@@ -91,4 +117,31 @@ export const cfgEn = {
     'cfg.value': 'value',
     'cfg.source': 'read from',
     'cfg.badjson': 'JSON: the pasted text is not valid JSON.',
+    'ctx.title': 'Context extension, seen: a realistic-size score map',
+    'ctx.p': 'The RoPE score of every query position (row) and key position (column) at a real model\'s size ' +
+        '(head_dim 64/128, thousands of positions), on a grid of at most 256 positions spread evenly from 0 to N − 1: ' +
+        'one request, answered as a float32 .npy. q and k are the same vector with every entry 1/√head_dim, so the ' +
+        'unrotated score is 1 and the map shows what the rotation alone does to it. Change the training length L ' +
+        'and the scaling; factor is N / L.',
+    'ctx.L': 'Training length L',
+    'ctx.N': 'Length shown N',
+    'ctx.q': 'query position',
+    'ctx.k': 'key position',
+    'ctx.line': 'distance = L ({L})',
+    'ctx.note': 'Below the dashed line key and query are more than L = {L} apart: {share}% of the causal map ' +
+        '(N = {N}). factor f = N / L = {f}.',
+    'ctx.sc.default': 'Without scaling, the distances below the line never occurred in training: the slow pairs ' +
+        'that turned less than once in training meet angles there they never saw.',
+    'ctx.sc.linear': 'PI divides every angle by f: the map is the unscaled map of length L stretched over N, so no ' +
+        'angle is new, but nearby positions become f times harder to tell apart.',
+    'ctx.sc.ntk': 'NTK raises the base: fast pairs (the fine pattern near the diagonal) stay nearly as they were ' +
+        'and the slower a pair the more it is slowed, so the far cells change most.',
+    'ctx.sc.dynamic': 'Dynamic NTK sets an NTK base from the current length (here seq_len = N) and the factor: one ' +
+        'base for the whole map, plain RoPE when N is at most L.',
+    'ctx.sc.yarn': 'YaRN keeps the fast pairs, interpolates the slow ones by f and blends those between; it also ' +
+        'multiplies scores by attention_factor², so the colour range grows past 1.',
+    'ctx.sc.longrope': 'LongRoPE slows each pair by its own factor from the long list, since seq_len = N exceeds L ' +
+        '(this demo\'s list rises evenly from 1 to f); scores are multiplied by attention_factor².',
+    'ctx.sc.llama3': 'Llama 3 slows the pairs with wavelength above L (low_freq_factor 1) by f, keeps those below ' +
+        'L/4 (high_freq_factor 4) and joins the ones in between smoothly.',
 };
