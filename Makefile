@@ -15,7 +15,7 @@ PKGS     := libmicrohttpd jansson check libcurl
 PY_PKGS  := python3-numpy python3-requests python3-pytest python3-matplotlib python3-venv python3-pip \
 	python3-setuptools
 DEB_PKGS := libmicrohttpd-dev libjansson-dev check libsubunit-dev libcurl4-openssl-dev pkg-config python3 python3-yaml clang-format \
-	g++ libdragonbox-dev $(PY_PKGS)
+	g++ libdragonbox-dev brotli $(PY_PKGS)
 OPT      ?= -O2
 CFLAGS_STRICT := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g $(OPT) \
 	-Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -59,8 +59,21 @@ TEST_LIB   := $(sort $(filter-out tests/lib/check_main.c,$(wildcard tests/lib/*.
 UNIT_OBJ   := $(UNIT_SUITES:%.c=$(BUILD)/%.o) $(TEST_LIB:%.c=$(BUILD)/%.o)
 HTTP_OBJ   := $(HTTP_SUITES:%.c=$(BUILD)/%.o) $(TEST_LIB:%.c=$(BUILD)/%.o)
 
-.PHONY: all run check unit asan lint format deps clean oracle-local bench
-all: $(BUILD)/posencd
+.PHONY: all run check unit asan lint format deps clean oracle-local bench web-compressed
+all: $(BUILD)/posencd web-compressed
+
+# The demo's text files precompressed next to themselves (web/x.js.gz, and web/x.js.br when Debian's
+# brotli is installed; `make deps` installs it), gitignored. server/static.c sends a copy chosen by
+# Accept-Encoding only when it is newer and smaller than its file, so an edit without `make` is never
+# hidden behind a stale copy (docs/operations.md).
+WEB_TEXT := $(shell find web -type f \( -name '*.js' -o -name '*.css' -o -name '*.html' -o -name '*.svg' \
+	-o -name '*.json' -o -name '*.txt' -o -name '*.md' \) 2>/dev/null)
+BROTLI   := $(shell command -v brotli 2>/dev/null)
+web-compressed: $(WEB_TEXT:%=%.gz) $(if $(BROTLI),$(WEB_TEXT:%=%.br))
+web/%.gz: web/%
+	gzip -9 -n -c $< > $@.tmp && mv $@.tmp $@
+web/%.br: web/%
+	$(BROTLI) -q 11 -c $< > $@.tmp && mv $@.tmp $@
 
 # Header dependencies come from -MMD (the .d files included at the end).
 $(BUILD)/%.o: %.c
@@ -172,6 +185,7 @@ replay: deps $(BUILD)/posencd
 
 clean:
 	rm -rf build build-asan
+	find web -type f \( -name '*.gz' -o -name '*.br' \) -delete
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 

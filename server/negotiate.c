@@ -1,4 +1,4 @@
-/* server/negotiate.c -- Accept and Content-Type (negotiate.h). */
+/* server/negotiate.c -- Accept, Accept-Encoding and Content-Type (negotiate.h). */
 #include "server/negotiate.h"
 
 #include <stdlib.h>
@@ -30,6 +30,29 @@ static double accept_q(const char *p, const char *end)
     return 1.0;
 }
 
+/* Reads the list entry at *p (RFC 9110 "#" list: "name;params, name;params"): its name (trimmed,
+ * before any ';') into *name / *n and its q into *q; moves *p past the entry's comma. Returns 0 at
+ * the end of the list. Shared by Accept and Accept-Encoding. */
+static int next_entry(const char **p, const char **name, size_t *n, double *q)
+{
+    if (**p == '\0')
+        return 0;
+    const char *end = strchr(*p, ',');
+    if (end == NULL)
+        end = *p + strlen(*p);
+    const char *t = *p;
+    while (t < end && (*t == ' ' || *t == '\t'))
+        t++;
+    const char *te = t;
+    while (te < end && *te != ';' && *te != ' ' && *te != '\t')
+        te++;
+    *q = accept_q(te, end);
+    *name = t;
+    *n = (size_t)(te - t);
+    *p = *end ? end + 1 : end;
+    return 1;
+}
+
 /* 1 when the n bytes at p are the media type `type`, ignoring case. */
 static int media_eq(const char *p, size_t n, const char *type)
 {
@@ -40,30 +63,61 @@ int srv_accept_npy(const char *accept)
 {
     if (accept == NULL)
         return 0;
-    double q_npy = -1.0, q_json = -1.0, q_wild = -1.0;
-    const char *p = accept;
-    while (*p) {
-        const char *end = strchr(p, ',');
-        if (end == NULL)
-            end = p + strlen(p);
-        const char *t = p;
-        while (t < end && (*t == ' ' || *t == '\t'))
-            t++;
-        const char *te = t;
-        while (te < end && *te != ';' && *te != ' ' && *te != '\t')
-            te++;
-        double q = accept_q(te, end);
-        size_t n = (size_t)(te - t);
+    double q_npy = -1.0, q_json = -1.0, q_wild = -1.0, q;
+    const char *p = accept, *t;
+    size_t n;
+    while (next_entry(&p, &t, &n, &q)) {
         if (media_eq(t, n, "application/x-npy") && q > q_npy)
             q_npy = q;
         else if (media_eq(t, n, "application/json") && q > q_json)
             q_json = q;
         else if ((media_eq(t, n, "application/*") || media_eq(t, n, "*/*")) && q > q_wild)
             q_wild = q;
-        p = *end ? end + 1 : end;
     }
     double json = q_json >= 0.0 ? q_json : q_wild;
     return q_npy > 0.0 && q_npy >= json;
+}
+
+/* 1 when the n bytes at p are the content coding `name`, ignoring case. */
+static int coding_eq(const char *p, size_t n, const char *name)
+{
+    return n == strlen(name) && strncasecmp(p, name, n) == 0;
+}
+
+srv_encoding srv_pick_encoding(const char *accept_encoding, unsigned available)
+{
+    if (accept_encoding == NULL)
+        return SRV_ENC_IDENTITY;
+    double q_br = -1.0, q_gzip = -1.0, q_id = -1.0, q_any = -1.0, q;
+    const char *p = accept_encoding, *t;
+    size_t n;
+    while (next_entry(&p, &t, &n, &q)) {
+        if (coding_eq(t, n, "br"))
+            q_br = q;
+        else if (coding_eq(t, n, "gzip") || coding_eq(t, n, "x-gzip"))
+            q_gzip = q;
+        else if (coding_eq(t, n, "identity"))
+            q_id = q;
+        else if (coding_eq(t, n, "*"))
+            q_any = q;
+    }
+    /* unnamed codings take the q of "*"; without "*", others are refused and an unnamed identity
+     * ranks last (any named coding with q > 0 beats it) but stays the fallback */
+    if (q_br < 0.0)
+        q_br = q_any >= 0.0 ? q_any : 0.0;
+    if (q_gzip < 0.0)
+        q_gzip = q_any >= 0.0 ? q_any : 0.0;
+    if (q_id < 0.0)
+        q_id = q_any >= 0.0 ? q_any : 0.0;
+    if (!(available & (1u << SRV_ENC_BR)))
+        q_br = 0.0;
+    if (!(available & (1u << SRV_ENC_GZIP)))
+        q_gzip = 0.0;
+    if (q_br > 0.0 && q_br >= q_gzip && q_br >= q_id)
+        return SRV_ENC_BR;
+    if (q_gzip > 0.0 && q_gzip >= q_id)
+        return SRV_ENC_GZIP;
+    return SRV_ENC_IDENTITY;
 }
 
 int srv_media_is(const char *ct, const char *type)

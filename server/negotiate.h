@@ -18,6 +18,23 @@
  */
 int srv_accept_npy(const char *accept);
 
+/* Stored content codings of a static file (bit flags of `available`, and srv_pick_encoding's
+ * answer). */
+typedef enum { SRV_ENC_IDENTITY = 0, SRV_ENC_GZIP = 1, SRV_ENC_BR = 2 } srv_encoding;
+
+/*
+ * The content coding to send for an Accept-Encoding header value (RFC 9110 §12.5.3), among identity
+ * and the codings whose bit (1 << SRV_ENC_GZIP, 1 << SRV_ENC_BR) is set in `available`. Each
+ * coding's q is its own entry (names case-insensitive; "x-gzip" is gzip), else that of "*", else 0
+ * (an unnamed identity is still the fallback). The highest q > 0 wins; on a tie br, then gzip, then
+ * identity (the smaller body). NULL or "" (no preference, or "no coding wanted"): identity. When
+ * nothing available is acceptable (e.g. "identity;q=0" alone) the answer is identity too: the RFC
+ * lets a server send the unencoded body rather than a 406. A malformed q counts as 0. Examples,
+ * both available: "gzip, br" → br; "gzip;q=1, br;q=0.5" → gzip; "br;q=0, *" → gzip; "identity" →
+ * identity; "*;q=0, identity;q=0.1" → identity.
+ */
+srv_encoding srv_pick_encoding(const char *accept_encoding, unsigned available);
+
 /* 1 when the media type of ct (before any ';', trimmed) is type, ignoring case. NULL: 0. */
 int srv_media_is(const char *ct, const char *type);
 

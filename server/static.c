@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "server/negotiate.h"
 #include "server/request.h"
 
 static const struct {
@@ -49,23 +50,50 @@ int srv_static_exists(const srv_ctx *ctx, const char *p)
            S_ISREG(st.st_mode);
 }
 
+/* 1 when `file` + suffix is a regular file no older and smaller than the original `st`: a stale or
+ * useless precompressed copy (the page edited after `make`, a tiny file) is never sent. */
+static int variant_ok(const char *file, const char *suffix, const struct stat *st)
+{
+    char v[1040];
+    struct stat vs;
+    int r = snprintf(v, sizeof v, "%s%s", file, suffix);
+    if (r < 0 || (size_t)r >= sizeof v || stat(v, &vs) != 0 || !S_ISREG(vs.st_mode))
+        return 0;
+    if (vs.st_size >= st->st_size)
+        return 0;
+    return vs.st_mtim.tv_sec > st->st_mtim.tv_sec ||
+           (vs.st_mtim.tv_sec == st->st_mtim.tv_sec && vs.st_mtim.tv_nsec >= st->st_mtim.tv_nsec);
+}
+
 enum MHD_Result srv_get_static(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
-    char file[1024];
-    if (static_file(ctx, rq->path, file, sizeof file) != 0)
+    char file[1040];
+    if (static_file(ctx, rq->path, file, 1024) != 0)
         return srv_send_problem(ctx, c, rq, API_PB_NOT_FOUND, "no such resource", NULL);
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        if (fd >= 0)
-            close(fd);
+    if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
         return srv_send_problem(ctx, c, rq, API_PB_NOT_FOUND, "no such resource", NULL);
-    }
     const char *type = "application/octet-stream";
     const char *dot = strrchr(file, '.');
     for (size_t i = 0; dot && i < sizeof MIME / sizeof MIME[0]; i++) {
         if (strcasecmp(dot, MIME[i].ext) == 0)
             type = MIME[i].type;
+    }
+    /* Precompressed copies next to the file (file.br, file.gz, written by `make`), chosen by
+     * Accept-Encoding; the body is sent as stored, so Content-Length is the copy's size. */
+    unsigned avail = (variant_ok(file, ".gz", &st) ? 1u << SRV_ENC_GZIP : 0) |
+                     (variant_ok(file, ".br", &st) ? 1u << SRV_ENC_BR : 0);
+    srv_encoding enc = srv_pick_encoding(
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING), avail);
+    if (enc != SRV_ENC_IDENTITY) { /* file has 16 bytes spare past the 1024 static_file used */
+        size_t n = strlen(file);
+        memcpy(file + n, enc == SRV_ENC_BR ? ".br" : ".gz", 4);
+    }
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        return srv_send_problem(ctx, c, rq, API_PB_NOT_FOUND, "no such resource", NULL);
     }
     struct MHD_Response *resp = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
     if (resp == NULL) {
@@ -73,9 +101,14 @@ enum MHD_Result srv_get_static(srv_ctx *ctx, struct MHD_Connection *c, srv_req *
         return MHD_NO;
     }
     /* HTML revalidates every time so a new deployment is seen at once; assets are cached briefly.
+     * Every static answer may differ by Accept-Encoding (a copy can appear with the next `make`).
      */
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
                             strstr(type, "text/html") ? "no-cache" : "public, max-age=300");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    if (enc != SRV_ENC_IDENTITY)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING,
+                                enc == SRV_ENC_BR ? "br" : "gzip");
     rq->resp_bytes = (size_t)st.st_size;
     return srv_send_resp(ctx, c, rq, 200, resp, type);
 }

@@ -90,12 +90,12 @@ test('ko: particles after numbers, Korean chart descriptions, y-axis titles, ser
                 assert.match(c.label, /차트입니다/, c.id);
             }
             // a config the server refuses: a Korean sentence with the pointer, not the English detail
-            s.expect('/rope', 422);
+            s.expect('/model/method', 422);
             await page.locator('#cfg-text').fill('{"head_dim": 7}');
             await page.locator('#cfg-run').click();
             await settle(page);
             const err = (await page.locator('[data-testid="cfg-error"]').textContent()).trim();
-            assert.match(err, /\/config\/head_dim 항목/);
+            assert.match(err, /\/config\/num_hidden_layers 항목/);
             assert.doesNotMatch(err, /must|invalid|required/i, err);
             assert.equal(await page.locator('#cfg-resolved tr').count(), 0, 'the previous model\'s table is cleared');
             assertClean(s);

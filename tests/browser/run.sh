@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the browser tests of the teaching demo (tests/browser/*.test.mjs) against a live posencd.
 #
-#   tests/browser/run.sh [path/to/posencd]        (default build/posencd; `make browser` builds it first)
+#   tests/browser/run.sh [path/to/posencd [test files...]]   (default build/posencd and every *.test.mjs;
+#                                                             `make browser` builds it first)
 #
 # 1. Installs what is missing, as root via apt-get (else prints the apt-get line and stops): Debian's
 #    chromium (never a Playwright-downloaded browser), fonts-noto-cjk (Korean glyphs in screenshots),
@@ -18,6 +19,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BIN=${1:-$ROOT/build/posencd}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+[ $# -gt 0 ] && shift
+FILES=""
+for f in "$@"; do
+    case $f in /*) ;; *) f=$(pwd)/$f ;; esac
+    FILES="$FILES $f"
+done
+[ -n "$FILES" ] || FILES="$HERE/*.test.mjs"
 ART=$ROOT/tests/artifacts/browser
 mkdir -p "$ART"
 
@@ -48,7 +56,8 @@ if [ ! -d node_modules/playwright-core ] || [ ! -f "$stamp" ] || [ "$(cat "$stam
     echo "$want" > "$stamp"
 fi
 
-# ---- 3. the daemon
+# ---- 3. the demo's precompressed copies (speed.test.mjs expects brotli on the ECharts bundle), the daemon
+make -s -C "$ROOT" web-compressed >/dev/null
 [ -x "$BIN" ] || { echo "browser: $BIN not built (make build/posencd)" >&2; exit 1; }
 DATA=$(mktemp -d "${TMPDIR:-/tmp}/posenc-browser-data.XXXXXX")
 LOG=$ART/posencd.log
@@ -76,8 +85,8 @@ echo "browser: posencd at $URL (pid $PID), node $(node --version)"
 # ---- 4. the test
 TAP=$ART/results.tap
 rc=0
-POSENC_URL=$URL timeout 420 node --test --test-reporter=spec --test-reporter-destination=stdout \
-    --test-reporter=tap --test-reporter-destination="$TAP" "$HERE"/*.test.mjs || rc=$?
+POSENC_URL=$URL timeout 900 node --test --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$TAP" $FILES || rc=$?
 pass=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$TAP" | tail -n 1)
 fail=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$TAP" | tail -n 1)
 if [ -z "$pass" ] || [ -z "$fail" ]; then

@@ -5,8 +5,8 @@
 //  - before the first scroll only the parts near the first screen compute: the API calls are listed and
 //    counted (desktop: section 1's two /attention calls, /version, and section 2's parts); sections further
 //    down compute when scrolled near (IntersectionObserver), once;
-//  - bytes on the wire before the first scroll are reported (the ECharts bundle dominates until the daemon
-//    serves precompressed files);
+//  - bytes on the wire: at most 800 KB before the first scroll (the API calls listed) and 1.6 MB once every
+//    section has been shown; the ECharts bundle comes brotli-compressed, the large arrays as float32 .npy;
 //  - on a phone the contents row stays on screen while scrolling.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,7 +25,7 @@ async function launch(viewport, holdMs = 0) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posenc-chromium-'));
     const ctx = await chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: ARGS,
         locale: 'ko-KR', viewport, deviceScaleFactor: 1 });
-    const rec = { calls: [], bytes: 0, echartsAt: null };
+    const rec = { calls: [], bytes: 0, echartsAt: null, npy: [] };
     await ctx.route('**/vendor/echarts/echarts.min.js', async (route) => {
         await new Promise((r) => setTimeout(r, holdMs));
         rec.echartsAt = Date.now();
@@ -36,6 +36,8 @@ async function launch(viewport, holdMs = 0) {
         const p = new URL(r.url()).pathname;
         if (!STATIC.test(p))
             rec.calls.push(`${r.method()} ${p}`);
+        if ((r.headers().accept || '').includes('application/x-npy'))
+            rec.npy.push(p);
     });
     page.on('requestfinished', async (r) => {
         const sz = await r.sizes().catch(() => null);
@@ -92,6 +94,54 @@ test('first view: section 1 before ECharts; API calls and bytes before the first
             assert.ok(rec.calls.includes('POST /alibi'));
             assert.equal(await page.locator('#rel').getAttribute('data-loaded'), null, 'the last section computed early');
             t.diagnostic(`after scrolling to section 5: ${rec.calls.length} API calls, ${rec.bytes} bytes`);
+        } finally {
+            await s.close();
+        }
+    });
+
+/** Scrolls every lazily computed part into view, in page order, and waits until each is computed. */
+async function showEverything(page) {
+    const ids = await page.$$eval('[data-lazy]', (els) => els.map((e) => e.id));
+    for (const id of ids) {
+        await page.locator('#' + id).scrollIntoViewIfNeeded();
+        await page.waitForFunction((i) => document.getElementById(i).dataset.loaded === '1', id, { timeout: 30000 });
+    }
+    await settle(page);
+}
+
+// Issue 18's budget: bytes on the wire (bodies as sent, compressed where the daemon chose so, plus headers).
+const FIRST_VIEW_BYTES = 800 * 1024;
+const ALL_SECTIONS_BYTES = 1.6 * 1024 * 1024;
+
+test('bytes on the wire: at most 800 KB before the first scroll, 1.6 MB after every section', { timeout: 120000 },
+    async (t) => {
+        const s = await launch(DESKTOP);
+        try {
+            const { page, rec } = s;
+            const enc = [];
+            page.on('response', (r) => {
+                const p = new URL(r.url()).pathname;
+                if (/echarts\.min\.js$|\.js$/.test(p))
+                    enc.push([p, r.headers()['content-encoding'] || 'identity']);
+            });
+            await page.goto(url() + '/');
+            await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+            await page.waitForFunction(() => window.echarts !== undefined, null, { timeout: 30000 });
+            await page.waitForTimeout(300);
+            await settle(page);
+            const first = rec.bytes;
+            t.diagnostic(`before the first scroll: ${first} bytes, ${rec.calls.length} API calls: ${rec.calls.join(', ')}`);
+            // the bundle comes precompressed (br when Debian's brotli built the copies, else gzip)
+            const bundle = enc.find(([p]) => p.endsWith('echarts.min.js'));
+            assert.ok(bundle, 'echarts.min.js fetched');
+            assert.match(bundle[1], /^(br|gzip)$/, 'echarts.min.js sent uncompressed (run make web-compressed)');
+            assert.ok(first <= FIRST_VIEW_BYTES, `${first} bytes before the first scroll`);
+            await showEverything(page);
+            t.diagnostic(`after every section: ${rec.bytes} bytes, ${rec.calls.length} API calls`);
+            assert.ok(rec.bytes <= ALL_SECTIONS_BYTES, `${rec.bytes} bytes after every section was shown`);
+            // the large arrays come as float32 .npy, not JSON
+            assert.ok(rec.npy.some((p) => p === '/learned'), 'the learned table as .npy');
+            assert.ok(rec.npy.some((p) => p === '/sinusoidal'), 'the sinusoidal heat map as .npy');
         } finally {
             await s.close();
         }

@@ -30,6 +30,38 @@ START_TEST(test_accept_rules)
 }
 END_TEST
 
+/* Accept-Encoding (RFC 9110 §12.5.3) for the precompressed static files: the highest q > 0 among
+ * the stored codings; ties prefer br, then gzip; q=0 refuses; an unnamed coding takes "*"'s q, else
+ * 0 (identity: 1); nothing acceptable → identity (the RFC's "send it without a coding"). */
+START_TEST(test_accept_encoding)
+{
+    const unsigned both = (1u << SRV_ENC_GZIP) | (1u << SRV_ENC_BR);
+    const unsigned gz = 1u << SRV_ENC_GZIP;
+    ck_assert_int_eq(srv_pick_encoding(NULL, both), SRV_ENC_IDENTITY);
+    ck_assert_int_eq(srv_pick_encoding("", both), SRV_ENC_IDENTITY);
+    ck_assert_int_eq(srv_pick_encoding("gzip, deflate, br, zstd", both), SRV_ENC_BR); /* Chromium */
+    ck_assert_int_eq(srv_pick_encoding("gzip, deflate, br, zstd", gz), SRV_ENC_GZIP);
+    ck_assert_int_eq(srv_pick_encoding("gzip, deflate, br", 0), SRV_ENC_IDENTITY);
+    ck_assert_int_eq(srv_pick_encoding("gzip", both), SRV_ENC_GZIP);
+    ck_assert_int_eq(srv_pick_encoding("X-GZIP", both), SRV_ENC_GZIP);
+    ck_assert_int_eq(srv_pick_encoding("gzip;q=1, br;q=0.5", both), SRV_ENC_GZIP);
+    ck_assert_int_eq(srv_pick_encoding("br;q=0, gzip", both), SRV_ENC_GZIP);
+    ck_assert_int_eq(srv_pick_encoding("br;q=0, gzip;q=0", both), SRV_ENC_IDENTITY);
+    ck_assert_int_eq(srv_pick_encoding("br;q=0, *", both), SRV_ENC_GZIP);
+    ck_assert_int_eq(srv_pick_encoding("*", both), SRV_ENC_BR);
+    ck_assert_int_eq(srv_pick_encoding("*;q=0", both), SRV_ENC_IDENTITY); /* nothing: identity */
+    ck_assert_int_eq(srv_pick_encoding("identity", both), SRV_ENC_IDENTITY);
+    ck_assert_int_eq(srv_pick_encoding("identity;q=0.5, gzip;q=0.4", both), SRV_ENC_IDENTITY);
+    ck_assert_int_eq(srv_pick_encoding("identity;q=0, gzip;q=0.1", both), SRV_ENC_GZIP);
+    ck_assert_int_eq(srv_pick_encoding("identity;q=0", gz), SRV_ENC_IDENTITY);
+    ck_assert_int_eq(srv_pick_encoding(" br ; q=0.9 , gzip ; q=0.8", both), SRV_ENC_BR);
+    ck_assert_int_eq(srv_pick_encoding("gzip;q=x, br;q=0.001", both),
+                     SRV_ENC_BR); /* malformed q: 0 */
+    ck_assert_int_eq(srv_pick_encoding("brotli, gzipx", both),
+                     SRV_ENC_IDENTITY); /* not our names */
+}
+END_TEST
+
 START_TEST(test_content_types)
 {
     ck_assert_int_eq(srv_json_content_type("application/json"), 1);
@@ -55,6 +87,7 @@ Suite *negotiate_suite(void)
     TCase *tc = tcase_create("negotiate");
     tcase_add_test(tc, test_accept_rules);
     tcase_add_test(tc, test_content_types);
+    tcase_add_test(tc, test_accept_encoding);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,10 +1,11 @@
 // The teaching demo's language switch. Keys are used by data-i18n (text) and data-i18n-html (trusted static
-// markup, written in strings-ko.js and strings-en.js) attributes, and by t() for text built at run time.
+// markup, written in strings-ko.js, strings-en.js and strings-cfg.js) attributes, and by t() for text built at run time.
 
 import { ko } from './strings-ko.js';
 import { en } from './strings-en.js';
+import { cfgKo, cfgEn } from './strings-cfg.js';
 
-export const STRINGS = { ko, en };
+export const STRINGS = { ko: { ...ko, ...cfgKo }, en: { ...en, ...cfgEn } };
 
 let lang = 'en';
 const listeners = [];

@@ -1,7 +1,7 @@
 // Section 3, learned tables: the demo table's heat map and what happens past its last row (extend modes).
-import { api, ApiError, track, latest, fmt, $, $$, chart, baseOption, axis, extent, COLORS } from './util.js';
+import { api, apiNpy, ApiError, track, latest, fmt, $, $$, chart, baseOption, axis, extent, COLORS } from './util.js';
 import { t, onLang } from './i18n.js';
-import { guarded, bindRange } from './ui.js';
+import { range, guarded, bindRange } from './ui.js';
 import { TABLE, tip, legendTop, heatOption, yTitle } from './common.js';
 
 
@@ -17,7 +17,8 @@ export function learnedUnavailable() {
 async function learnedFetch() {
     const body = { table: TABLE, seq_len: 512 };
     try {
-        learned.table = await api('/learned', body, $('#learned-req'));
+        const r = await apiNpy('/learned', body, $('#learned-req'));
+        learned.table = { shape: r.shape, matrix: r.matrix };
     } catch (e) {
         if (e instanceof ApiError && e.status === 404) {
             learnedUnavailable();
@@ -51,14 +52,16 @@ async function extFetch() {
         body.target_length = 600;
     if (!(mode in learned.ext)) {
         try {
-            learned.ext[mode] = await api('/learned', body, $('#ext-req'));
+            const r = await apiNpy('/learned', body, $('#ext-req'));
+            learned.ext[mode] = { matrix: r.matrix, positions: range(r.shape[0]) }; // seq_len 600: 0 … 599
         } catch (e) {
             if (!(e instanceof ApiError) || e.status !== 422)
                 throw e;
             learned.ext[mode] = { error: e.problem };
         }
     } else {
-        $('#ext-req').textContent = `POST /learned\nContent-Type: application/json\n\n${JSON.stringify(body)}`;
+        $('#ext-req').textContent = `POST /learned\nContent-Type: application/json\nAccept: application/x-npy\n\n` +
+            JSON.stringify({ ...body, dtype: 'float32' });
     }
     if (!learned.g.ok(tok))
         return;

@@ -12,6 +12,8 @@ import { learnedInit } from './learned.js';
 import { ropeInit } from './rope.js';
 import { layInit } from './layouts.js';
 import { scalingInit } from './scaling.js';
+import { cfgInit } from './config.js';
+import { ctxInit } from './ctxheat.js';
 import { alibiInit } from './alibi.js';
 import { cmpInit } from './compare.js';
 import { exInit } from './exercises.js';
@@ -73,7 +75,8 @@ async function main() {
     // Wiring first (every control works before its part is computed), then the lazy loaders.
     const parts = [
         ['#why', whyInit(), false], ['#sin', sinInit()], ['#learned', learnedInit()], ['#rope', ropeInit()],
-        ['#lay-table', layInit(), false], ['#bands-desc', scalingInit()], ['#alibi', alibiInit()],
+        ['#lay-table', layInit(), false], ['#bands-desc', scalingInit()], ['#ctx', ctxInit()], ['#cfg', cfgInit()],
+        ['#alibi', alibiInit()],
         ['#compare', cmpInit()], ['#ex', exInit(), false], ['#grid', gridInit], ['#rel', relInit],
     ];
     const first = track(() => Promise.all([footer(), parts[0][1]().then(() => { $('#why').dataset.loaded = '1'; })]));

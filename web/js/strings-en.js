@@ -218,15 +218,6 @@ export const en = {
         'rises evenly from 1 to factor.',
     'sc.llama3': 'Llama 3: pairs with wavelength above original/low_freq_factor (low) are slowed by factor, those ' +
         'below original/high_freq_factor (high) are kept, and the ones in between (medium) are joined smoothly.',
-    'cfg.title': 'Paste a model\'s config.json',
-    'cfg.p': 'Paste a Hugging Face model\'s <code>config.json</code>: the server reads head_dim, base, scaling and ' +
-        'the original length from it and computes the bands. The buttons fill in the RoPE-related fields of public ' +
-        'configurations.',
-    'cfg.label': 'config.json',
-    'cfg.run': 'Compute',
-    'cfg.field': 'field',
-    'cfg.value': 'value',
-    'cfg.source': 'read from',
     'slow.title': 'A correction: the slowest pair at head_dim 128',
     'slow.p': 'Some write-ups state that for d = 128 the slowest pair (j = 63) has θ ≈ 0.0001 and a period of about ' +
         '62,832 tokens. The server computes θ<sub>63</sub> = 10000<sup>−126/128</sup> ≈ {theta} and a period of ' +
@@ -465,7 +456,6 @@ export const en = {
     'ex.p': 'The lesson\'s four exercises, in its order. Every answer is computed by the server.',
     'ex2.readout': 'positions ({m}, {n}), {d} apart → score {s}',
     'ex4.hint': 'The button really sends a 600-token request to the server. Think of the answer first, then press it.',
-    'cfg.badjson': 'JSON: the pasted text is not valid JSON.',
     'fix.particles.t': 'A correction: two sentences that differ by particles',
     'fix.particles': 'The Korean lesson says that without position the model cannot tell "개가 사람을 물었다" (the dog bit ' +
         'the man) from "사람이 개를 물었다" (the man bit the dog). But those two differ by their particles (개<b>가</b>·' +

@@ -209,14 +209,6 @@ export const ko = {
         '길이를 넘으면 long 목록을 씁니다. 여기서는 1에서 factor까지 고르게 늘어나는 예시 목록을 보냅니다.',
     'sc.llama3': 'Llama 3: 파장이 원래 길이/low_freq_factor보다 긴 짝(low)은 factor로 늦추고, 원래 길이/high_freq_factor보다 ' +
         '짧은 짝(high)은 그대로 두며, 그 사이(medium)는 부드럽게 잇습니다.',
-    'cfg.title': '모델의 config.json 붙여넣기',
-    'cfg.p': 'Hugging Face 모델의 <code>config.json</code>을 붙여 넣으면 서버가 head_dim, base, 스케일링, 원래 길이를 ' +
-        '읽어 대역을 계산합니다. 아래 버튼은 공개 설정에서 RoPE 관련 필드만 옮긴 예시입니다.',
-    'cfg.label': 'config.json',
-    'cfg.run': '계산',
-    'cfg.field': '항목',
-    'cfg.value': '값',
-    'cfg.source': '읽은 곳',
     'slow.title': '바로잡기: head_dim 128에서 가장 느린 짝',
     'slow.p': '어떤 해설은 d = 128일 때 가장 느린 짝(j = 63)의 θ가 약 0.0001이고 주기가 약 62,832토큰이라고 적습니다. ' +
         '서버가 계산한 실제 값은 θ<sub>63</sub> = 10000<sup>−126/128</sup> ≈ {theta}, 주기 ≈ {wl}토큰입니다. 62,832는 ' +
@@ -440,7 +432,6 @@ export const ko = {
     'ex.p': '수업의 네 연습 문제를 수업 순서대로 풉니다. 풀이는 모두 서버가 계산한 값입니다.',
     'ex2.readout': '위치 ({m}, {n}), 차이 {d} → 점수 {s}',
     'ex4.hint': '버튼을 누르면 서버에 600토큰 요청을 실제로 보냅니다. 먼저 답을 생각해 본 뒤 눌러 보세요.',
-    'cfg.badjson': 'JSON: 붙여 넣은 글이 올바른 JSON 형식이 아닙니다.',
     'fix.particles.t': '바로잡기: 조사가 다른 두 문장',
     'fix.particles': '수업은 위치 정보가 없으면 "개가 사람을 물었다"와 "사람이 개를 물었다"를 구분할 수 없다고 말합니다. ' +
         '그런데 두 문장은 순서만 다른 것이 아니라 조사가 다릅니다(개<b>가</b>·사람<b>을</b> / 사람<b>이</b>·개<b>를</b>). ' +

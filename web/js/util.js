@@ -51,6 +51,64 @@ export async function api(path, body, show) {
     });
 }
 
+/**
+ * Parses a little-endian float32 or float64 .npy file (C order, version 1–3 header) into
+ * { shape, data, matrix } (matrix: rows of plain numbers for a 2-D array, else null). Throws on anything else.
+ */
+export function parseNpy(buf) {
+    const u8 = new Uint8Array(buf);
+    if (u8[0] !== 0x93 || String.fromCharCode(...u8.subarray(1, 6)) !== 'NUMPY')
+        throw new Error('not a .npy file');
+    const dv = new DataView(buf);
+    const major = u8[6];
+    const hlen = major === 1 ? dv.getUint16(8, true) : dv.getUint32(8, true);
+    const start = major === 1 ? 10 : 12;
+    const header = new TextDecoder().decode(u8.subarray(start, start + hlen));
+    const descr = /'descr':\s*'([^']+)'/.exec(header);
+    const shape = /'shape':\s*\(([^)]*)\)/.exec(header);
+    if (!descr || !shape || /'fortran_order':\s*True/.test(header))
+        throw new Error('unsupported .npy header: ' + header);
+    const dims = shape[1].split(',').map((x) => x.trim()).filter((x) => x !== '').map(Number);
+    const n = dims.reduce((a, b) => a * b, 1);
+    const off = start + hlen;
+    let data;
+    if (descr[1] === '<f4')
+        data = new Float32Array(buf.slice(off, off + 4 * n));
+    else if (descr[1] === '<f8')
+        data = new Float64Array(buf.slice(off, off + 8 * n));
+    else
+        throw new Error('unsupported .npy dtype ' + descr[1]);
+    let matrix = null;
+    if (dims.length === 2) {
+        matrix = [];
+        for (let r = 0; r < dims[0]; r++)
+            matrix.push(Array.from(data.subarray(r * dims[1], (r + 1) * dims[1])));
+    }
+    return { shape: dims, data, matrix };
+}
+
+/**
+ * POSTs `body` with "dtype": "float32" and Accept: application/x-npy: the route's main array (the member named
+ * by X-Posenc-Array) as a float32 .npy, a fifth of its JSON size. Resolves with { member, shape, data, matrix }
+ * (parseNpy); throws ApiError with the problem+json body on a non-2xx answer. `show` as in api().
+ */
+export async function apiNpy(path, body, show) {
+    const sent = { ...body, dtype: 'float32' };
+    if (show) {
+        show.textContent = `POST ${path}\nContent-Type: application/json\nAccept: application/x-npy\n\n` +
+            JSON.stringify(sent);
+    }
+    return track(async () => {
+        const r = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json',
+            Accept: 'application/x-npy' }, body: JSON.stringify(sent) });
+        if (!r.ok) {
+            const ct = r.headers.get('content-type') || '';
+            throw new ApiError(r.status, ct.includes('json') ? await r.json() : null);
+        }
+        return { member: r.headers.get('X-Posenc-Array'), ...parseNpy(await r.arrayBuffer()) };
+    });
+}
+
 /** Returns a function that runs `fn(...args)` `ms` after the last call; pending calls count as busy. */
 export function debounce(fn, ms = 150) {
     let timer = null;
@@ -171,6 +229,14 @@ export function chart(el) {
     if (c)
         return c;
     c = window.echarts.init(el, null, { renderer: 'canvas' });
+    // ECharts puts heatmap cells on an incremental canvas layer that zrender repaints from scratch at every
+    // refresh, 15 ms per animation frame: on a slow or busy CPU a 512-row map stayed a quarter painted for
+    // seconds (and in screenshots). Here every refresh paints everything (zrender's painter.refresh(paintAll)).
+    const painter = c.getZr().painter;
+    if (painter && typeof painter.refresh === 'function') {
+        const refresh = painter.refresh.bind(painter);
+        painter.refresh = () => refresh(true);
+    }
     charts.add(c);
     new ResizeObserver(() => c.resize()).observe(el);
     return c;

@@ -1,0 +1,24 @@
+#!/bin/sh
+# bench/demo_first_chart.sh [path/to/posencd] [runs] -- the demo's first-chart figures (bench/demo_first_chart.mjs)
+# against a daemon started here on an ephemeral loopback port with a throw-away data directory (stopped by PID).
+# Needs what `make browser` installs (chromium, node, tests/browser/node_modules) and the precompressed copies
+# (`make`). Not part of `make check`: figures, not a test.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${1:-$ROOT/build/posencd}
+RUNS=${2:-5}
+make -s -C "$ROOT" web-compressed >/dev/null
+DATA=$(mktemp -d "${TMPDIR:-/tmp}/posenc-bench-data.XXXXXX")
+LOG=$DATA/posencd.log
+"$BIN" --bind 127.0.0.1 --port 0 --web-dir "$ROOT/web" --spec "$ROOT/openapi.yaml" --data-dir "$DATA" >"$LOG" 2>&1 &
+PID=$!
+trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true; rm -rf "$DATA"' EXIT INT TERM
+URL=""
+i=0
+while [ -z "$URL" ] && [ $i -lt 100 ]; do
+    URL=$(sed -n 's/.*listening on \(http:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$LOG" | head -n 1)
+    sleep 0.1
+    i=$((i + 1))
+done
+[ -n "$URL" ] || { cat "$LOG" >&2; exit 1; }
+node "$ROOT/bench/demo_first_chart.mjs" "$URL" "$RUNS"
