@@ -137,11 +137,38 @@ static srv_req *req_new(srv_ctx *ctx, struct MHD_Connection *c, const char *url,
     return rq;
 }
 
+/* The first call (headers only): strict framing, then the routes that read a body; a body sent to
+ * any other route is refused here, before MHD reads it or sends 100 Continue (the early answer
+ * closes the connection). */
+static enum MHD_Result first_call(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                  const char *url, const char *method, const char *version)
+{
+    char why[160];
+    if (srv_framing_bad(c, version, why, sizeof why)) {
+        rq->close = 1;
+        return srv_send_problem(ctx, c, rq, API_PB_BAD_REQUEST, why, NULL);
+    }
+    rq->compute = rq->row->kind == SRV_COMPUTE && strcmp(method, "POST") == 0;
+    if (rq->compute)
+        return compute_headers(ctx, c, rq);
+    if (rq->row->kind == SRV_TABLE_PUT && strcmp(method, "PUT") == 0) {
+        rq->table_put = 1;
+        return srv_table_put_headers(ctx, c, rq, url + sizeof "/tables/" - 1);
+    }
+    if (!srv_has_body(c))
+        return MHD_YES; /* answered on the next call, keeping the connection alive */
+    rq->close = 1;
+    if (!srv_route_takes(rq->row, method) && strcmp(method, "OPTIONS") != 0)
+        return dispatch_other(ctx, c, rq); /* its 404 or 405, now */
+    snprintf(why, sizeof why, "%s %s takes no request body", method,
+             rq->row->path ? rq->row->path : "on this path");
+    return srv_send_problem(ctx, c, rq, API_PB_BAD_REQUEST, why, NULL);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
 {
-    (void)version;
     srv_ctx *ctx = cls;
     srv_req *rq = *con_cls;
     if (rq == NULL) {
@@ -149,14 +176,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (rq == NULL)
             return MHD_NO;
         *con_cls = rq;
-        rq->compute = rq->row->kind == SRV_COMPUTE && strcmp(method, "POST") == 0;
-        if (rq->compute)
-            return compute_headers(ctx, c, rq);
-        if (rq->row->kind == SRV_TABLE_PUT && strcmp(method, "PUT") == 0) {
-            rq->table_put = 1;
-            return srv_table_put_headers(ctx, c, rq, url + sizeof "/tables/" - 1);
-        }
-        return MHD_YES; /* answered on the next call, keeping the connection alive */
+        return first_call(ctx, c, rq, url, method, version);
     }
     if (rq->queued || !(rq->compute || rq->table_put)) {
         if (*upload_size > 0) {

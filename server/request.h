@@ -42,6 +42,7 @@ typedef struct {
     api_opts opts;               /* response options (npy, streaming) */
     api_response ar;             /* the pool job's result, sent when the connection resumes */
     int status;                  /* status of the queued response */
+    int close; /* answer with Connection: close (framing refused at the headers) */
     size_t resp_bytes;
     struct timespec t0;
 } srv_req;
@@ -88,6 +89,16 @@ int srv_st_hold(void *cls, size_t bytes);
 enum MHD_Result srv_append_body(srv_ctx *ctx, srv_req *rq, const char *upload, size_t n);
 /* Frees the body buffer and gives back its reservation. */
 void srv_drop_body(srv_ctx *ctx, srv_req *rq);
+
+/* ---- framing.c: strict HTTP/1.1 framing, from the headers alone ---------------------------- */
+
+/* 1 (and why, a sentence) when the request's framing is ambiguous or malformed: Content-Length
+ * together with Transfer-Encoding, two different Content-Lengths, a Content-Length not a number, a
+ * Transfer-Encoding other than "chunked", a field name with whitespace ("Transfer-Encoding :"), an
+ * HTTP/1.1 request without exactly one Host. Answer 400 bad-request and close. 0 when fine. */
+int srv_framing_bad(struct MHD_Connection *c, const char *version, char *why, size_t n);
+/* 1 when the request carries a body (a Content-Length over 0, or Transfer-Encoding). */
+int srv_has_body(struct MHD_Connection *c);
 
 /* ---- static.c: files under --web-dir ------------------------------------------------------- */
 

@@ -24,7 +24,7 @@ enum MHD_Result srv_send_resp(srv_ctx *ctx, struct MHD_Connection *c, srv_req *r
         if (strcmp(ctx->cfg->cors_origins, "*") != 0)
             MHD_add_response_header(resp, "Vary", "Origin");
     }
-    if (atomic_load(&ctx->draining))
+    if (atomic_load(&ctx->draining) || rq->close)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     rq->queued = 1;
     rq->status = status;
