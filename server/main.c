@@ -24,12 +24,22 @@
 #include "server/http.h"
 #include "server/routes.h"
 
-/* Reads a whole small file; NULL when it cannot. */
+/* Reads a whole small regular file; NULL when it cannot (a FIFO or device is refused without
+ * blocking: opened O_NONBLOCK, checked with fstat). */
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
         return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        close(fd);
+        return NULL;
+    }
     char *buf = NULL;
     if (fseek(f, 0, SEEK_END) == 0) {
         long n = ftell(f);

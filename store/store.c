@@ -336,7 +336,7 @@ static void remove_stale_temp(store_dir *s, const char *file)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", s->dir, file);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); /* a FIFO never blocks */
     if (fd < 0)
         return;
     struct stat st;

@@ -165,7 +165,9 @@ store_rec *store__table_load(const char *path, const char *name, size_t max_tabl
 {
     why[0] = '\0';
     memset(id, 0, sizeof *id);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO planted in the directory opens at once (and is refused below as not a
+     * regular file) instead of blocking the thread until a writer comes */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         if (errno != ENOENT)
             snprintf(why, why_n, "cannot open: %s", strerror(errno));

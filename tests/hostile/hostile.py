@@ -20,6 +20,8 @@ Tests (each starts its own daemon on 127.0.0.1:<ephemeral> and has its own deadl
   framing       (framing.py) ambiguous HTTP framing -> 400 bad-request from the headers, closed
   no_body       (framing.py) bodies sent to routes that take none: refused at the headers, no
                 100 Continue, closed
+  fifo          (files.py) FIFOs in the data directory and web/, symlinks under web/: start-up and
+                requests never block, only regular files are served
 Prints one PASS/FAIL line per test with its figures; exit status 1 if any failed.
 Standard library only; all traffic to 127.0.0.1.
 """
@@ -518,7 +520,7 @@ TESTS = {"slowloris": t_slowloris, "flood": t_flood, "header431": t_header431,
 DEADLINE = {"body_budget": 60, "slowloris": 60, "flood": 60, "header431": 30, "cl413": 30, "short_body": 40,
             "nested": 30, "big_body": 90}
 # issue 19's findings, one module per concern (each has TESTS and DEADLINE)
-for _mod in ("framing",):
+for _mod in ("framing", "files"):
     _m = __import__(_mod)
     TESTS.update(_m.TESTS)
     DEADLINE.update(_m.DEADLINE)
