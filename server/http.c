@@ -227,21 +227,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     double secs = now_since(&rq->t0);
     int status = rq->queued ? rq->status : 0;
     srv_metrics_record(ctx->metrics, rq->label, status, secs);
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    char ts[32];
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (strcmp(ctx->cfg->log_format, "json") == 0)
-        printf("{\"ts\":\"%s\",\"method\":\"%s\",\"path\":\"%s\",\"status\":%d,\"bytes\":%zu,"
-               "\"ms\":%.3f,\"request_id\":\"%s\",\"completed\":%s}\n",
-               ts, rq->method, rq->label, status, rq->resp_bytes, secs * 1e3, rq->request_id,
-               toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "true" : "false");
-    else
-        printf("%s %s %s %d %zu %.3fms id=%s%s\n", ts, rq->method, rq->path, status, rq->resp_bytes,
-               secs * 1e3, rq->request_id,
-               toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
-    fflush(stdout);
+    srv_log_request(ctx, rq, status, secs, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
     free(rq->buf);
     api_table_upload_free(&rq->up); /* a .safetensors parser reports 0 held to srv_st_hold */
     /* whatever this request still holds (also after an abort: this runs for every request) */

@@ -90,6 +90,14 @@ enum MHD_Result srv_append_body(srv_ctx *ctx, srv_req *rq, const char *upload, s
 /* Frees the body buffer and gives back its reservation. */
 void srv_drop_body(srv_ctx *ctx, srv_req *rq);
 
+/* ---- accesslog.c: the access log (stdout), every field escaped ----------------------------- */
+
+/* Escapes s into out[0..n): json 1 for the inside of a JSON string (controls as \uXXXX, each
+ * invalid UTF-8 byte as U+FFFD), 0 for the text format (printable ASCII but space, else \xHH). */
+void srv_log_escape(const char *s, int json, char *out, size_t n);
+/* Writes rq's access-log line (cfg->log_format) with its status, duration and completion. */
+void srv_log_request(const srv_ctx *ctx, const srv_req *rq, int status, double secs, int completed);
+
 /* ---- framing.c: strict HTTP/1.1 framing, from the headers alone ---------------------------- */
 
 /* 1 (and why, a sentence) when the request's framing is ambiguous or malformed: Content-Length
