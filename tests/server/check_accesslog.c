@@ -32,12 +32,12 @@ START_TEST(test_json)
 {
     ck_assert_str_eq(esc("GE\"T", 1), "GE\\\"T");
     ck_assert_str_eq(esc("a b\n\x01\\", 1), "a b\\u000a\\u0001\\\\");
-    ck_assert_str_eq(esc("caf\xc3\xa9", 1), "caf\xc3\xa9");       /* é: valid, kept */
-    ck_assert_str_eq(esc("\xc3\x28", 1), "\\ufffd(");             /* a lead byte without its tail */
-    ck_assert_str_eq(esc("\xff\xfe", 1), "\\ufffd\\ufffd");       /* never valid in UTF-8 */
-    ck_assert_str_eq(esc("\xc0\xaf", 1), "\\ufffd\\ufffd");       /* overlong '/' */
-    ck_assert_str_eq(esc("\xed\xa0\x80", 1), "\\ufffd\\ufffd\\ufffd"); /* a surrogate */
-    ck_assert_str_eq(esc("\xf0\x9f\x98\x80", 1), "\xf0\x9f\x98\x80"); /* U+1F600 */
+    ck_assert_str_eq(esc("caf\xc3\xa9", 1), "caf\xc3\xa9"); /* é: valid, kept */
+    ck_assert_str_eq(esc("\xc3\x28", 1), "\\ufffd(");       /* a lead byte without its tail */
+    ck_assert_str_eq(esc("\xff\xfe", 1), "\\ufffd\\ufffd"); /* never valid in UTF-8 */
+    ck_assert_str_eq(esc("\xc0\xaf", 1), "\\ufffd\\ufffd"); /* overlong '/' */
+    ck_assert_str_eq(esc("\xed\xa0\x80", 1), "\\ufffd\\ufffd\\ufffd");            /* a surrogate */
+    ck_assert_str_eq(esc("\xf0\x9f\x98\x80", 1), "\xf0\x9f\x98\x80");             /* U+1F600 */
     ck_assert_str_eq(esc("\xf4\x90\x80\x80", 1), "\\ufffd\\ufffd\\ufffd\\ufffd"); /* > U+10FFFF */
 }
 END_TEST
