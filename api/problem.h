@@ -18,6 +18,8 @@
     X(API_PB_NONE, "none", 200, "OK")                                                              \
     X(API_PB_MALFORMED_JSON, "malformed-json", 400, "Malformed JSON")                              \
     X(API_PB_BAD_REQUEST, "bad-request", 400, "Bad request")                                       \
+    X(API_PB_UNAUTHORIZED, "unauthorized", 401, "Unauthorized")                                    \
+    X(API_PB_FORBIDDEN, "forbidden", 403, "Forbidden")                                             \
     X(API_PB_NOT_FOUND, "not-found", 404, "Not found")                                             \
     X(API_PB_METHOD_NOT_ALLOWED, "method-not-allowed", 405, "Method not allowed")                  \
     X(API_PB_CONFLICT, "conflict", 409, "Conflict")                                                \

@@ -30,7 +30,10 @@ typedef struct {
     size_t cache_positions;      /* positions tabulated per cache entry at most */
     unsigned drain_seconds;      /* graceful drain deadline after SIGTERM */
     int healthcheck;             /* --healthcheck: GET /healthz on 127.0.0.1:port and exit */
-    api_limits lim;              /* request limits (docs/api.md#limits) */
+    char write_token_file[512];  /* file holding the write token ("" = none; server/auth.c) */
+    char write_token[256];       /* the write token: from write_token_file, else POSENC_TOKEN */
+    int allow_unauthenticated_writes; /* write routes without a token on a non-loopback bind */
+    api_limits lim;                   /* request limits (docs/api.md#limits) */
 } srv_config;
 
 /* Fills cfg from defaults, the environment, then argv. Returns 0 to run, 1 when --help/--version

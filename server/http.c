@@ -70,8 +70,12 @@ static enum MHD_Result dispatch_other(srv_ctx *ctx, struct MHD_Connection *c, sr
         return r->get(ctx, c, rq);
     case SRV_TABLES:
         return srv_tables_list(ctx, c, rq);
-    case SRV_TABLE:
+    case SRV_TABLE: {
+        enum MHD_Result a;
+        if (strcmp(rq->method, "DELETE") == 0 && !srv_write_allowed(ctx, c, rq, &a))
+            return a;
         return srv_table(ctx, c, rq);
+    }
     case SRV_STATIC:
         return srv_get_static(ctx, c, rq);
     default: /* compute POSTs and uploads are answered elsewhere */
@@ -153,6 +157,9 @@ static enum MHD_Result first_call(srv_ctx *ctx, struct MHD_Connection *c, srv_re
         return compute_headers(ctx, c, rq);
     if (rq->row->kind == SRV_TABLE_PUT && strcmp(method, "PUT") == 0) {
         rq->table_put = 1;
+        enum MHD_Result a;
+        if (!srv_write_allowed(ctx, c, rq, &a))
+            return a; /* 401 / 403 before any of the body is read */
         return srv_table_put_headers(ctx, c, rq, url + sizeof "/tables/" - 1);
     }
     if (!srv_has_body(c))

@@ -139,6 +139,11 @@ int main(int argc, char **argv)
     struct MHD_Daemon *d = srv_http_start(&ctx, &port);
     if (d == NULL)
         return 1;
+    if (!srv_writes_open(&cfg))
+        fprintf(stderr,
+                "posencd: PUT and DELETE /tables answer 403: listening on %s without a write "
+                "token (--write-token-file, POSENC_TOKEN) or --allow-unauthenticated-writes\n",
+                cfg.bind);
     printf("posencd %s listening on http://%s:%u\n", POSENC_VERSION, cfg.bind, port);
     fflush(stdout);
 

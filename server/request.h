@@ -65,6 +65,10 @@ enum MHD_Result srv_send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq
 /* A problem+json answer with code and detail; allow (NULL: none) becomes the Allow header. */
 enum MHD_Result srv_send_problem(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
                                  api_problem_code code, const char *detail, const char *allow);
+/* A problem+json answer with one extra header hname: hvalue (hname NULL: none). */
+enum MHD_Result srv_send_problem_hdr(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                     api_problem_code code, const char *detail, const char *hname,
+                                     const char *hvalue);
 /* 503 overloaded, Retry-After: 1, with the figures of the budget's refusal (rq->ovl_*). */
 enum MHD_Result srv_send_overloaded(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
 /* 413 too-large: the body passed max_body_bytes while it arrived. */
@@ -97,6 +101,19 @@ void srv_drop_body(srv_ctx *ctx, srv_req *rq);
 void srv_log_escape(const char *s, int json, char *out, size_t n);
 /* Writes rq's access-log line (cfg->log_format) with its status, duration and completion. */
 void srv_log_request(const srv_ctx *ctx, const srv_req *rq, int status, double secs, int completed);
+
+/* ---- auth.c: who may write (PUT and DELETE /tables) ------------------------------------------ */
+
+/* 1 when bind is an IPv4 loopback address (127.0.0.0/8). */
+int srv_bind_is_loopback(const char *bind);
+/* 1 when the write routes are open: a write token is configured (then each write must carry it),
+ * or --allow-unauthenticated-writes, or the daemon listens on loopback only. */
+int srv_writes_open(const srv_config *cfg);
+/* 1 when given[0..given_len) equals token, compared in time independent of where they differ. */
+int srv_token_equal(const char *given, size_t given_len, const char *token);
+/* 1 when rq (a PUT or DELETE /tables/{name}) may write; else 0 with *answer the queued 401
+ * unauthorized (WWW-Authenticate: Bearer) or 403 forbidden naming the rule. */
+int srv_write_allowed(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, enum MHD_Result *answer);
 
 /* ---- framing.c: strict HTTP/1.1 framing, from the headers alone ---------------------------- */
 

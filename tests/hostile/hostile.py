@@ -24,6 +24,8 @@ Tests (each starts its own daemon on 127.0.0.1:<ephemeral> and has its own deadl
                 requests never block, only regular files are served
   logs          (logs.py) quotes, controls, %0a and invalid UTF-8 in the method and path: every
                 JSON log line parses, the text log has one printable line per request
+  writes        (writes.py) PUT/DELETE /tables need the bearer token when one is configured;
+                CORS * never grants the write methods
 Prints one PASS/FAIL line per test with its figures; exit status 1 if any failed.
 Standard library only; all traffic to 127.0.0.1.
 """
@@ -522,7 +524,7 @@ TESTS = {"slowloris": t_slowloris, "flood": t_flood, "header431": t_header431,
 DEADLINE = {"body_budget": 60, "slowloris": 60, "flood": 60, "header431": 30, "cl413": 30, "short_body": 40,
             "nested": 30, "big_body": 90}
 # issue 19's findings, one module per concern (each has TESTS and DEADLINE)
-for _mod in ("framing", "files", "logs"):
+for _mod in ("framing", "files", "logs", "writes"):
     _m = __import__(_mod)
     TESTS.update(_m.TESTS)
     DEADLINE.update(_m.DEADLINE)
