@@ -29,6 +29,8 @@ typedef struct {
     size_t cache_bytes;          /* frequency-table cache bound, bytes */
     size_t cache_positions;      /* positions tabulated per cache entry at most */
     unsigned drain_seconds;      /* graceful drain deadline after SIGTERM */
+    unsigned max_queue_depth;    /* compute requests waiting for a compute thread (503 above) */
+    unsigned stuck_seconds;      /* /healthz fails while a computation has run longer than this */
     int healthcheck;             /* --healthcheck: GET /healthz on 127.0.0.1:port and exit */
     char write_token_file[512];  /* file holding the write token ("" = none; server/auth.c) */
     char write_token[256];       /* the write token: from write_token_file, else POSENC_TOKEN */

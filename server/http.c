@@ -210,6 +210,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return srv_send_overloaded(ctx, c, rq);
     if (rq->submitted) /* resumed: the pool job computed the response */
         return srv_send_api(ctx, c, rq, &rq->ar);
+    if (ctx->pool != NULL && srv_pool_reserve(ctx->pool) != 0) { /* the queue is full */
+        char d[200];
+        snprintf(d, sizeof d,
+                 "the compute queue is full (max_queue_depth %u requests wait for a compute "
+                 "thread); retry later",
+                 ctx->cfg->max_queue_depth);
+        srv_budget_note_refused(&ctx->budget);
+        return srv_send_problem_hdr(ctx, c, rq, API_PB_OVERLOADED, d, "Retry-After", "1");
+    }
     const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
     rq->opts = (api_opts){.npy = srv_accept_npy(accept), .stream = 1};
     rq->conn = c;
@@ -323,7 +332,7 @@ struct MHD_Daemon *srv_http_start(srv_ctx *ctx, unsigned *port_out)
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         compute = n > 0 ? (unsigned)n : 2;
     }
-    ctx->pool = srv_pool_create(compute);
+    ctx->pool = srv_pool_create(compute, cfg->max_queue_depth);
     if (ctx->pool == NULL)
         fprintf(stderr, "posencd: warning: no compute threads; computing on the HTTP threads\n");
     struct MHD_Daemon *d = MHD_start_daemon(

@@ -2,11 +2,25 @@
  * /openapi.yaml (GET and HEAD; routes.c lists them). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "server/pool.h"
 #include "server/routes.h"
 
 enum MHD_Result srv_get_healthz(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
+    if (ctx->pool != NULL) {
+        srv_pool_figures f;
+        srv_pool_stats(ctx->pool, &f);
+        if (f.longest_job_seconds > (double)ctx->cfg->stuck_seconds) {
+            char d[200];
+            snprintf(d, sizeof d,
+                     "a compute thread has run one request for %.1f s, longer than "
+                     "stuck_seconds (%u)",
+                     f.longest_job_seconds, ctx->cfg->stuck_seconds);
+            return srv_send_problem(ctx, c, rq, API_PB_UNAVAILABLE, d, NULL);
+        }
+    }
     return srv_send_text(ctx, c, rq, 200, "application/json", "{\"status\":\"ok\"}");
 }
 
@@ -43,10 +57,46 @@ enum MHD_Result srv_get_version(srv_ctx *ctx, struct MHD_Connection *c, srv_req 
     return srv_send_text(ctx, c, rq, 200, "application/json", tmp);
 }
 
+/* Appends the compute pool's gauges and counter to the exposition b (len bytes); NULL (b freed)
+ * when out of memory. */
+static char *append_pool_metrics(srv_pool *pool, char *b, size_t *len)
+{
+    srv_pool_figures f;
+    srv_pool_stats(pool, &f);
+    char t[1024];
+    int n = snprintf(
+        t, sizeof t,
+        "# HELP posenc_compute_queue_depth Compute requests waiting for a compute thread.\n"
+        "# TYPE posenc_compute_queue_depth gauge\nposenc_compute_queue_depth %zu\n"
+        "# HELP posenc_compute_queue_max The bound of the compute queue (max_queue_depth).\n"
+        "# TYPE posenc_compute_queue_max gauge\nposenc_compute_queue_max %zu\n"
+        "# HELP posenc_compute_busy_threads Compute threads running a request now.\n"
+        "# TYPE posenc_compute_busy_threads gauge\nposenc_compute_busy_threads %u\n"
+        "# HELP posenc_compute_longest_job_seconds How long the oldest running computation has "
+        "run.\n# TYPE posenc_compute_longest_job_seconds gauge\n"
+        "posenc_compute_longest_job_seconds %.3f\n"
+        "# HELP posenc_compute_queue_full_total Requests refused with 503 overloaded because the "
+        "compute queue was full.\n# TYPE posenc_compute_queue_full_total counter\n"
+        "posenc_compute_queue_full_total %llu\n",
+        f.depth, f.max_depth, f.busy, f.longest_job_seconds, f.refused);
+    if (n < 0 || (size_t)n >= sizeof t)
+        return b;
+    char *nb = realloc(b, *len + (size_t)n + 1);
+    if (nb == NULL) {
+        free(b);
+        return NULL;
+    }
+    memcpy(nb + *len, t, (size_t)n + 1);
+    *len += (size_t)n;
+    return nb;
+}
+
 enum MHD_Result srv_get_metrics(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
     size_t len = 0;
     char *b = srv_metrics_render(ctx->metrics, ctx->api.cache, &ctx->budget, &len);
+    if (b != NULL && ctx->pool != NULL)
+        b = append_pool_metrics(ctx->pool, b, &len);
     if (b == NULL)
         return srv_send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
     return srv_send_buffer(ctx, c, rq, 200, "text/plain; version=0.0.4; charset=utf-8", b, len);
