@@ -30,6 +30,7 @@
     X(API_PB_LIMIT_EXCEEDED, "limit-exceeded", 422, "Limit exceeded")                              \
     X(API_PB_HEADER_TOO_LARGE, "header-too-large", 431, "Request header too large")                \
     X(API_PB_INTERNAL, "internal", 500, "Internal error")                                          \
+    X(API_PB_INSUFFICIENT_STORAGE, "insufficient-storage", 507, "Insufficient storage")            \
     X(API_PB_UNAVAILABLE, "unavailable", 503, "Service unavailable")                               \
     X(API_PB_SHUTTING_DOWN, "shutting-down", 503, "Shutting down")                                 \
     X(API_PB_OVERLOADED, "overloaded", 503, "Server busy")

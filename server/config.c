@@ -80,6 +80,12 @@ static const opt_row OPTS[] = {
      "it the token is POSENC_TOKEN (\"\" = none)"},
     {"allow-unauthenticated-writes", OPT_FLAG, OFF(allow_unauthenticated_writes), 0, "0", 0, 1,
      "allow PUT and DELETE /tables without a token on a non-loopback --bind"},
+    {"max-tables", OPT_SIZE, OFF(lim.max_tables), 0, "100000", 1, 1LL << 32,
+     "stored tables in the data directory, counted from it (507 above)"},
+    {"max-store-bytes", OPT_SIZE, OFF(lim.max_store_bytes), 0, "17179869184", 1024, 1LL << 50,
+     "bytes of stored table files in the data directory, counted from it (507 above)"},
+    {"table-cache-bytes", OPT_SIZE, OFF(table_cache_bytes), 0, "268435456", 0, 1LL << 40,
+     "stored tables kept in memory after use, bytes of data (least recently used out)"},
     {"healthcheck", OPT_FLAG, OFF(healthcheck), 0, "0", 0, 1,
      "GET /healthz on 127.0.0.1:PORT, exit 0 when healthy (for container health checks)"},
 };

@@ -28,6 +28,7 @@ typedef struct {
     size_t connection_memory;    /* per-connection buffer for headers, bytes */
     size_t cache_bytes;          /* frequency-table cache bound, bytes */
     size_t cache_positions;      /* positions tabulated per cache entry at most */
+    size_t table_cache_bytes;    /* stored tables kept in memory after use (LRU bound), bytes */
     unsigned drain_seconds;      /* graceful drain deadline after SIGTERM */
     unsigned max_queue_depth;    /* compute requests waiting for a compute thread (503 above) */
     unsigned stuck_seconds;      /* /healthz fails while a computation has run longer than this */

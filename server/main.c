@@ -121,8 +121,11 @@ int main(int argc, char **argv)
     size_t n_labels = srv_route_labels(labels, sizeof labels / sizeof labels[0]);
     ctx.metrics = srv_metrics_create(labels, n_labels);
     ctx.store = store_open(cfg.data_dir, cfg.lim.max_table_bytes, stderr);
-    if (ctx.store)
+    if (ctx.store) {
+        store_set_limits(ctx.store, cfg.lim.max_tables, cfg.lim.max_store_bytes,
+                         cfg.table_cache_bytes);
         ctx.api.tables = store_as_source(ctx.store);
+    }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     ctx.id_salt = ((unsigned long long)ts.tv_nsec * 2654435761ULL) ^ (unsigned long long)getpid();

@@ -38,10 +38,11 @@ enum MHD_Result srv_get_limits(srv_ctx *ctx, struct MHD_Connection *c, srv_req *
     snprintf(tmp, sizeof tmp,
              "{\"max_body_bytes\":%zu,\"max_table_bytes\":%zu,\"max_output_elements\":%zu,"
              "\"max_dim\":%zu,\"max_heads\":%zu,\"max_positions\":%zu,\"max_position\":%lld,"
-             "\"max_work\":%zu,\"max_inflight_bytes\":%zu,\"max_parse_bytes\":%zu}",
+             "\"max_work\":%zu,\"max_inflight_bytes\":%zu,\"max_parse_bytes\":%zu,"
+             "\"max_tables\":%zu,\"max_store_bytes\":%zu}",
              l->max_body_bytes, l->max_table_bytes, l->max_output_elements, l->max_dim,
              l->max_heads, l->max_positions, (long long)l->max_position, l->max_work,
-             l->max_inflight_bytes, l->max_parse_bytes);
+             l->max_inflight_bytes, l->max_parse_bytes, l->max_tables, l->max_store_bytes);
     return srv_send_text(ctx, c, rq, 200, "application/json", tmp);
 }
 

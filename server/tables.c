@@ -11,7 +11,9 @@
 enum MHD_Result srv_tables_list(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
     api_response ar;
-    api_tables_list(ctx->store, rq->request_id, &ar);
+    api_tables_list(ctx->store, MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit"),
+                    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "after"), rq->request_id,
+                    &ar);
     return srv_send_api(ctx, c, rq, &ar);
 }
 
