@@ -58,6 +58,46 @@ enum MHD_Result srv_get_version(srv_ctx *ctx, struct MHD_Connection *c, srv_req 
     return srv_send_text(ctx, c, rq, 200, "application/json", tmp);
 }
 
+/* Appends text (n bytes) to the exposition b (len bytes); NULL (b freed) when out of memory. */
+static char *append_text(char *b, size_t *len, const char *text, int n)
+{
+    if (n < 0)
+        return b;
+    char *nb = realloc(b, *len + (size_t)n + 1);
+    if (nb == NULL) {
+        free(b);
+        return NULL;
+    }
+    memcpy(nb + *len, text, (size_t)n + 1);
+    *len += (size_t)n;
+    return nb;
+}
+
+/* Appends the table store's use (counted from the directory, as the quota is), its cache and the
+ * quota's refusals. */
+static char *append_store_metrics(store_dir *s, char *b, size_t *len)
+{
+    size_t tables = 0, bytes = 0, cached = 0, cached_n = 0, refused = 0;
+    store_usage(s, NULL, &tables, &bytes);
+    store_cache_stats(s, &cached, &cached_n, &refused);
+    char t[1200];
+    int n = snprintf(
+        t, sizeof t,
+        "# HELP posenc_store_tables Stored tables in the data directory (the quota's count).\n"
+        "# TYPE posenc_store_tables gauge\nposenc_store_tables %zu\n"
+        "# HELP posenc_store_bytes Bytes of stored table files (the quota's bytes).\n"
+        "# TYPE posenc_store_bytes gauge\nposenc_store_bytes %zu\n"
+        "# HELP posenc_store_cache_bytes Bytes of table data kept in memory (table-cache-bytes).\n"
+        "# TYPE posenc_store_cache_bytes gauge\nposenc_store_cache_bytes %zu\n"
+        "# HELP posenc_store_cache_tables Tables kept in memory.\n"
+        "# TYPE posenc_store_cache_tables gauge\nposenc_store_cache_tables %zu\n"
+        "# HELP posenc_store_quota_refusals_total Table uploads refused with 507 (quota).\n"
+        "# TYPE posenc_store_quota_refusals_total counter\n"
+        "posenc_store_quota_refusals_total %zu\n",
+        tables, bytes, cached, cached_n, refused);
+    return append_text(b, len, t, n < (int)sizeof t ? n : -1);
+}
+
 /* Appends the compute pool's gauges and counter to the exposition b (len bytes); NULL (b freed)
  * when out of memory. */
 static char *append_pool_metrics(srv_pool *pool, char *b, size_t *len)
@@ -80,16 +120,7 @@ static char *append_pool_metrics(srv_pool *pool, char *b, size_t *len)
         "compute queue was full.\n# TYPE posenc_compute_queue_full_total counter\n"
         "posenc_compute_queue_full_total %llu\n",
         f.depth, f.max_depth, f.busy, f.longest_job_seconds, f.refused);
-    if (n < 0 || (size_t)n >= sizeof t)
-        return b;
-    char *nb = realloc(b, *len + (size_t)n + 1);
-    if (nb == NULL) {
-        free(b);
-        return NULL;
-    }
-    memcpy(nb + *len, t, (size_t)n + 1);
-    *len += (size_t)n;
-    return nb;
+    return append_text(b, len, t, n < (int)sizeof t ? n : -1);
 }
 
 enum MHD_Result srv_get_metrics(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
@@ -98,6 +129,8 @@ enum MHD_Result srv_get_metrics(srv_ctx *ctx, struct MHD_Connection *c, srv_req 
     char *b = srv_metrics_render(ctx->metrics, ctx->api.cache, &ctx->budget, &len);
     if (b != NULL && ctx->pool != NULL)
         b = append_pool_metrics(ctx->pool, b, &len);
+    if (b != NULL && ctx->store != NULL)
+        b = append_store_metrics(ctx->store, b, &len);
     if (b == NULL)
         return srv_send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
     return srv_send_buffer(ctx, c, rq, 200, "text/plain; version=0.0.4; charset=utf-8", b, len);

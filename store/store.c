@@ -262,6 +262,18 @@ static int over_quota(store_dir *s, const char *name, size_t data_bytes, char *e
     return 0;
 }
 
+void store_cache_stats(store_dir *s, size_t *cached_bytes, size_t *cached_tables,
+                       size_t *quota_refused)
+{
+    pthread_mutex_lock(&s->mu);
+    *cached_bytes = s->resident;
+    *cached_tables = 0;
+    for (size_t i = 0; i < s->n; i++)
+        *cached_tables += s->ents[i].t != NULL;
+    *quota_refused = s->quota_refused;
+    pthread_mutex_unlock(&s->mu);
+}
+
 void store_set_limits(store_dir *s, size_t max_tables, size_t max_store_bytes, size_t cache_bytes)
 {
     pthread_mutex_lock(&s->mu);
@@ -297,6 +309,9 @@ store_result store_put(store_dir *s, const char *name, wire_tensor *in, const ch
     char tmp[1024], path[1024];
     table_path(s, name, path, sizeof path);
     if (over_quota(s, name, rec_bytes(t), err, err_n)) {
+        pthread_mutex_lock(&s->mu);
+        s->quota_refused++;
+        pthread_mutex_unlock(&s->mu);
         store__table_unref(t);
         return STORE_QUOTA;
     }

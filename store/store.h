@@ -123,6 +123,11 @@ int store_list(store_dir *s, store_table_info **out, size_t *n);
  * read. */
 int store_usage(store_dir *s, const char *except, size_t *tables, size_t *bytes);
 
+/* The cache now (bytes of data of the loaded tables, their count) and the puts refused by the
+ * quota since the store was opened. */
+void store_cache_stats(store_dir *s, size_t *cached_bytes, size_t *cached_tables,
+                       size_t *quota_refused);
+
 /* Sets the quota (max_tables tables, max_store_bytes bytes of files in the directory; 0 = none;
  * store_put answers STORE_QUOTA past it) and the bound of loaded tables' data kept in memory
  * (cache_bytes; least recently used first out; 0 = none). Defaults: no quota, no bound. */

@@ -33,7 +33,8 @@ struct store_dir {
     pthread_mutex_t mu; /* guards ents, n, cap, resident, tick */
     map_entry *ents;
     size_t n, cap;
-    size_t resident; /* bytes of data of the tables in the map */
+    size_t resident;      /* bytes of data of the tables in the map */
+    size_t quota_refused; /* puts refused by the quota since start */
     uint64_t tick;
     store_rec *builtin;
     store_source src;

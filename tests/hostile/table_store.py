@@ -109,6 +109,9 @@ def t_store_quota(binary):
             js = json.loads(body)
             check(js["type"] == "urn:posenc:problem:insufficient-storage" and
                   "max_tables (3)" in js["detail"], js)
+        m = request(a.port, "GET", "/metrics")[2].decode()
+        for want in ("posenc_store_tables 3\n", "posenc_store_quota_refusals_total 1\n"):
+            check(want in m, "/metrics lacks %r" % want)
         check(_put(b.port, "q1", rows=3)[0] == 200, "replacing a table at the quota")
         check(request(b.port, "DELETE", "/tables/q2")[0] == 204, "DELETE")
         check(_put(a.port, "q4")[0] == 201, "after a DELETE through the other daemon")
@@ -117,7 +120,8 @@ def t_store_quota(binary):
         check(st == 507 and b"max_store_bytes (2048)" in body, "max_store_bytes: %d %r"
               % (st, body[:200]))
         return ("--max-tables 3 on a shared directory: the 4th table 507 through both daemons, "
-                "replacement 200, room again after a DELETE; --max-store-bytes 2048: 507")
+                "replacement 200, room again after a DELETE; /metrics posenc_store_tables 3 and "
+                "one quota refusal; --max-store-bytes 2048: 507")
     finally:
         for d in (a, b, c):
             if d:
