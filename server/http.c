@@ -210,15 +210,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return srv_send_overloaded(ctx, c, rq);
     if (rq->submitted) /* resumed: the pool job computed the response */
         return srv_send_api(ctx, c, rq, &rq->ar);
-    if (ctx->pool != NULL && srv_pool_reserve(ctx->pool) != 0) { /* the queue is full */
-        char d[200];
-        snprintf(d, sizeof d,
-                 "the compute queue is full (max_queue_depth %u requests wait for a compute "
-                 "thread); retry later",
-                 ctx->cfg->max_queue_depth);
-        srv_budget_note_refused(&ctx->budget);
-        return srv_send_problem_hdr(ctx, c, rq, API_PB_OVERLOADED, d, "Retry-After", "1");
-    }
+    if (ctx->pool != NULL && srv_pool_reserve(ctx->pool) != 0) /* the queue is full */
+        return srv_send_queue_full(ctx, c, rq);
     const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
     rq->opts = (api_opts){.npy = srv_accept_npy(accept), .stream = 1};
     rq->conn = c;

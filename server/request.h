@@ -71,6 +71,8 @@ enum MHD_Result srv_send_problem_hdr(srv_ctx *ctx, struct MHD_Connection *c, srv
                                      const char *hvalue);
 /* 503 overloaded, Retry-After: 1, with the figures of the budget's refusal (rq->ovl_*). */
 enum MHD_Result srv_send_overloaded(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+/* 503 overloaded, Retry-After: 1: the compute queue is full (srv_pool_reserve refused). */
+enum MHD_Result srv_send_queue_full(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
 /* 413 too-large: the body passed max_body_bytes while it arrived. */
 enum MHD_Result srv_send_too_big(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
 /* 204 to an OPTIONS preflight: Allow and, with CORS on, Access-Control-Allow-Methods = allow. */

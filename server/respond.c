@@ -177,6 +177,17 @@ enum MHD_Result srv_send_overloaded(srv_ctx *ctx, struct MHD_Connection *c, srv_
     return srv_send_problem_hdr(ctx, c, rq, API_PB_OVERLOADED, d, "Retry-After", "1");
 }
 
+enum MHD_Result srv_send_queue_full(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
+{
+    char d[200];
+    snprintf(d, sizeof d,
+             "the compute queue is full (max_queue_depth %u requests wait for a compute thread); "
+             "retry later",
+             ctx->cfg->max_queue_depth);
+    srv_budget_note_refused(&ctx->budget);
+    return srv_send_problem_hdr(ctx, c, rq, API_PB_OVERLOADED, d, "Retry-After", "1");
+}
+
 enum MHD_Result srv_send_too_big(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
     char d[128];

@@ -31,6 +31,8 @@ Tests (each starts its own daemon on 127.0.0.1:<ephemeral> and has its own deadl
   store_scale, store_quota, store_memory
                 (table_store.py) 10,000 tables: start-up, RSS per table, paginated listing; the
                 quota shared by two daemons (507); a store larger than the memory limit
+  upload_hol    (uploads.py) four 12 MB JSON table uploads at once with 2 HTTP threads: /healthz
+                keeps answering within 250 ms (parse and store run on the compute pool)
 Prints one PASS/FAIL line per test with its figures; exit status 1 if any failed.
 Standard library only; all traffic to 127.0.0.1.
 """
@@ -529,7 +531,7 @@ TESTS = {"slowloris": t_slowloris, "flood": t_flood, "header431": t_header431,
 DEADLINE = {"body_budget": 60, "slowloris": 60, "flood": 60, "header431": 30, "cl413": 30, "short_body": 40,
             "nested": 30, "big_body": 90}
 # issue 19's findings, one module per concern (each has TESTS and DEADLINE)
-for _mod in ("framing", "files", "logs", "writes", "compute_queue", "table_store"):
+for _mod in ("framing", "files", "logs", "writes", "compute_queue", "table_store", "uploads"):
     _m = __import__(_mod)
     TESTS.update(_m.TESTS)
     DEADLINE.update(_m.DEADLINE)
