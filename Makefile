@@ -1,6 +1,7 @@
 # posenc -- one plain Makefile (docs/style.md).
 #   make            build build/posencd and the CLI build/posenc (strict warnings incl. -Wconversion, -Werror)
-#   make run        install missing packages, build, serve on :8080 with the demo
+#   make run        install missing packages, build, serve on 127.0.0.1:8080 with the demo
+#                   (POSENC_BIND=0.0.0.0 to listen on every interface: then set POSENC_TOKEN)
 #   make check      install missing packages, build, lint, run every test
 #   make unit       the suites that need no daemon (tests/core, wire, store, api, server): seconds
 #   make asan       the unit and integration tests under ASan+UBSan
@@ -136,7 +137,7 @@ deps:
 
 run: deps
 	$(MAKE) all
-	$(BUILD)/posencd --port $${POSENC_PORT:-8080} --web-dir web
+	$(BUILD)/posencd --bind $${POSENC_BIND:-127.0.0.1} --port $${POSENC_PORT:-8080} --web-dir web
 
 # Every suite that needs no daemon (core, wire, store, api, server units): seconds.
 unit: $(BUILD)/check_unit

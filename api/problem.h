@@ -17,6 +17,9 @@
 #define API_PROBLEM_MAP(X)                                                                         \
     X(API_PB_NONE, "none", 200, "OK")                                                              \
     X(API_PB_MALFORMED_JSON, "malformed-json", 400, "Malformed JSON")                              \
+    X(API_PB_BAD_REQUEST, "bad-request", 400, "Bad request")                                       \
+    X(API_PB_UNAUTHORIZED, "unauthorized", 401, "Unauthorized")                                    \
+    X(API_PB_FORBIDDEN, "forbidden", 403, "Forbidden")                                             \
     X(API_PB_NOT_FOUND, "not-found", 404, "Not found")                                             \
     X(API_PB_METHOD_NOT_ALLOWED, "method-not-allowed", 405, "Method not allowed")                  \
     X(API_PB_CONFLICT, "conflict", 409, "Conflict")                                                \
@@ -27,6 +30,7 @@
     X(API_PB_LIMIT_EXCEEDED, "limit-exceeded", 422, "Limit exceeded")                              \
     X(API_PB_HEADER_TOO_LARGE, "header-too-large", 431, "Request header too large")                \
     X(API_PB_INTERNAL, "internal", 500, "Internal error")                                          \
+    X(API_PB_INSUFFICIENT_STORAGE, "insufficient-storage", 507, "Insufficient storage")            \
     X(API_PB_UNAVAILABLE, "unavailable", 503, "Service unavailable")                               \
     X(API_PB_SHUTTING_DOWN, "shutting-down", 503, "Shutting down")                                 \
     X(API_PB_OVERLOADED, "overloaded", 503, "Server busy")

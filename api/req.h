@@ -36,6 +36,9 @@ typedef struct {
     size_t max_parse_bytes;     /* the parsed JSON tree of one request body, bytes (128 MiB;
                                  * 413 above; api/arena.h). Trees live only while a thread
                                  * parses and computes: at most one per such thread */
+    size_t max_tables;          /* stored tables in the data directory (100,000; 507 above;
+                                 * counted from the directory, shared by replicas) */
+    size_t max_store_bytes;     /* bytes of stored table files (16 GiB; 507 above) */
 } api_limits;
 
 /*

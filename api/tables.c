@@ -113,11 +113,31 @@ static void named_problem(api_response *out, const char *request_id, api_problem
     problem(code, d, request_id, out);
 }
 
-void api_tables_list(store_dir *store, const char *request_id, api_response *out)
+void api_tables_list(store_dir *store, const char *limit, const char *after, const char *request_id,
+                     api_response *out)
 {
+    size_t lim = API_TABLES_PAGE_DEFAULT;
+    if (limit != NULL) {
+        char *end = NULL;
+        unsigned long long v = strtoull(limit, &end, 10);
+        if (end == limit || *end != '\0' || limit[0] == '-' || v < 1 || v > API_TABLES_PAGE_MAX) {
+            named_problem(out, request_id, API_PB_INVALID_FIELD,
+                          "query parameter limit must be an integer from 1 to %d",
+                          API_TABLES_PAGE_MAX);
+            return;
+        }
+        lim = (size_t)v;
+    }
+    if (after != NULL && after[0] && !store_name_valid(after)) {
+        named_problem(
+            out, request_id, API_PB_INVALID_FIELD,
+            "query parameter after must be a table name ([A-Za-z0-9][A-Za-z0-9._-]{0,63})");
+        return;
+    }
     store_table_info *v = NULL;
     size_t n = 0;
-    if (store_list(store, &v, &n) < 0) {
+    int more = 0;
+    if (store_list_page(store, after, lim, &v, &n, &more) < 0) {
         problem(API_PB_UNAVAILABLE, "out of memory", request_id, out);
         return;
     }
@@ -129,6 +149,10 @@ void api_tables_list(store_dir *store, const char *request_id, api_response *out
     for (size_t i = 0; i < n; i++)
         jw_table_info(&w, &v[i], NULL);
     wire_jw_arr_end(&w);
+    if (more && n > 0) {
+        wire_jw_key(&w, "next");
+        wire_jw_str(&w, v[n - 1].name);
+    }
     wire_jw_obj_end(&w);
     free(v);
     answer_jw(&w, 200, request_id, out);
@@ -332,6 +356,8 @@ void api_table_upload_store(api_table_upload *u, store_dir *store, const char *r
                       u->name);
     else if (r == STORE_BAD_NAME)
         bad_name(request_id, out);
+    else if (r == STORE_QUOTA)
+        problem(API_PB_INSUFFICIENT_STORAGE, err, request_id, out);
     else
         problem(API_PB_UNAVAILABLE,
                 r == STORE_IO      ? err

@@ -35,8 +35,16 @@ typedef struct {
     const char *tensor; /* .safetensors: the chosen tensor's name (valid while st lives) */
 } api_table_upload;
 
-/* GET /tables: every table's description, sorted by name (200), or 503 when out of memory. */
-void api_tables_list(store_dir *store, const char *request_id, api_response *out);
+/* Tables in one page of GET /tables at most, and without ?limit=. */
+#define API_TABLES_PAGE_MAX 1000
+#define API_TABLES_PAGE_DEFAULT 100
+
+/* GET /tables?limit=&after=: the descriptions of up to limit tables (1..API_TABLES_PAGE_MAX; NULL:
+ * API_TABLES_PAGE_DEFAULT) whose names sort after `after` (NULL: from the first), sorted by name,
+ * with "next" (the after= of the next page) when more follow (200); 422 invalid-field for a bad
+ * limit or after; 503 when out of memory. */
+void api_tables_list(store_dir *store, const char *limit, const char *after, const char *request_id,
+                     api_response *out);
 
 /*
  * GET /tables/{name}: with npy 0 the table's description (200 JSON); with npy 1 the table as a

@@ -2,10 +2,12 @@
 #include "server/config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef enum { OPT_UINT, OPT_SIZE, OPT_I64, OPT_STR, OPT_FLAG } opt_kind;
@@ -50,6 +52,10 @@ static const opt_row OPTS[] = {
      "positions tabulated per cached configuration at most"},
     {"drain-seconds", OPT_UINT, OFF(drain_seconds), 0, "10", 0, 3600,
      "after SIGTERM, seconds to finish in-flight requests"},
+    {"max-queue-depth", OPT_UINT, OFF(max_queue_depth), 0, "256", 1, 1000000,
+     "compute requests that may wait for a compute thread (503 overloaded above)"},
+    {"stuck-seconds", OPT_UINT, OFF(stuck_seconds), 0, "60", 1, 86400,
+     "/healthz answers 503 while one computation has run longer than this"},
     {"max-body-bytes", OPT_SIZE, OFF(lim.max_body_bytes), 0, "16777216", 64, 1LL << 34,
      "largest request body, bytes (413 above)"},
     {"max-table-bytes", OPT_SIZE, OFF(lim.max_table_bytes), 0, "268435456", 64, 1LL << 36,
@@ -69,6 +75,17 @@ static const opt_row OPTS[] = {
      "max-table-bytes; 503 overloaded above)"},
     {"max-parse-bytes", OPT_SIZE, OFF(lim.max_parse_bytes), 0, "134217728", 65536, 1LL << 40,
      "the parsed JSON tree of one request body, bytes (413 above); one tree per computing thread"},
+    {"write-token-file", OPT_STR, STR(write_token_file), "", 0, 0,
+     "file holding the bearer token PUT and DELETE /tables need (e.g. a mounted Secret); without "
+     "it the token is POSENC_TOKEN (\"\" = none)"},
+    {"allow-unauthenticated-writes", OPT_FLAG, OFF(allow_unauthenticated_writes), 0, "0", 0, 1,
+     "allow PUT and DELETE /tables without a token on a non-loopback --bind"},
+    {"max-tables", OPT_SIZE, OFF(lim.max_tables), 0, "100000", 1, 1LL << 32,
+     "stored tables in the data directory, counted from it (507 above)"},
+    {"max-store-bytes", OPT_SIZE, OFF(lim.max_store_bytes), 0, "17179869184", 1024, 1LL << 50,
+     "bytes of stored table files in the data directory, counted from it (507 above)"},
+    {"table-cache-bytes", OPT_SIZE, OFF(table_cache_bytes), 0, "268435456", 0, 1LL << 40,
+     "stored tables kept in memory after use, bytes of data (least recently used out)"},
     {"healthcheck", OPT_FLAG, OFF(healthcheck), 0, "0", 0, 1,
      "GET /healthz on 127.0.0.1:PORT, exit 0 when healthy (for container health checks)"},
 };
@@ -194,6 +211,54 @@ unsigned srv_cpu_quota(const char *root, unsigned ncpu)
     return cpus < 1 ? 1 : cpus > (long long)ncpu ? ncpu : (unsigned)cpus;
 }
 
+/* The write token: the first line of --write-token-file (a regular file; trailing whitespace and
+ * the newline dropped; it must not be empty), else POSENC_TOKEN ("" = none). Visible ASCII only,
+ * up to 255 bytes. 0, or -1 with a message. */
+static int load_token(srv_config *cfg)
+{
+    char buf[sizeof cfg->write_token + 2] = {0};
+    const char *src = "POSENC_TOKEN";
+    if (cfg->write_token_file[0]) {
+        src = cfg->write_token_file;
+        int fd = open(cfg->write_token_file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        struct stat st;
+        ssize_t n = -1;
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+            n = read(fd, buf, sizeof buf - 1);
+        if (fd >= 0)
+            close(fd);
+        if (n < 0) {
+            fprintf(stderr, "posencd: --write-token-file %s: cannot read a regular file\n", src);
+            return -1;
+        }
+        buf[n] = '\0';
+        buf[strcspn(buf, "\r\n")] = '\0';
+    } else {
+        const char *e = getenv("POSENC_TOKEN");
+        snprintf(buf, sizeof buf, "%s", e ? e : "");
+    }
+    size_t n = strlen(buf);
+    while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+        buf[--n] = '\0';
+    if (n >= sizeof cfg->write_token) {
+        fprintf(stderr, "posencd: %s: the write token is longer than %zu bytes\n", src,
+                sizeof cfg->write_token - 1);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] <= ' ' || buf[i] > '~') {
+            fprintf(stderr, "posencd: %s: the write token must be visible ASCII\n", src);
+            return -1;
+        }
+    }
+    if (n == 0 && cfg->write_token_file[0]) {
+        fprintf(stderr, "posencd: --write-token-file %s is empty\n", src);
+        return -1;
+    }
+    memcpy(cfg->write_token, buf, n + 1);
+    return 0;
+}
+
 void srv_config_usage(const char *prog)
 {
     printf("usage: %s [options]\n\nposencd serves transformer positional encodings over HTTP.\n"
@@ -282,5 +347,7 @@ int srv_config_load(srv_config *cfg, int argc, char **argv)
                     "--compute-threads default to %u\n",
                     cpus, n, cpus);
     }
+    if (load_token(cfg) < 0)
+        return -1;
     return check_inflight(&cfg->lim);
 }

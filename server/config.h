@@ -28,9 +28,15 @@ typedef struct {
     size_t connection_memory;    /* per-connection buffer for headers, bytes */
     size_t cache_bytes;          /* frequency-table cache bound, bytes */
     size_t cache_positions;      /* positions tabulated per cache entry at most */
+    size_t table_cache_bytes;    /* stored tables kept in memory after use (LRU bound), bytes */
     unsigned drain_seconds;      /* graceful drain deadline after SIGTERM */
+    unsigned max_queue_depth;    /* compute requests waiting for a compute thread (503 above) */
+    unsigned stuck_seconds;      /* /healthz fails while a computation has run longer than this */
     int healthcheck;             /* --healthcheck: GET /healthz on 127.0.0.1:port and exit */
-    api_limits lim;              /* request limits (docs/api.md#limits) */
+    char write_token_file[512];  /* file holding the write token ("" = none; server/auth.c) */
+    char write_token[256];       /* the write token: from write_token_file, else POSENC_TOKEN */
+    int allow_unauthenticated_writes; /* write routes without a token on a non-loopback bind */
+    api_limits lim;                   /* request limits (docs/api.md#limits) */
 } srv_config;
 
 /* Fills cfg from defaults, the environment, then argv. Returns 0 to run, 1 when --help/--version

@@ -70,8 +70,12 @@ static enum MHD_Result dispatch_other(srv_ctx *ctx, struct MHD_Connection *c, sr
         return r->get(ctx, c, rq);
     case SRV_TABLES:
         return srv_tables_list(ctx, c, rq);
-    case SRV_TABLE:
+    case SRV_TABLE: {
+        enum MHD_Result a;
+        if (strcmp(rq->method, "DELETE") == 0 && !srv_write_allowed(ctx, c, rq, &a))
+            return a;
         return srv_table(ctx, c, rq);
+    }
     case SRV_STATIC:
         return srv_get_static(ctx, c, rq);
     default: /* compute POSTs and uploads are answered elsewhere */
@@ -137,11 +141,41 @@ static srv_req *req_new(srv_ctx *ctx, struct MHD_Connection *c, const char *url,
     return rq;
 }
 
+/* The first call (headers only): strict framing, then the routes that read a body; a body sent to
+ * any other route is refused here, before MHD reads it or sends 100 Continue (the early answer
+ * closes the connection). */
+static enum MHD_Result first_call(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                  const char *url, const char *method, const char *version)
+{
+    char why[160];
+    if (srv_framing_bad(c, version, why, sizeof why)) {
+        rq->close = 1;
+        return srv_send_problem(ctx, c, rq, API_PB_BAD_REQUEST, why, NULL);
+    }
+    rq->compute = rq->row->kind == SRV_COMPUTE && strcmp(method, "POST") == 0;
+    if (rq->compute)
+        return compute_headers(ctx, c, rq);
+    if (rq->row->kind == SRV_TABLE_PUT && strcmp(method, "PUT") == 0) {
+        rq->table_put = 1;
+        enum MHD_Result a;
+        if (!srv_write_allowed(ctx, c, rq, &a))
+            return a; /* 401 / 403 before any of the body is read */
+        return srv_table_put_headers(ctx, c, rq, url + sizeof "/tables/" - 1);
+    }
+    if (!srv_has_body(c))
+        return MHD_YES; /* answered on the next call, keeping the connection alive */
+    rq->close = 1;
+    if (!srv_route_takes(rq->row, method) && strcmp(method, "OPTIONS") != 0)
+        return dispatch_other(ctx, c, rq); /* its 404 or 405, now */
+    snprintf(why, sizeof why, "%s %s takes no request body", method,
+             rq->row->path ? rq->row->path : "on this path");
+    return srv_send_problem(ctx, c, rq, API_PB_BAD_REQUEST, why, NULL);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
 {
-    (void)version;
     srv_ctx *ctx = cls;
     srv_req *rq = *con_cls;
     if (rq == NULL) {
@@ -149,14 +183,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (rq == NULL)
             return MHD_NO;
         *con_cls = rq;
-        rq->compute = rq->row->kind == SRV_COMPUTE && strcmp(method, "POST") == 0;
-        if (rq->compute)
-            return compute_headers(ctx, c, rq);
-        if (rq->row->kind == SRV_TABLE_PUT && strcmp(method, "PUT") == 0) {
-            rq->table_put = 1;
-            return srv_table_put_headers(ctx, c, rq, url + sizeof "/tables/" - 1);
-        }
-        return MHD_YES; /* answered on the next call, keeping the connection alive */
+        return first_call(ctx, c, rq, url, method, version);
     }
     if (rq->queued || !(rq->compute || rq->table_put)) {
         if (*upload_size > 0) {
@@ -183,6 +210,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return srv_send_overloaded(ctx, c, rq);
     if (rq->submitted) /* resumed: the pool job computed the response */
         return srv_send_api(ctx, c, rq, &rq->ar);
+    if (ctx->pool != NULL && srv_pool_reserve(ctx->pool) != 0) /* the queue is full */
+        return srv_send_queue_full(ctx, c, rq);
     const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
     rq->opts = (api_opts){.npy = srv_accept_npy(accept), .stream = 1};
     rq->conn = c;
@@ -207,21 +236,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     double secs = now_since(&rq->t0);
     int status = rq->queued ? rq->status : 0;
     srv_metrics_record(ctx->metrics, rq->label, status, secs);
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    char ts[32];
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (strcmp(ctx->cfg->log_format, "json") == 0)
-        printf("{\"ts\":\"%s\",\"method\":\"%s\",\"path\":\"%s\",\"status\":%d,\"bytes\":%zu,"
-               "\"ms\":%.3f,\"request_id\":\"%s\",\"completed\":%s}\n",
-               ts, rq->method, rq->label, status, rq->resp_bytes, secs * 1e3, rq->request_id,
-               toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "true" : "false");
-    else
-        printf("%s %s %s %d %zu %.3fms id=%s%s\n", ts, rq->method, rq->path, status, rq->resp_bytes,
-               secs * 1e3, rq->request_id,
-               toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
-    fflush(stdout);
+    srv_log_request(ctx, rq, status, secs, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
     free(rq->buf);
     api_table_upload_free(&rq->up); /* a .safetensors parser reports 0 held to srv_st_hold */
     /* whatever this request still holds (also after an abort: this runs for every request) */
@@ -310,7 +325,7 @@ struct MHD_Daemon *srv_http_start(srv_ctx *ctx, unsigned *port_out)
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         compute = n > 0 ? (unsigned)n : 2;
     }
-    ctx->pool = srv_pool_create(compute);
+    ctx->pool = srv_pool_create(compute, cfg->max_queue_depth);
     if (ctx->pool == NULL)
         fprintf(stderr, "posencd: warning: no compute threads; computing on the HTTP threads\n");
     struct MHD_Daemon *d = MHD_start_daemon(

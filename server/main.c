@@ -24,12 +24,22 @@
 #include "server/http.h"
 #include "server/routes.h"
 
-/* Reads a whole small file; NULL when it cannot. */
+/* Reads a whole small regular file; NULL when it cannot (a FIFO or device is refused without
+ * blocking: opened O_NONBLOCK, checked with fstat). */
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
         return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        close(fd);
+        return NULL;
+    }
     char *buf = NULL;
     if (fseek(f, 0, SEEK_END) == 0) {
         long n = ftell(f);
@@ -111,8 +121,11 @@ int main(int argc, char **argv)
     size_t n_labels = srv_route_labels(labels, sizeof labels / sizeof labels[0]);
     ctx.metrics = srv_metrics_create(labels, n_labels);
     ctx.store = store_open(cfg.data_dir, cfg.lim.max_table_bytes, stderr);
-    if (ctx.store)
+    if (ctx.store) {
+        store_set_limits(ctx.store, cfg.lim.max_tables, cfg.lim.max_store_bytes,
+                         cfg.table_cache_bytes);
         ctx.api.tables = store_as_source(ctx.store);
+    }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     ctx.id_salt = ((unsigned long long)ts.tv_nsec * 2654435761ULL) ^ (unsigned long long)getpid();
@@ -129,6 +142,11 @@ int main(int argc, char **argv)
     struct MHD_Daemon *d = srv_http_start(&ctx, &port);
     if (d == NULL)
         return 1;
+    if (!srv_writes_open(&cfg))
+        fprintf(stderr,
+                "posencd: PUT and DELETE /tables answer 403: listening on %s without a write "
+                "token (--write-token-file, POSENC_TOKEN) or --allow-unauthenticated-writes\n",
+                cfg.bind);
     printf("posencd %s listening on http://%s:%u\n", POSENC_VERSION, cfg.bind, port);
     fflush(stdout);
 

@@ -42,6 +42,7 @@ typedef struct {
     api_opts opts;               /* response options (npy, streaming) */
     api_response ar;             /* the pool job's result, sent when the connection resumes */
     int status;                  /* status of the queued response */
+    int close; /* answer with Connection: close (framing refused at the headers) */
     size_t resp_bytes;
     struct timespec t0;
 } srv_req;
@@ -64,8 +65,14 @@ enum MHD_Result srv_send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq
 /* A problem+json answer with code and detail; allow (NULL: none) becomes the Allow header. */
 enum MHD_Result srv_send_problem(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
                                  api_problem_code code, const char *detail, const char *allow);
+/* A problem+json answer with one extra header hname: hvalue (hname NULL: none). */
+enum MHD_Result srv_send_problem_hdr(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                     api_problem_code code, const char *detail, const char *hname,
+                                     const char *hvalue);
 /* 503 overloaded, Retry-After: 1, with the figures of the budget's refusal (rq->ovl_*). */
 enum MHD_Result srv_send_overloaded(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+/* 503 overloaded, Retry-After: 1: the compute queue is full (srv_pool_reserve refused). */
+enum MHD_Result srv_send_queue_full(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
 /* 413 too-large: the body passed max_body_bytes while it arrived. */
 enum MHD_Result srv_send_too_big(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
 /* 204 to an OPTIONS preflight: Allow and, with CORS on, Access-Control-Allow-Methods = allow. */
@@ -88,6 +95,37 @@ int srv_st_hold(void *cls, size_t bytes);
 enum MHD_Result srv_append_body(srv_ctx *ctx, srv_req *rq, const char *upload, size_t n);
 /* Frees the body buffer and gives back its reservation. */
 void srv_drop_body(srv_ctx *ctx, srv_req *rq);
+
+/* ---- accesslog.c: the access log (stdout), every field escaped ----------------------------- */
+
+/* Escapes s into out[0..n): json 1 for the inside of a JSON string (controls as \uXXXX, each
+ * invalid UTF-8 byte as U+FFFD), 0 for the text format (printable ASCII but space, else \xHH). */
+void srv_log_escape(const char *s, int json, char *out, size_t n);
+/* Writes rq's access-log line (cfg->log_format) with its status, duration and completion. */
+void srv_log_request(const srv_ctx *ctx, const srv_req *rq, int status, double secs, int completed);
+
+/* ---- auth.c: who may write (PUT and DELETE /tables) ------------------------------------------ */
+
+/* 1 when bind is an IPv4 loopback address (127.0.0.0/8). */
+int srv_bind_is_loopback(const char *bind);
+/* 1 when the write routes are open: a write token is configured (then each write must carry it),
+ * or --allow-unauthenticated-writes, or the daemon listens on loopback only. */
+int srv_writes_open(const srv_config *cfg);
+/* 1 when given[0..given_len) equals token, compared in time independent of where they differ. */
+int srv_token_equal(const char *given, size_t given_len, const char *token);
+/* 1 when rq (a PUT or DELETE /tables/{name}) may write; else 0 with *answer the queued 401
+ * unauthorized (WWW-Authenticate: Bearer) or 403 forbidden naming the rule. */
+int srv_write_allowed(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, enum MHD_Result *answer);
+
+/* ---- framing.c: strict HTTP/1.1 framing, from the headers alone ---------------------------- */
+
+/* 1 (and why, a sentence) when the request's framing is ambiguous or malformed: Content-Length
+ * together with Transfer-Encoding, two different Content-Lengths, a Content-Length not a number, a
+ * Transfer-Encoding other than "chunked", a field name with whitespace ("Transfer-Encoding :"), an
+ * HTTP/1.1 request without exactly one Host. Answer 400 bad-request and close. 0 when fine. */
+int srv_framing_bad(struct MHD_Connection *c, const char *version, char *why, size_t n);
+/* 1 when the request carries a body (a Content-Length over 0, or Transfer-Encoding). */
+int srv_has_body(struct MHD_Connection *c);
 
 /* ---- static.c: files under --web-dir ------------------------------------------------------- */
 

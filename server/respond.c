@@ -24,7 +24,7 @@ enum MHD_Result srv_send_resp(srv_ctx *ctx, struct MHD_Connection *c, srv_req *r
         if (strcmp(ctx->cfg->cors_origins, "*") != 0)
             MHD_add_response_header(resp, "Vary", "Origin");
     }
-    if (atomic_load(&ctx->draining))
+    if (atomic_load(&ctx->draining) || rq->close)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     rq->queued = 1;
     rq->status = status;
@@ -139,10 +139,9 @@ enum MHD_Result srv_send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq
     return srv_send_resp(ctx, c, rq, ar->status, resp, ar->content_type);
 }
 
-/* A problem answer, with one extra header hname: hvalue when hname is not NULL. */
-static enum MHD_Result send_problem_hdr(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
-                                        api_problem_code code, const char *detail,
-                                        const char *hname, const char *hvalue)
+enum MHD_Result srv_send_problem_hdr(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                     api_problem_code code, const char *detail, const char *hname,
+                                     const char *hvalue)
 {
     api_response ar;
     api_simple_problem(code, detail, rq->request_id, &ar);
@@ -163,7 +162,8 @@ static enum MHD_Result send_problem_hdr(srv_ctx *ctx, struct MHD_Connection *c, 
 enum MHD_Result srv_send_problem(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
                                  api_problem_code code, const char *detail, const char *allow)
 {
-    return send_problem_hdr(ctx, c, rq, code, detail, allow ? MHD_HTTP_HEADER_ALLOW : NULL, allow);
+    return srv_send_problem_hdr(ctx, c, rq, code, detail, allow ? MHD_HTTP_HEADER_ALLOW : NULL,
+                                allow);
 }
 
 enum MHD_Result srv_send_overloaded(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
@@ -174,7 +174,18 @@ enum MHD_Result srv_send_overloaded(srv_ctx *ctx, struct MHD_Connection *c, srv_
              "held now and this request needs %zu more; retry later",
              ctx->budget.max, rq->ovl_seen, rq->ovl_more);
     srv_budget_note_refused(&ctx->budget);
-    return send_problem_hdr(ctx, c, rq, API_PB_OVERLOADED, d, "Retry-After", "1");
+    return srv_send_problem_hdr(ctx, c, rq, API_PB_OVERLOADED, d, "Retry-After", "1");
+}
+
+enum MHD_Result srv_send_queue_full(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
+{
+    char d[200];
+    snprintf(d, sizeof d,
+             "the compute queue is full (max_queue_depth %u requests wait for a compute thread); "
+             "retry later",
+             ctx->cfg->max_queue_depth);
+    srv_budget_note_refused(&ctx->budget);
+    return srv_send_problem_hdr(ctx, c, rq, API_PB_OVERLOADED, d, "Retry-After", "1");
 }
 
 enum MHD_Result srv_send_too_big(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
@@ -182,6 +193,25 @@ enum MHD_Result srv_send_too_big(srv_ctx *ctx, struct MHD_Connection *c, srv_req
     char d[128];
     snprintf(d, sizeof d, "the body exceeds max_body_bytes (%zu)", ctx->cfg->lim.max_body_bytes);
     return srv_send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
+}
+
+/* allow ("GET, HEAD, PUT, DELETE, OPTIONS") without PUT and DELETE, into out. */
+static const char *read_methods(const char *allow, char *out, size_t n)
+{
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%s", allow);
+    size_t w = 0;
+    out[0] = '\0';
+    char *save = NULL;
+    for (char *m = strtok_r(tmp, ", ", &save); m != NULL; m = strtok_r(NULL, ", ", &save)) {
+        if (strcmp(m, "PUT") == 0 || strcmp(m, "DELETE") == 0)
+            continue;
+        int r = snprintf(out + w, n - w, "%s%s", w ? ", " : "", m);
+        if (r < 0 || (size_t)r >= n - w)
+            break;
+        w += (size_t)r;
+    }
+    return out;
 }
 
 enum MHD_Result srv_preflight(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
@@ -193,9 +223,16 @@ enum MHD_Result srv_preflight(srv_ctx *ctx, struct MHD_Connection *c, srv_req *r
         return MHD_NO;
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
     if (ctx->cfg->cors_origins[0]) {
-        MHD_add_response_header(resp, "Access-Control-Allow-Methods", allow);
+        /* Writes are granted to configured origins only: with "*" a preflight never allows PUT
+         * or DELETE (nor Authorization), so no page on any site can write tables from a
+         * browser. */
+        int any = strcmp(ctx->cfg->cors_origins, "*") == 0;
+        char reads[64];
+        MHD_add_response_header(resp, "Access-Control-Allow-Methods",
+                                any ? read_methods(allow, reads, sizeof reads) : allow);
         MHD_add_response_header(resp, "Access-Control-Allow-Headers",
-                                "Content-Type, Accept, X-Request-Id");
+                                any ? "Content-Type, Accept, X-Request-Id"
+                                    : "Content-Type, Accept, X-Request-Id, Authorization");
         MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
     }
     return srv_send_resp(ctx, c, rq, 204, resp, NULL);

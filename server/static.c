@@ -27,38 +27,83 @@ static const struct {
     {".map", "application/json"},
 };
 
-/* The file under web_dir that path p names ("/" and "/docs" map to their index.html), into
- * file. Returns 0, or -1 when there is no web dir or p could escape it ("..", "//"). */
+/* The path under web_dir that request path p names, without its leading '/' ("/" and "/docs" map
+ * to their index.html), into file. Returns 0, or -1 when there is no web dir or p could escape it
+ * ("..", "//"). */
 static int static_file(const srv_ctx *ctx, const char *p, char *file, size_t n)
 {
     if (ctx->cfg->web_dir[0] == '\0' || strstr(p, "..") || strstr(p, "//") || p[0] != '/')
         return -1;
     int r;
     if (strcmp(p, "/") == 0 || strcmp(p, "/docs") == 0 || strcmp(p, "/docs/") == 0)
-        r = snprintf(file, n, "%s%s", ctx->cfg->web_dir,
-                     p[1] == 'd' ? "/docs/index.html" : "/index.html");
+        r = snprintf(file, n, "%s", p[1] == 'd' ? "docs/index.html" : "index.html");
     else
-        r = snprintf(file, n, "%s%s", ctx->cfg->web_dir, p);
+        r = snprintf(file, n, "%s", p + 1);
     return (r < 0 || (size_t)r >= n) ? -1 : 0;
+}
+
+/* Opens the regular file rel under web_dir one component at a time with O_NOFOLLOW, so that no
+ * symbolic link under web_dir is followed (none can lead out of it), and with O_NONBLOCK, so that
+ * a FIFO never blocks the thread (it is refused: only regular files are served). The descriptor,
+ * with *st filled, or -1. web_dir itself may be a link. */
+static int open_under(const char *web_dir, char *rel, struct stat *st)
+{
+    int dfd = open(web_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char *save = NULL;
+    char *part = strtok_r(rel, "/", &save);
+    while (dfd >= 0 && part != NULL) {
+        char *next = strtok_r(NULL, "/", &save);
+        int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (next ? O_DIRECTORY : 0);
+        int fd = openat(dfd, part, flags);
+        close(dfd);
+        dfd = fd;
+        part = next;
+        if (next == NULL)
+            break;
+    }
+    if (dfd < 0)
+        return -1;
+    if (part != NULL || fstat(dfd, st) != 0 || !S_ISREG(st->st_mode)) {
+        close(dfd); /* no component at all ("" after the root), or not a regular file */
+        return -1;
+    }
+    return dfd;
+}
+
+/* The file of request path p, with suffix appended (".gz", or "" for the file itself), opened
+ * (open_under), or -1. */
+static int static_open(const srv_ctx *ctx, const char *p, const char *suffix, struct stat *st)
+{
+    char rel[1040];
+    if (static_file(ctx, p, rel, 1024) != 0 || rel[0] == '\0')
+        return -1;
+    size_t n = strlen(rel), k = strlen(suffix);
+    if (n + k >= sizeof rel)
+        return -1;
+    memcpy(rel + n, suffix, k + 1);
+    return open_under(ctx->cfg->web_dir, rel, st);
 }
 
 int srv_static_exists(const srv_ctx *ctx, const char *p)
 {
-    char file[1024];
     struct stat st;
-    return static_file(ctx, p, file, sizeof file) == 0 && stat(file, &st) == 0 &&
-           S_ISREG(st.st_mode);
+    int fd = static_open(ctx, p, "", &st);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
 }
 
-/* 1 when `file` + suffix is a regular file no older and smaller than the original `st`: a stale or
- * useless precompressed copy (the page edited after `make`, a tiny file) is never sent. */
-static int variant_ok(const char *file, const char *suffix, const struct stat *st)
+/* 1 when the file of path p + suffix is a regular file no older and smaller than the original
+ * `st`: a stale or useless precompressed copy (the page edited after `make`, a tiny file) is never
+ * sent. */
+static int variant_ok(const srv_ctx *ctx, const char *p, const char *suffix, const struct stat *st)
 {
-    char v[1040];
     struct stat vs;
-    int r = snprintf(v, sizeof v, "%s%s", file, suffix);
-    if (r < 0 || (size_t)r >= sizeof v || stat(v, &vs) != 0 || !S_ISREG(vs.st_mode))
+    int fd = static_open(ctx, p, suffix, &vs);
+    if (fd < 0)
         return 0;
+    close(fd);
     if (vs.st_size >= st->st_size)
         return 0;
     return vs.st_mtim.tv_sec > st->st_mtim.tv_sec ||
@@ -67,12 +112,14 @@ static int variant_ok(const char *file, const char *suffix, const struct stat *s
 
 enum MHD_Result srv_get_static(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
-    char file[1040];
-    if (static_file(ctx, rq->path, file, 1024) != 0)
-        return srv_send_problem(ctx, c, rq, API_PB_NOT_FOUND, "no such resource", NULL);
+    char file[1024];
     struct stat st;
-    if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+    int fd = static_open(ctx, rq->path, "", &st);
+    if (fd < 0 || static_file(ctx, rq->path, file, sizeof file) != 0) {
+        if (fd >= 0)
+            close(fd);
         return srv_send_problem(ctx, c, rq, API_PB_NOT_FOUND, "no such resource", NULL);
+    }
     const char *type = "application/octet-stream";
     const char *dot = strrchr(file, '.');
     for (size_t i = 0; dot && i < sizeof MIME / sizeof MIME[0]; i++) {
@@ -80,20 +127,22 @@ enum MHD_Result srv_get_static(srv_ctx *ctx, struct MHD_Connection *c, srv_req *
             type = MIME[i].type;
     }
     /* Precompressed copies next to the file (file.br, file.gz, written by `make`), chosen by
-     * Accept-Encoding; the body is sent as stored, so Content-Length is the copy's size. */
-    unsigned avail = (variant_ok(file, ".gz", &st) ? 1u << SRV_ENC_GZIP : 0) |
-                     (variant_ok(file, ".br", &st) ? 1u << SRV_ENC_BR : 0);
+     * Accept-Encoding; the body is sent as stored, so Content-Length is the copy's size. A copy is
+     * opened as the file is (regular, no link followed). */
+    unsigned avail = (variant_ok(ctx, rq->path, ".gz", &st) ? 1u << SRV_ENC_GZIP : 0) |
+                     (variant_ok(ctx, rq->path, ".br", &st) ? 1u << SRV_ENC_BR : 0);
     srv_encoding enc = srv_pick_encoding(
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING), avail);
-    if (enc != SRV_ENC_IDENTITY) { /* file has 16 bytes spare past the 1024 static_file used */
-        size_t n = strlen(file);
-        memcpy(file + n, enc == SRV_ENC_BR ? ".br" : ".gz", 4);
-    }
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        if (fd >= 0)
+    if (enc != SRV_ENC_IDENTITY) {
+        struct stat vs;
+        int vfd = static_open(ctx, rq->path, enc == SRV_ENC_BR ? ".br" : ".gz", &vs);
+        if (vfd >= 0) {
             close(fd);
-        return srv_send_problem(ctx, c, rq, API_PB_NOT_FOUND, "no such resource", NULL);
+            fd = vfd;
+            st = vs;
+        } else {
+            enc = SRV_ENC_IDENTITY; /* gone since variant_ok: send the file itself */
+        }
     }
     struct MHD_Response *resp = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
     if (resp == NULL) {

@@ -6,12 +6,15 @@
 #include <stdlib.h>
 
 #include "server/negotiate.h"
+#include "server/pool.h"
 #include "server/request.h"
 
 enum MHD_Result srv_tables_list(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
     api_response ar;
-    api_tables_list(ctx->store, rq->request_id, &ar);
+    api_tables_list(ctx->store, MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit"),
+                    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "after"), rq->request_id,
+                    &ar);
     return srv_send_api(ctx, c, rq, &ar);
 }
 
@@ -55,21 +58,53 @@ enum MHD_Result srv_table_put_headers(srv_ctx *ctx, struct MHD_Connection *c, sr
     return MHD_YES;
 }
 
-enum MHD_Result srv_table_put_finish(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
+/* Parses and stores the upload into rq->ar (on a pool thread, or inline) and gives back what it
+ * held in the budget. */
+static void table_put_work(srv_req *rq)
 {
-    if (rq->too_big)
-        return srv_send_too_big(ctx, c, rq);
-    if (rq->overloaded) /* the body was discarded: nothing is parsed or stored */
-        return srv_send_overloaded(ctx, c, rq);
-    api_response ar;
-    int rc = api_table_upload_parse(&rq->up, &ctx->cfg->lim, rq->buf, rq->len, rq->request_id, &ar);
+    srv_ctx *ctx = rq->ctx;
+    int rc =
+        api_table_upload_parse(&rq->up, &ctx->cfg->lim, rq->buf, rq->len, rq->request_id, &rq->ar);
     free(rq->buf);
     rq->buf = NULL;
     if (rq->up.st == NULL || rc < 0) /* the body buffer is gone (a failed stream's too) */
         srv_budget_hold(&ctx->budget, &rq->held, 0, NULL);
     if (rc < 0)
-        return srv_send_api(ctx, c, rq, &ar);
-    api_table_upload_store(&rq->up, ctx->store, rq->request_id, &ar);
+        return;
+    api_table_upload_store(&rq->up, ctx->store, rq->request_id, &rq->ar);
     srv_budget_hold(&ctx->budget, &rq->held, 0, NULL); /* a streamed table: stored or freed now */
-    return srv_send_api(ctx, c, rq, &ar);
+}
+
+/* The pool job of an upload: parse, store, then resume the connection (MHD calls the access
+ * handler again, which sends rq->ar). */
+static void table_put_job(void *arg)
+{
+    srv_req *rq = arg;
+    table_put_work(rq);
+    MHD_resume_connection(rq->conn);
+}
+
+/* Parsing (jansson's tree of a 16 MiB body takes a second) and storing (write and fsync) run on
+ * the compute pool with the connection suspended, so that /healthz and the other connections of
+ * this HTTP thread are served meanwhile; the compute queue's bound applies. */
+enum MHD_Result srv_table_put_finish(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
+{
+    if (rq->submitted) /* resumed: the job parsed and stored */
+        return srv_send_api(ctx, c, rq, &rq->ar);
+    if (rq->too_big)
+        return srv_send_too_big(ctx, c, rq);
+    if (rq->overloaded) /* the body was discarded: nothing is parsed or stored */
+        return srv_send_overloaded(ctx, c, rq);
+    if (ctx->pool != NULL && srv_pool_reserve(ctx->pool) != 0)
+        return srv_send_queue_full(ctx, c, rq);
+    rq->conn = c;
+    rq->submitted = 1;
+    if (ctx->pool != NULL) {
+        MHD_suspend_connection(c);
+        if (srv_pool_submit(ctx->pool, table_put_job, rq) != 0)
+            table_put_job(rq);
+        return MHD_YES;
+    }
+    table_put_work(rq);
+    return srv_send_api(ctx, c, rq, &rq->ar);
 }

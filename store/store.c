@@ -15,28 +15,8 @@
 #include <unistd.h>
 
 #include "core/learned.h"
+#include "store/store_dir.h"
 #include "store/store_file.h"
-
-#define STALE_TEMP_SECONDS 2 /* a temp file younger than this is never removed */
-
-typedef struct {
-    char name[STORE_NAME_MAX + 1];
-    store_rec *t; /* the loaded table (one reference held by the map), or NULL */
-    int bad;      /* 1: the file with bad_id failed to load (reported once) */
-    store_file_id bad_id;
-} map_entry;
-
-struct store_dir {
-    char dir[512];
-    int has_dir;
-    size_t max_table_bytes;
-    FILE *log;
-    pthread_mutex_t mu; /* guards ents, n, cap */
-    map_entry *ents;
-    size_t n, cap;
-    store_rec *builtin;
-    store_source src;
-};
 
 static int64_t now_ms(void)
 {
@@ -89,6 +69,12 @@ static map_entry *map_add(store_dir *s, const char *name)
     return e;
 }
 
+/* Bytes of a table's data (what the cache bound counts). */
+static size_t rec_bytes(const store_rec *t)
+{
+    return t ? t->pub.rows * t->pub.cols * sizeof(double) : 0;
+}
+
 /* Removes name from the map; returns the table it held (the caller unrefs it outside the lock). */
 static store_rec *map_remove(store_dir *s, const char *name)
 {
@@ -96,20 +82,53 @@ static store_rec *map_remove(store_dir *s, const char *name)
     if (e == NULL)
         return NULL;
     store_rec *t = e->t;
+    s->resident -= rec_bytes(t);
     *e = s->ents[--s->n];
     return t;
 }
 
-/* Installs t (taking one reference for the map); returns the table it replaced. */
+/* Drops least recently used tables (never `keep`) until the loaded tables' data fits
+ * cache_bytes. A table still acquired stays valid (its reference is its own); it is read again
+ * from its file on its next lookup. */
+static void map_evict(store_dir *s, const char *keep)
+{
+    while (s->cache_bytes && s->resident > s->cache_bytes) {
+        map_entry *lru = NULL;
+        for (size_t i = 0; i < s->n; i++) {
+            map_entry *e = &s->ents[i];
+            if (e->t != NULL && strcmp(e->name, keep) != 0 && (lru == NULL || e->used < lru->used))
+                lru = e;
+        }
+        if (lru == NULL)
+            return;
+        store__table_unref(map_remove(s, lru->name));
+    }
+}
+
+/* Installs t (taking one reference for the map) and keeps the cache within its bound; returns
+ * the table it replaced. */
 static store_rec *map_install(store_dir *s, const char *name, store_rec *t)
 {
     map_entry *e = map_add(s, name);
     if (e == NULL)
         return NULL; /* out of memory: the table is simply not cached */
     store_rec *old = e->t;
+    s->resident -= rec_bytes(old);
     e->t = store__table_ref(t);
+    s->resident += rec_bytes(t);
     e->bad = 0;
+    e->used = ++s->tick;
+    map_evict(s, name);
     return old;
+}
+
+int store__known_bad(store_dir *s, const char *name, const store_file_id *id)
+{
+    pthread_mutex_lock(&s->mu);
+    map_entry *e = map_find(s, name);
+    int bad = e != NULL && e->bad && store__file_id_eq(&e->bad_id, id);
+    pthread_mutex_unlock(&s->mu);
+    return bad;
 }
 
 /* ---- lookups -------------------------------------------------------------------------------- */
@@ -133,9 +152,10 @@ const store_table *store_acquire(store_dir *s, const char *name)
     map_entry *e = map_find(s, name);
     if (!exists)
         gone = map_remove(s, name); /* deleted, possibly by another replica */
-    else if (e && e->t && store__file_id_eq(&e->t->id, &now))
+    else if (e && e->t && store__file_id_eq(&e->t->id, &now)) {
         hit = store__table_ref(e->t);
-    else if (e && e->bad && store__file_id_eq(&e->bad_id, &now))
+        e->used = ++s->tick;
+    } else if (e && e->bad && store__file_id_eq(&e->bad_id, &now))
         known_bad = 1;
     pthread_mutex_unlock(&s->mu);
     store__table_unref(gone);
@@ -155,6 +175,7 @@ const store_table *store_acquire(store_dir *s, const char *name)
         int report = why[0] && !(e && e->bad && store__file_id_eq(&e->bad_id, &id));
         if (why[0] && (e = map_add(s, name)) != NULL) {
             old = e->t; /* the name's file is now bad: do not serve an older version */
+            s->resident -= rec_bytes(old);
             e->t = NULL;
             e->bad = 1;
             e->bad_id = id;
@@ -214,6 +235,55 @@ const store_source *store_as_source(store_dir *s)
 
 /* ---- writes --------------------------------------------------------------------------------- */
 
+/* 1 (err filled) when storing a table of data_bytes under name would pass max_tables or
+ * max_store_bytes, counted from the directory (so replicas sharing it share the quota; a table
+ * being replaced does not count). A file is the data plus at most 1 KiB of header and trailer. */
+static int over_quota(store_dir *s, const char *name, size_t data_bytes, char *err, size_t err_n)
+{
+    if (s->max_tables == 0 && s->max_store_bytes == 0)
+        return 0;
+    size_t tables = 0, bytes = 0;
+    if (store_usage(s, name, &tables, &bytes) < 0)
+        return 0; /* unreadable: the write itself reports the directory's trouble */
+    size_t need = data_bytes + 1024;
+    if (s->max_tables && tables + 1 > s->max_tables) {
+        snprintf(err, err_n,
+                 "the store holds %zu other tables: one more would pass max_tables (%zu)", tables,
+                 s->max_tables);
+        return 1;
+    }
+    if (s->max_store_bytes && (bytes > s->max_store_bytes || need > s->max_store_bytes - bytes)) {
+        snprintf(err, err_n,
+                 "the other tables take %zu bytes: this one (about %zu) would pass "
+                 "max_store_bytes (%zu)",
+                 bytes, need, s->max_store_bytes);
+        return 1;
+    }
+    return 0;
+}
+
+void store_cache_stats(store_dir *s, size_t *cached_bytes, size_t *cached_tables,
+                       size_t *quota_refused)
+{
+    pthread_mutex_lock(&s->mu);
+    *cached_bytes = s->resident;
+    *cached_tables = 0;
+    for (size_t i = 0; i < s->n; i++)
+        *cached_tables += s->ents[i].t != NULL;
+    *quota_refused = s->quota_refused;
+    pthread_mutex_unlock(&s->mu);
+}
+
+void store_set_limits(store_dir *s, size_t max_tables, size_t max_store_bytes, size_t cache_bytes)
+{
+    pthread_mutex_lock(&s->mu);
+    s->max_tables = max_tables;
+    s->max_store_bytes = max_store_bytes;
+    s->cache_bytes = cache_bytes;
+    map_evict(s, "");
+    pthread_mutex_unlock(&s->mu);
+}
+
 store_result store_put(store_dir *s, const char *name, wire_tensor *in, const char *format,
                        store_table_info *info, char *err, size_t err_n)
 {
@@ -238,6 +308,13 @@ store_result store_put(store_dir *s, const char *name, wire_tensor *in, const ch
 
     char tmp[1024], path[1024];
     table_path(s, name, path, sizeof path);
+    if (over_quota(s, name, rec_bytes(t), err, err_n)) {
+        pthread_mutex_lock(&s->mu);
+        s->quota_refused++;
+        pthread_mutex_unlock(&s->mu);
+        store__table_unref(t);
+        return STORE_QUOTA;
+    }
     snprintf(tmp, sizeof tmp, "%s/.tmp-%s-XXXXXX", s->dir, name);
     int fd = mkstemp(tmp);
     if (fd < 0) {
@@ -318,119 +395,6 @@ store_result store_delete(store_dir *s, const char *name, char *err, size_t err_
     return STORE_DELETED;
 }
 
-/* ---- directory scans ------------------------------------------------------------------------ */
-
-/* The table name of a directory entry "<name>.npy", or 0. */
-static int entry_name(const char *file, char *name, size_t n)
-{
-    size_t l = strlen(file);
-    if (l <= 4 || strcmp(file + l - 4, ".npy") != 0 || l - 4 >= n)
-        return 0;
-    memcpy(name, file, l - 4);
-    name[l - 4] = '\0';
-    return store_name_valid(name);
-}
-
-/* Removes a temp file nobody writes any more (lock free, older than STALE_TEMP_SECONDS). */
-static void remove_stale_temp(store_dir *s, const char *file)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", s->dir, file);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-        time(NULL) - st.st_mtim.tv_sec >= STALE_TEMP_SECONDS && unlink(path) == 0 && s->log)
-        fprintf(s->log, "posencd: tables: removed the stale temp file %s (an interrupted upload)\n",
-                path);
-    close(fd);
-}
-
-typedef struct {
-    store_table_info *v;
-    size_t n, cap;
-} info_list;
-
-static int info_push(info_list *l, const store_table_info *info)
-{
-    if (l->n == l->cap) {
-        size_t ncap = l->cap ? l->cap * 2 : 16;
-        store_table_info *nv = realloc(l->v, ncap * sizeof *nv);
-        if (nv == NULL)
-            return -1;
-        l->v = nv;
-        l->cap = ncap;
-    }
-    l->v[l->n++] = *info;
-    return 0;
-}
-
-/* Walks the directory: loads every table (collecting infos into l when non-NULL); at start-up
- * (startup 1) also removes stale temp files and reports foreign table files. */
-static int scan(store_dir *s, info_list *l, int startup)
-{
-    if (!s->has_dir)
-        return 0;
-    DIR *d = opendir(s->dir);
-    if (d == NULL) {
-        if (s->log)
-            fprintf(s->log, "posencd: tables: cannot read %s: %s\n", s->dir, strerror(errno));
-        return 0;
-    }
-    struct dirent *de;
-    int rc = 0;
-    while ((de = readdir(d)) != NULL) {
-        char name[STORE_NAME_MAX + 1];
-        if (strncmp(de->d_name, ".tmp-", 5) == 0) {
-            if (startup)
-                remove_stale_temp(s, de->d_name);
-            continue;
-        }
-        if (!entry_name(de->d_name, name, sizeof name))
-            continue;
-        if (strcmp(name, STORE_BUILTIN) == 0) {
-            if (startup && s->log)
-                fprintf(s->log, "posencd: tables: ignoring %s/%s: %s is built in\n", s->dir,
-                        de->d_name, STORE_BUILTIN);
-            continue;
-        }
-        const store_table *t = store_acquire(s, name);
-        if (t == NULL)
-            continue;
-        store_table_info info;
-        store_info(t, &info);
-        store_release(s, t);
-        if (l && info_push(l, &info) < 0)
-            rc = -1;
-    }
-    closedir(d);
-    if (s->log)
-        fflush(s->log);
-    return rc;
-}
-
-static int info_cmp(const void *a, const void *b)
-{
-    return strcmp(((const store_table_info *)a)->name, ((const store_table_info *)b)->name);
-}
-
-int store_list(store_dir *s, store_table_info **out, size_t *n)
-{
-    info_list l = {NULL, 0, 0};
-    int rc = info_push(&l, &s->builtin->info);
-    if (rc == 0)
-        rc = scan(s, &l, 0);
-    if (rc < 0) {
-        free(l.v);
-        return -1;
-    }
-    qsort(l.v, l.n, sizeof *l.v, info_cmp);
-    *out = l.v;
-    *n = l.n;
-    return 0;
-}
-
 /* mkdir -p (mode 0755). */
 static int mkdir_p(const char *dir)
 {
@@ -483,7 +447,7 @@ store_dir *store_open(const char *dir, size_t max_table_bytes, FILE *log)
                         s->dir, strerror(errno), STORE_BUILTIN);
         } else {
             s->has_dir = 1;
-            scan(s, NULL, 1);
+            store__startup_scan(s);
         }
     }
     return s;

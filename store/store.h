@@ -18,11 +18,13 @@
  * or the new one, never a mix; a crash leaves at most a temp file, which start-up removes (only
  * when no live writer holds its lock and it is older than 2 s).
  *
- * Start-up scans the directory: every valid table is loaded; a corrupt or truncated file is
- * reported on the log stream and skipped (it never hides the others). Lookups validate the map
- * against the directory: a miss (or a file whose inode, size or mtime changed) re-reads that file,
- * and a file gone from the directory is gone from the map, so replicas sharing a volume see each
- * other's tables, replacements and deletions. GET /tables re-reads the whole directory.
+ * Tables are read on demand, never at start-up (which only removes stale temp files): a lookup
+ * reads the file on a miss and keeps the table in a cache bounded in bytes (store_set_limits;
+ * least recently used out). A corrupt or truncated file is reported on the log stream when it is
+ * first used and skipped (it never hides the others). Lookups validate the cache against the
+ * directory: a file whose inode, size or mtime changed is read again, and a file gone from the
+ * directory is gone from the cache, so replicas sharing a volume see each other's tables,
+ * replacements and deletions. Listings read the directory's names and the headers of one page.
  *
  * Thread safety: every function may be called from any thread. One mutex guards the name map only;
  * files are read and written outside it. Tables are immutable and refcounted: an acquired table
@@ -62,6 +64,7 @@ typedef enum {
     STORE_NO_DIR = 6, /* no usable data directory */
     STORE_IO = 7,     /* a file operation failed (message says which) */
     STORE_NOMEM = 8,
+    STORE_QUOTA = 9, /* put: max_tables or max_store_bytes would be passed (err says which) */
 } store_result;
 
 /*
@@ -102,9 +105,32 @@ store_result store_put(store_dir *s, const char *name, wire_tensor *t, const cha
 store_result store_delete(store_dir *s, const char *name, char *err, size_t err_n);
 
 /*
- * Re-reads the directory and returns every table's metadata sorted by name (built-in included) in
- * *out (malloc'd; free()) with *n entries. Returns 0, or -1 when out of memory.
+ * One page of the listing: reads the directory's names (linear), sorts them (built-in included),
+ * and returns the metadata of at most limit tables whose names sort after `after` (NULL or "":
+ * from the first) in *out (malloc'd; free()) with *n entries; *more is 1 when names remain after
+ * the page. Only the page's files are opened, and only their header and trailer are read (a file
+ * that cannot be read is left out; its checksum is checked when it is used). 0, or -1 when out of
+ * memory.
  */
+int store_list_page(store_dir *s, const char *after, size_t limit, store_table_info **out,
+                    size_t *n, int *more);
+
+/* Every table: store_list_page without a page bound. */
 int store_list(store_dir *s, store_table_info **out, size_t *n);
+
+/* The quota's usage, counted from the directory: tables and bytes of their files, leaving out
+ * the table `except` (NULL: none) and the built-in one. 0, or -1 when the directory cannot be
+ * read. */
+int store_usage(store_dir *s, const char *except, size_t *tables, size_t *bytes);
+
+/* The cache now (bytes of data of the loaded tables, their count) and the puts refused by the
+ * quota since the store was opened. */
+void store_cache_stats(store_dir *s, size_t *cached_bytes, size_t *cached_tables,
+                       size_t *quota_refused);
+
+/* Sets the quota (max_tables tables, max_store_bytes bytes of files in the directory; 0 = none;
+ * store_put answers STORE_QUOTA past it) and the bound of loaded tables' data kept in memory
+ * (cache_bytes; least recently used first out; 0 = none). Defaults: no quota, no bound. */
+void store_set_limits(store_dir *s, size_t max_tables, size_t max_store_bytes, size_t cache_bytes);
 
 #endif

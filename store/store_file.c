@@ -102,9 +102,9 @@ store_rec *store__table_ref(store_rec *t)
 
 /* ---- reading a table file ------------------------------------------------------------------- */
 
-/* Parses the trailer line into t->info; 0 or -1 (why filled). hash: FNV of the data. */
-static int parse_trailer(const char *tr, size_t n, uint64_t hash, store_rec *t, char *why,
-                         size_t why_n)
+/* Parses the trailer line into *info and *want_hash (its fnv1a64); 0 or -1 (why filled). */
+static int parse_trailer_info(const char *tr, size_t n, store_table_info *info,
+                              uint64_t *want_hash_out, char *why, size_t why_n)
 {
     char line[TRAILER_MAX + 1];
     memcpy(line, tr, n);
@@ -128,16 +128,16 @@ static int parse_trailer(const char *tr, size_t n, uint64_t hash, store_rec *t, 
         if (strcmp(tok, "dtype") == 0) {
             for (int d = WIRE_DT_F16; d <= WIRE_DT_F64; d++) {
                 if (strcmp(v, wire_dtype_name((wire_dtype)d)) == 0) {
-                    t->info.dtype = (wire_dtype)d;
+                    info->dtype = (wire_dtype)d;
                     have |= 1;
                 }
             }
-        } else if (strcmp(tok, "format") == 0 && strlen(v) < sizeof t->info.format) {
-            memcpy(t->info.format, v, strlen(v) + 1);
+        } else if (strcmp(tok, "format") == 0 && strlen(v) < sizeof info->format) {
+            memcpy(info->format, v, strlen(v) + 1);
             have |= 2;
         } else if (strcmp(tok, "created_ms") == 0) {
             char *end = NULL;
-            t->info.created_ms = strtoll(v, &end, 10);
+            info->created_ms = strtoll(v, &end, 10);
             if (end != v && *end == '\0')
                 have |= 4;
         } else if (strcmp(tok, "fnv1a64") == 0) {
@@ -151,6 +151,17 @@ static int parse_trailer(const char *tr, size_t n, uint64_t hash, store_rec *t, 
         snprintf(why, why_n, "its trailer line lacks dtype, format, created_ms or fnv1a64");
         return -1;
     }
+    *want_hash_out = want_hash;
+    return 0;
+}
+
+/* Parses the trailer line into t->info; 0 or -1 (why filled). hash: FNV of the data. */
+static int parse_trailer(const char *tr, size_t n, uint64_t hash, store_rec *t, char *why,
+                         size_t why_n)
+{
+    uint64_t want_hash = 0;
+    if (parse_trailer_info(tr, n, &t->info, &want_hash, why, why_n) < 0)
+        return -1;
     if (want_hash != hash) {
         snprintf(why, why_n,
                  "checksum mismatch (fnv1a64 %016llx in the trailer, data gives %016llx)",
@@ -165,7 +176,9 @@ store_rec *store__table_load(const char *path, const char *name, size_t max_tabl
 {
     why[0] = '\0';
     memset(id, 0, sizeof *id);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO planted in the directory opens at once (and is refused below as not a
+     * regular file) instead of blocking the thread until a writer comes */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         if (errno != ENOENT)
             snprintf(why, why_n, "cannot open: %s", strerror(errno));
@@ -255,6 +268,54 @@ out:
     free(head);
     close(fd);
     return t;
+}
+
+int store__table_peek(const char *path, const char *name, size_t max_table_bytes,
+                      store_table_info *info, store_file_id *id)
+{
+    memset(info, 0, sizeof *info);
+    memset(id, 0, sizeof *id);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int rc = -1;
+    char head[WIRE_NPY_MAX_HEADER + 12];
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        goto out;
+    *id = store__file_id_of(&st);
+    size_t size = (size_t)st.st_size;
+    size_t hn = size < sizeof head ? size : sizeof head;
+    if (hn == 0 || pread_full(fd, head, hn, 0) < 0)
+        goto out;
+    wire_err pb;
+    wire_err_init(&pb);
+    wire_npy_info ni;
+    if (wire_npy_parse_header(head, hn, max_table_bytes, &ni, &pb) <= 0)
+        goto out;
+    if (size < ni.header_len || size - ni.header_len < ni.data_bytes)
+        goto out;
+    size_t tl = size - ni.header_len - ni.data_bytes;
+    if (tl > TRAILER_MAX)
+        goto out;
+    snprintf(info->name, sizeof info->name, "%s", name);
+    info->rows = ni.rows;
+    info->cols = ni.cols;
+    info->dtype = ni.dtype;
+    snprintf(info->format, sizeof info->format, "npy");
+    info->created_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+    if (tl > 0) {
+        char tr[TRAILER_MAX];
+        char why[160];
+        uint64_t want = 0;
+        if (pread_full(fd, tr, tl, (off_t)(ni.header_len + ni.data_bytes)) < 0 ||
+            parse_trailer_info(tr, tl, info, &want, why, sizeof why) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    close(fd);
+    return rc;
 }
 
 int store__table_write(int fd, const store_rec *t)

@@ -51,6 +51,13 @@ void store__table_unref(store_rec *t);
 store_rec *store__table_load(const char *path, const char *name, size_t max_table_bytes,
                              store_file_id *id, char *why, size_t why_n);
 
+/* Reads only the header and the trailer of path (the table `name`): *info as store__table_load
+ * would fill it (the checksum and the values are not checked: that needs the data) and *id.
+ * 0, or -1 when the file is missing, not a regular file, or its header or trailer is bad. Two
+ * small reads: for listings. */
+int store__table_peek(const char *path, const char *name, size_t max_table_bytes,
+                      store_table_info *info, store_file_id *id);
+
 /* Writes t in the store's format (float64 .npy + trailer) to fd. Returns 0 or -1 (errno set). */
 int store__table_write(int fd, const store_rec *t);
 

@@ -169,7 +169,7 @@ START_TEST(test_round_trip)
     free(b);
     api_response_free(&r);
 
-    api_tables_list(store, "t", &r);
+    api_tables_list(store, NULL, NULL, "t", &r);
     b = body_of(&r, &n);
     ck_assert_msg(strstr(b, "{\"tables\":[{\"name\":\"demo-512x64\"") == b, "%s", b);
     ck_assert_ptr_nonnull(strstr(b, "},{\"name\":\"t\","));

@@ -203,7 +203,7 @@ test('config box in Korean on a phone: T5 and BLOOM drawn, errors in Korean', { 
         await page.locator('#cfg-run').click();
         await settle(page);
         const err = (await page.locator('[data-testid="cfg-error"]').textContent()).trim();
-        assert.match(err, /서버가 요청을 거절했습니다: \/config 항목/);
+        assert.match(err, /서버가 요청을 거절했습니다: \/config\/model_type 항목/); // an unknown model_type is named
         assert.doesNotMatch(err, /none of|required|must/i, err);
         assert.equal(await page.locator('#cfg-strip .layer').count(), 0, 'the previous model\'s strip is cleared');
         assertClean(s);

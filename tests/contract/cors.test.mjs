@@ -72,7 +72,11 @@ test('OPTIONS preflight on every route → 204 with the allowed methods and head
     const methods = (h['access-control-allow-methods'] || '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
     if (!methods.length) bad.push(`${where}: no Access-Control-Allow-Methods`);
     if (spec.paths[path]) {
-      for (const m of HTTP_METHODS.filter((x) => spec.paths[path][x])) if (!methods.includes(m)) bad.push(`${where}: ${m} not in Access-Control-Allow-Methods ${h['access-control-allow-methods']}`);
+      // with "*", the write methods are never granted (issue 19: CORS never lets any page write)
+      const writes = ['put', 'delete'];
+      for (const m of HTTP_METHODS.filter((x) => spec.paths[path][x] && !writes.includes(x))) if (!methods.includes(m)) bad.push(`${where}: ${m} not in Access-Control-Allow-Methods ${h['access-control-allow-methods']}`);
+      for (const m of writes) if (methods.includes(m)) bad.push(`${where}: ${m} granted to every origin`);
+      if ((h['access-control-allow-headers'] || '').toLowerCase().includes('authorization')) bad.push(`${where}: Authorization allowed to every origin`);
     }
     const allowH = (h['access-control-allow-headers'] || '').toLowerCase();
     for (const need of ['content-type', 'x-request-id']) if (!allowH.includes(need)) bad.push(`${where}: Access-Control-Allow-Headers lacks ${need}`);

@@ -17,6 +17,22 @@ Tests (each starts its own daemon on 127.0.0.1:<ephemeral> and has its own deadl
   body_budget   32 connections declaring nearly max_body_bytes bodies: max_inflight_bytes admits
                 as many as fit (they hold their bodies open), the others get 503 overloaded before
                 sending any body; VmRSS grows by the budget at most; the gauge is 0 afterwards
+  framing       (framing.py) ambiguous HTTP framing -> 400 bad-request from the headers, closed
+  no_body       (framing.py) bodies sent to routes that take none: refused at the headers, no
+                100 Continue, closed
+  fifo          (files.py) FIFOs in the data directory and web/, symlinks under web/: start-up and
+                requests never block, only regular files are served
+  logs          (logs.py) quotes, controls, %0a and invalid UTF-8 in the method and path: every
+                JSON log line parses, the text log has one printable line per request
+  writes        (writes.py) PUT/DELETE /tables need the bearer token when one is configured;
+                CORS * never grants the write methods
+  queue         (compute_queue.py) past --max-queue-depth a computation gets 503 overloaded at once;
+                /healthz fails while a computation runs past --stuck-seconds
+  store_scale, store_quota, store_memory
+                (table_store.py) 10,000 tables: start-up, RSS per table, paginated listing; the
+                quota shared by two daemons (507); a store larger than the memory limit
+  upload_hol    (uploads.py) four 12 MB JSON table uploads at once with 2 HTTP threads: /healthz
+                keeps answering within 250 ms (parse and store run on the compute pool)
 Prints one PASS/FAIL line per test with its figures; exit status 1 if any failed.
 Standard library only; all traffic to 127.0.0.1.
 """
@@ -31,6 +47,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
+sys.modules.setdefault("hostile", sys.modules[__name__])
 from common import Daemon, connect, post_json, read_response, request, wait_closed  # noqa: E402
 
 SMALL = b'{"d_model": 8, "seq_len": 4}'
@@ -513,6 +530,11 @@ TESTS = {"slowloris": t_slowloris, "flood": t_flood, "header431": t_header431,
          "big_body": t_big_body, "body_budget": t_body_budget}
 DEADLINE = {"body_budget": 60, "slowloris": 60, "flood": 60, "header431": 30, "cl413": 30, "short_body": 40,
             "nested": 30, "big_body": 90}
+# issue 19's findings, one module per concern (each has TESTS and DEADLINE)
+for _mod in ("framing", "files", "logs", "writes", "compute_queue", "table_store", "uploads"):
+    _m = __import__(_mod)
+    TESTS.update(_m.TESTS)
+    DEADLINE.update(_m.DEADLINE)
 
 
 def run(name, binary):

@@ -266,6 +266,8 @@ START_TEST(test_service_routes)
     ck_assert_int_eq(json_integer_value(json_object_get(j, "max_output_elements")), 4194304);
     ck_assert_int_eq(json_integer_value(json_object_get(j, "max_dim")), 65536);
     ck_assert_int_eq(json_integer_value(json_object_get(j, "max_inflight_bytes")), 268435456);
+    /* 128 MiB = 134217728 (api/req.c's default) */
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "max_parse_bytes")), 134217728);
     json_decref(j);
     th_resp_free(&r);
     ck_assert_int_eq(th_request(&srv, "OPTIONS", "/rope", NULL, NULL, 0, 0, &r), 0);

@@ -1,0 +1,74 @@
+"""tests/hostile/compute_queue.py -- the bounded compute queue and a truthful /healthz (issue 19), run by
+hostile.py.
+
+--compute-threads 1 --max-queue-depth 1 --stuck-seconds 1: three /attention requests of about two
+seconds of computation each, started 0.5 s apart: the first runs, the second waits in the queue,
+the third is refused at once with 503 overloaded and Retry-After: 1. While one computation has run
+longer than a second, /healthz answers 503 (fast); once all are done it answers 200 again.
+/metrics shows the queue's depth, bound and refusals.
+"""
+import json
+import re
+import threading
+import time
+
+from common import request
+
+ARGS = ["--compute-threads", "1", "--max-queue-depth", "1", "--stuck-seconds", "1",
+        "--max-work", "100000000000", "--max-output-elements", "100000000"]
+
+
+def _body(n=768, d=1024):
+    row = "[" + ",".join(["1"] * d) + "]"
+    m = "[" + ",".join([row] * n) + "]"
+    return ('{"q":%s,"k":%s,"method":"none","causal":true}' % (m, m)).encode()
+
+
+def t_queue(binary):
+    from hostile import Daemon, check
+    d = Daemon(binary, ARGS)
+    try:
+        body = _body()
+        res = [None] * 3
+
+        def go(i):
+            res[i] = request(d.port, "POST", "/attention", body,
+                             {"Content-Type": "application/json", "Accept": "application/x-npy"},
+                             timeout=120)
+        ths = [threading.Thread(target=go, args=(i,)) for i in range(3)]
+        health, t0 = [], time.monotonic()
+        for th in ths:
+            th.start()
+            time.sleep(0.5)
+        while any(th.is_alive() for th in ths) and time.monotonic() - t0 < 100:
+            st, _, b, secs = request(d.port, "GET", "/healthz")
+            health.append((st, secs))
+            time.sleep(0.1)
+        for th in ths:
+            th.join(10)
+        statuses = [r[0] for r in res]
+        check(sorted(statuses) == [200, 200, 503], "statuses %s" % statuses)
+        r503 = res[statuses.index(503)]
+        check(r503[1].get("retry-after") == "1", "503 without Retry-After: 1: %s" % r503[1])
+        check(json.loads(r503[2])["type"] == "urn:posenc:problem:overloaded", r503[2][:200])
+        check(r503[3] < 1.0, "the refusal took %.2f s" % r503[3])
+        check(any(st == 503 for st, _ in health), "/healthz never failed: %s" % health[:10])
+        worst = max(s for _, s in health)
+        check(worst < 0.5, "/healthz took %.3f s" % worst)
+        st = request(d.port, "GET", "/healthz")[0]
+        check(st == 200, "/healthz after the computations: %d" % st)
+        m = request(d.port, "GET", "/metrics")[2].decode()
+        full = re.search(r"^posenc_compute_queue_full_total (\d+)$", m, re.M)
+        depth = re.search(r"^posenc_compute_queue_depth (\d+)$", m, re.M)
+        check(full and full.group(1) == "1" and depth and depth.group(1) == "0",
+              "metrics: full %s depth %s" % (full and full.group(1), depth and depth.group(1)))
+        return ("3 computations with 1 thread and a queue of 1: statuses %s (refusal in %.0f ms); "
+                "/healthz %d x 503 then 200, slowest %.1f ms"
+                % (statuses, r503[3] * 1e3, sum(1 for st, _ in health if st == 503),
+                   worst * 1e3))
+    finally:
+        d.cleanup()
+
+
+TESTS = {"queue": t_queue}
+DEADLINE = {"queue": 120}
