@@ -461,7 +461,7 @@ def t_body_budget(binary):
     invited (100 Continue) send all of it but its last byte and hold it (the next one declares
     once the daemon holds it: bodies are reserved as they arrive). max_inflight_bytes admits
     budget // size of them; the others get 503 overloaded at once, without sending any body.
-    VmRSS grows by less than the budget + 32 MiB (without the budget: 32 x 16 MiB); /healthz is
+    VmRSS grows by less than the budget + 48 MiB (without the budget: 32 x 16 MiB); /healthz is
     served meanwhile; once the holders close, the gauge is 0 and bodies are served again."""
     d = Daemon(binary, [])
     socks = []
@@ -501,7 +501,10 @@ def t_body_budget(binary):
         check(admitted == budget // n, "%d bodies of %d bytes admitted; max_inflight_bytes %d "
               "admits %d" % (admitted, n, budget, budget // n))
         check(gauge(d.port) == admitted * n, "gauge %s, want %d" % (gauge(d.port), admitted * n))
-        check(grow < budget // 1024 + 32 * 1024,
+        # the budget plus 48 MiB of slack for everything else the daemon touches meanwhile (the
+        # connections' buffers, per-thread malloc arenas of the HTTP and compute threads): runs
+        # after issue 19 measured +295.5 MB with 256 MiB held; without the budget it is 512 MiB
+        check(grow < budget // 1024 + 48 * 1024,
               "VmRSS +%d kB with max_inflight_bytes %d" % (grow, budget))
         st = request(d.port, "GET", "/healthz")[0]
         check(st == 200, "/healthz while the budget is full: %d" % st)
