@@ -1,8 +1,8 @@
 """tests/hostile/compute_queue.py -- the bounded compute queue and a truthful /healthz (issue 19), run by
 hostile.py.
 
---compute-threads 1 --max-queue-depth 1 --stuck-seconds 1: three /attention requests of about two
-seconds of computation each, started 0.5 s apart: the first runs, the second waits in the queue,
+--compute-threads 1 --max-queue-depth 1 --stuck-seconds 1: three /attention requests of several
+seconds of computation each (1536 x 1536 x 1024), each sent once the daemon holds the previous one: the first runs, the second waits in the queue,
 the third is refused at once with 503 overloaded and Retry-After: 1. While one computation has run
 longer than a second, /healthz answers 503 (fast); once all are done it answers 200 again.
 /metrics shows the queue's depth, bound and refusals.
@@ -15,10 +15,17 @@ import time
 from common import request
 
 ARGS = ["--compute-threads", "1", "--max-queue-depth", "1", "--stuck-seconds", "1",
-        "--max-work", "100000000000", "--max-output-elements", "100000000"]
+        "--max-work", "100000000000", "--max-output-elements", "100000000",
+        "--max-parse-bytes", "1073741824"]
 
 
-def _body(n=768, d=1024):
+def _metric(port, name):
+    m = request(port, "GET", "/metrics")[2].decode()
+    v = re.search(r"^%s (\d+)$" % name, m, re.M)
+    return int(v.group(1)) if v else -1
+
+
+def _body(n=1536, d=1024):
     row = "[" + ",".join(["1"] * d) + "]"
     m = "[" + ",".join([row] * n) + "]"
     return ('{"q":%s,"k":%s,"method":"none","causal":true}' % (m, m)).encode()
@@ -37,9 +44,13 @@ def t_queue(binary):
                              timeout=120)
         ths = [threading.Thread(target=go, args=(i,)) for i in range(3)]
         health, t0 = [], time.monotonic()
-        for th in ths:
+        # each next request once the daemon holds the previous one (running, then queued), so the
+        # order does not depend on how fast this machine parses and computes
+        for i, th in enumerate(ths):
             th.start()
-            time.sleep(0.5)
+            want = ("posenc_compute_busy_threads", 1) if i == 0 else ("posenc_compute_queue_depth", 1)
+            while i < 2 and _metric(d.port, want[0]) < want[1] and time.monotonic() - t0 < 30:
+                time.sleep(0.02)
         while any(th.is_alive() for th in ths) and time.monotonic() - t0 < 100:
             st, _, b, secs = request(d.port, "GET", "/healthz")
             health.append((st, secs))
