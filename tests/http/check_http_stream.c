@@ -211,39 +211,6 @@ START_TEST(test_no_stall)
 }
 END_TEST
 
-START_TEST(test_npy_headers)
-{
-    const char *json = "{\"d_model\": 64, \"seq_len\": 1000}";
-    char req[512];
-    int n =
-        snprintf(req, sizeof req,
-                 "POST /sinusoidal HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                 "Accept: application/x-npy\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
-                 strlen(json), json);
-    int fd = connect_to(srv.port, 0);
-    send_all(fd, req, (size_t)n);
-    size_t len;
-    char *b = read_all(fd, now_ms() + 5000, &len);
-    close(fd);
-    char *body = strstr(b, "\r\n\r\n");
-    ck_assert_ptr_nonnull(body);
-    *body = '\0';
-    body += 4;
-    ck_assert_msg(strncmp(b, "HTTP/1.1 200", 12) == 0, "%s", b);
-    ck_assert_ptr_nonnull(find_ci(b, "Content-Type: application/x-npy"));
-    ck_assert_ptr_nonnull(find_ci(b, "X-Posenc-Array: matrix"));
-    ck_assert_ptr_nonnull(find_ci(b, "Vary: Accept"));
-    /* 128-byte header (1000, 64) + 64000 float64 */
-    size_t want = 128 + 1000 * 64 * 8;
-    char cl[64];
-    snprintf(cl, sizeof cl, "Content-Length: %zu", want);
-    ck_assert_msg(find_ci(b, cl) != NULL, "no %s in %s", cl, b);
-    ck_assert_uint_eq(len - (size_t)(body - b), want);
-    ck_assert(memcmp(body, "\x93NUMPY\x01\x00", 8) == 0);
-    free(b);
-}
-END_TEST
-
 /* POSTs json to path with Accept: accept (Connection: close); returns the whole response, its
  * headers NUL-terminated, *body at the body and *blen its length. */
 static char *post_raw(const char *path, const char *accept, const char *json, char **body,
@@ -266,6 +233,27 @@ static char *post_raw(const char *path, const char *accept, const char *json, ch
     *blen = len - (size_t)(*body - b);
     return b;
 }
+
+START_TEST(test_npy_headers)
+{
+    const char *json = "{\"d_model\": 64, \"seq_len\": 1000}";
+    char *body;
+    size_t blen;
+    char *b = post_raw("/sinusoidal", "application/x-npy", json, &body, &blen);
+    ck_assert_msg(strncmp(b, "HTTP/1.1 200", 12) == 0, "%s", b);
+    ck_assert_ptr_nonnull(find_ci(b, "Content-Type: application/x-npy"));
+    ck_assert_ptr_nonnull(find_ci(b, "X-Posenc-Array: matrix"));
+    ck_assert_ptr_nonnull(find_ci(b, "Vary: Accept"));
+    /* 128-byte header (1000, 64) + 64000 float64 */
+    size_t want = 128 + 1000 * 64 * 8;
+    char cl[64];
+    snprintf(cl, sizeof cl, "Content-Length: %zu", want);
+    ck_assert_msg(find_ci(b, cl) != NULL, "no %s in %s", cl, b);
+    ck_assert_uint_eq(blen, want);
+    ck_assert(memcmp(body, "\x93NUMPY\x01\x00", 8) == 0);
+    free(b);
+}
+END_TEST
 
 START_TEST(test_npz_headers)
 {
