@@ -12,9 +12,19 @@
  * key present in the response wins. Masked cells: -inf in biases and scores, 0 in weights. */
 static const wire_npy_key NPY_MATRIX[] = {{"matrix", 0.0}, {NULL, 0.0}};
 static const wire_npy_key NPY_ROPE[] = {
-    {"scores", -INFINITY}, {"q_rotated", 0.0},   {"k_rotated", 0.0},   {"cos", 0.0},
-    {"inv_freq", 0.0},     {"sin", 0.0},         {"cos_hf", 0.0},      {"sin_hf", 0.0},
-    {"positions", 0.0},    {"q_positions", 0.0}, {"k_positions", 0.0}, {NULL, 0.0}};
+    {"scores", -INFINITY},
+    {"q_rotated", 0.0},
+    {"k_rotated", 0.0},
+    {"cos", 0.0},
+    {"inv_freq", 0.0},
+    {"sin", 0.0},
+    {"cos_hf", 0.0},
+    {"sin_hf", 0.0},
+    {"positions", 0.0},
+    {"q_positions", 0.0},
+    {"k_positions", 0.0},
+    {"axis_freqs", 0.0},
+    {NULL, 0.0}}; /* axis_freqs: every multi-axis answer has it (mixed has no inv_freq) */
 static const wire_npy_key NPY_ALIBI[] = {
     {"output", 0.0}, {"weights", 0.0}, {"bias", -INFINITY}, {"slopes", 0.0}, {NULL, 0.0}};
 static const wire_npy_key NPY_ATTENTION[] = {{"output", 0.0}, {"weights", 0.0}, {NULL, 0.0}};
