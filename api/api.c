@@ -5,12 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire/npz.h"
 /* The main array of each route for `Accept: application/x-npy` (api.h api_route.npy): the first
  * key present in the response wins. Masked cells: -inf in biases and scores, 0 in weights. */
 static const wire_npy_key NPY_MATRIX[] = {{"matrix", 0.0}, {NULL, 0.0}};
-static const wire_npy_key NPY_ROPE[] = {{"scores", -INFINITY}, {"q_rotated", 0.0},
-                                        {"k_rotated", 0.0},    {"cos", 0.0},
-                                        {"inv_freq", 0.0},     {NULL, 0.0}};
+static const wire_npy_key NPY_ROPE[] = {
+    {"scores", -INFINITY},
+    {"q_rotated", 0.0},
+    {"k_rotated", 0.0},
+    {"cos", 0.0},
+    {"inv_freq", 0.0},
+    {"sin", 0.0},
+    {"cos_hf", 0.0},
+    {"sin_hf", 0.0},
+    {"positions", 0.0},
+    {"q_positions", 0.0},
+    {"k_positions", 0.0},
+    {"axis_freqs", 0.0},
+    {NULL, 0.0}}; /* axis_freqs: every multi-axis answer has it (mixed has no inv_freq) */
 static const wire_npy_key NPY_ALIBI[] = {
     {"output", 0.0}, {"weights", 0.0}, {"bias", -INFINITY}, {"slopes", 0.0}, {NULL, 0.0}};
 static const wire_npy_key NPY_ATTENTION[] = {{"output", 0.0}, {"weights", 0.0}, {NULL, 0.0}};
@@ -126,11 +138,90 @@ static int take_dtype(json_t *req, int npy, api_problem *pb)
         api_problem_field(
             pb, API_PB_INVALID_FIELD, "/dtype",
             "dtype \"float32\" applies to .npy responses (Accept: application/x-npy); "
-            "JSON numbers are always float64");
+            "JSON numbers are always float64"); /* and to .npz: wording kept (replay) */
         return -1;
     }
     json_object_del(req, "dtype");
     return f32;
+}
+
+/* The arrays a binary answer may hold, named by the `array` query parameter. */
+#define API_MAX_ARRAYS 16
+
+/*
+ * Fills sel (NULL-key ended) with the keys of route list `keys` that opts->array names
+ * (comma-separated), in the route's order; without opts->array sel is not touched and 0 is
+ * returned. -1 with pb filled: a name the route does not have, several names for .npy, an empty
+ * choice, or a choice for a JSON answer (never ignored).
+ */
+static int select_arrays(const wire_npy_key *keys, const api_opts *opts, int bin, wire_npy_key *sel,
+                         api_problem *pb)
+{
+    const char *a = opts->array;
+    if (a == NULL)
+        return 0;
+    if (keys == NULL || !bin) {
+        api_problem_set(pb, API_PB_INVALID_FIELD,
+                        "query parameter array: a choice of arrays applies to binary answers "
+                        "(Accept: application/x-npy or application/x-npz)%s",
+                        keys == NULL ? ", which this route does not give" : "");
+        return -1;
+    }
+    int want[API_MAX_ARRAYS] = {0};
+    size_t n_keys = 0, n_want = 0;
+    while (keys[n_keys].key && n_keys < API_MAX_ARRAYS)
+        n_keys++;
+    for (const char *p = a;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        size_t i = 0;
+        while (i < n_keys && !(strlen(keys[i].key) == len && strncmp(keys[i].key, p, len) == 0))
+            i++;
+        if (i == n_keys) {
+            char names[256] = "";
+            for (size_t j = 0; j < n_keys; j++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", j ? ", " : "",
+                         keys[j].key);
+            api_problem_set(pb, API_PB_INVALID_FIELD,
+                            "query parameter array: \"%.*s\" is not an array of this route "
+                            "(one of: %s)",
+                            (int)(len > 64 ? 64 : len), p, names);
+            return -1;
+        }
+        n_want += !want[i];
+        want[i] = 1;
+        if (end == NULL)
+            break;
+        p = end + 1;
+    }
+    if (!opts->npz && n_want > 1) {
+        api_problem_set(pb, API_PB_INVALID_FIELD,
+                        "query parameter array: application/x-npy holds one array; ask for "
+                        "application/x-npz to get several");
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n_keys; i++) {
+        if (want[i])
+            sel[k++] = keys[i];
+    }
+    sel[k] = (wire_npy_key){NULL, 0.0};
+    return 1;
+}
+
+/* 1 when every chosen array is in the answer; else 0 with pb filled. */
+static int selection_present(const wire_jw *w, const wire_npy_key *sel, api_problem *pb)
+{
+    for (size_t i = 0; sel[i].key; i++) {
+        if (!wire_jw_npy_has(w, sel[i].key)) {
+            api_problem_set(pb, API_PB_INVALID_FIELD,
+                            "query parameter array: the answer to this request has no array "
+                            "\"%s\" (see docs/api.md#binary-answers for what asks for it)",
+                            sel[i].key);
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* Bodies up to this size are sent from one buffer even when streaming is allowed. */
@@ -179,9 +270,19 @@ static void handle(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, 
 static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, json_t *req,
                           const char *request_id, const api_opts *opts, api_response *out)
 {
-    int npy = opts->npy && keys != NULL;
+    int npz = opts->npz && keys != NULL;
+    int npy = (opts->npy || npz) && keys != NULL; /* a binary answer */
     api_problem pb;
     api_problem_init(&pb);
+    wire_npy_key sel[API_MAX_ARRAYS + 1];
+    int chosen = select_arrays(keys, opts, opts->npy || opts->npz, sel, &pb);
+    if (chosen < 0) {
+        json_decref(req);
+        api_problem_response(&pb, request_id, out);
+        return;
+    }
+    if (chosen)
+        keys = sel;
     if (!json_is_object(req)) {
         api_problem_field(&pb, API_PB_INVALID_FIELD, "", "the request body must be a JSON object");
         json_decref(req);
@@ -200,14 +301,17 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
     wire_jw_mode mode = npy ? WIRE_JW_NPY : opts->stream ? WIRE_JW_STREAM : WIRE_JW_BUFFER;
     size_t max = api_max_response_bytes(ctx->lim);
     wire_jw_init_mode(&w, max, mode, keys);
-    int rc = h(ctx, req, &w, &pb);
+    if (npz && wire_jw_npy_multi(&w) < 0)
+        api_problem_set(&pb, API_PB_UNAVAILABLE, "out of memory");
+    int rc = api_problem_failed(&pb) ? -1 : h(ctx, req, &w, &pb);
     json_decref(req);
-    if (rc == 0 && !api_problem_failed(&pb) && wire_jw_ok(&w) && !w.nonfinite) {
+    if (rc == 0 && !api_problem_failed(&pb) && wire_jw_ok(&w) && !w.nonfinite &&
+        (!chosen || selection_present(&w, keys, &pb))) {
         wire_stream *s = NULL;
         if (npy) {
             wire_err we;
             wire_err_init(&we);
-            s = wire_stream_npy(&w, f32, &we);
+            s = npz ? wire_stream_npz(&w, f32, &we) : wire_stream_npy(&w, f32, &we);
             api_problem_from_wire(&pb, &we);
         } else if (wire_jw_deferred(&w))
             s = wire_stream_json(&w);
@@ -222,7 +326,9 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
         }
         if (out->body != NULL || out->stream != NULL) {
             out->status = 200;
-            out->content_type = npy ? "application/x-npy" : "application/json";
+            out->content_type = npz   ? "application/x-npz"
+                                : npy ? "application/x-npy"
+                                      : "application/json";
             return;
         }
         if (!api_problem_failed(&pb))

@@ -46,7 +46,8 @@ typedef int (*api_handler)(const api_ctx *ctx, const json_t *req, wire_jw *out, 
 typedef struct {
     api_handler handler;
     /* `Accept: application/x-npy`: the top-level response keys whose array becomes the .npy body,
-     * best first (the first one present wins), with the value of masked cells; NULL-key ended */
+     * best first (the first one present wins), with the value of masked cells; NULL-key ended.
+     * An .npz body (application/x-npz) holds every one of them present, in response order. */
     const wire_npy_key *npy;
 } api_route;
 
@@ -89,7 +90,11 @@ typedef struct {
 
 /* How api_handle_route answers. */
 typedef struct {
-    int npy;    /* 1: the route's main array as .npy (the caller saw Accept: application/x-npy) */
+    int npy; /* 1: the route's main array as .npy (the caller saw Accept: application/x-npy) */
+    int npz; /* 1: every array of the answer as .npz (Accept: application/x-npz; wins over npy) */
+    /* The `array` query parameter: the arrays wanted, comma-separated names of the route's list
+     * (api_route.npy); NULL = the default (.npy: the first present; .npz: all present) */
+    const char *array;
     int stream; /* 1: large bodies may come back as a stream (the daemon); 0: always body (tests) */
     /* Optional accounting hook for the parsed form of the body (api/arena.h); NULL = none. The
      * daemon passes none: a tree lives only while one compute thread parses and handles its
@@ -112,8 +117,11 @@ void api_handle(const api_ctx *ctx, api_handler h, const char *body, size_t len,
  * "float32") is taken out before the handler sees it: "float32" makes an .npy body '<f4' and is
  * refused (422 at /dtype) for JSON responses, whose numbers are always float64; anything else is a
  * 422 at /dtype. With opts->npy the body is the array of the first key of route->npy present in
- * the response (application/x-npy), else JSON. opts NULL = {0, 0}. Every error is decided before
- * the first byte of a stream exists.
+ * the response (application/x-npy); with opts->npz every key of route->npy present, one .npy member
+ * "<key>.npy" each (application/x-npz); else JSON. opts->array narrows the choice to the arrays it
+ * names: a name the route does not have, a name absent from this answer, several names for .npy or
+ * any choice for a JSON answer is a 422 (never ignored). opts NULL = {0, 0}. Every error is decided
+ * before the first byte of a stream exists.
  */
 void api_handle_route(const api_ctx *ctx, const api_route *route, const char *body, size_t len,
                       const char *request_id, const api_opts *opts, api_response *out);

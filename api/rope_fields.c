@@ -180,11 +180,12 @@ int api_rope_base_resolve(api_problem *pb, const json_t *req, const api_rope_con
     return 0;
 }
 
-static const char *const INCLUDES[] = {"cos_sin", "bands", "decay", "float32_error", NULL};
+static const char *const INCLUDES[] = {"cos_sin",       "bands",      "decay",
+                                       "float32_error", "cos_sin_hf", NULL};
 
 const char *api_rope_include_name(int k)
 {
-    return k >= 0 && k < 4 ? INCLUDES[k] : "unknown";
+    return k >= 0 && k < 5 ? INCLUDES[k] : "unknown";
 }
 
 int api_rope_include_kind(api_problem *pb, const json_t *inc, size_t i, char *ptr, size_t n)

@@ -239,10 +239,14 @@ static void parse_include(api_problem *pb, const json_t *req, api_rope_req *r)
         if (!json_is_array(inc)) {
             api_problem_field(pb, API_PB_INVALID_FIELD, "/include",
                               "must be an array of strings (cos_sin, bands, decay, "
-                              "float32_error)");
+                              "float32_error, cos_sin_hf)");
         } else {
             for (size_t i = 0; i < json_array_size(inc); i++) {
                 int k = api_rope_include_kind(pb, inc, i, NULL, 0);
+                if (k == API_ROPE_KIND_COS_SIN_HF) { /* cos_sin, and Hugging Face's shape too */
+                    r->cos_sin_hf = 1;
+                    k = 0;
+                }
                 if (k < 0)
                     continue;
                 r->include |= 1u << k;

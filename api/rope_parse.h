@@ -79,10 +79,14 @@ int api_rope_base_resolve(api_problem *pb, const json_t *req, const api_rope_con
                           double *base, api_rc_origin *o);
 
 /* The name of include kind k (bit 1 << k of API_ROPE_INC_*): "cos_sin", "bands", "decay",
- * "float32_error". Never NULL. */
+ * "float32_error"; or API_ROPE_KIND_COS_SIN_HF: "cos_sin_hf". Never NULL. */
 const char *api_rope_include_name(int k);
-/* Entry i of the `include` array inc: its kind k (0 .. 3), or -1 with a 422 at /include/i when it
- * is not one of the names. ptr (may be NULL; n bytes) gets "/include/i". */
+/* The kind of include "cos_sin_hf": no bit of its own (it is cos_sin plus api_rope_req.cos_sin_hf,
+ * 1-D only). */
+#define API_ROPE_KIND_COS_SIN_HF 4
+/* Entry i of the `include` array inc: its kind k (0 .. 3, or API_ROPE_KIND_COS_SIN_HF), or -1 with
+ * a 422 at /include/i when it is not one of the names. ptr (may be NULL; n bytes) gets
+ * "/include/i". */
 int api_rope_include_kind(api_problem *pb, const json_t *inc, size_t i, char *ptr, size_t n);
 
 /* head_dim of r (api_rope_head_dim_resolve with r's config, into r->head_dim and its origin):

@@ -96,6 +96,7 @@ typedef struct {
     const json_t *inv_freq_j; /* the request's inv_freq (borrowed) or NULL */
     double *inv_freq;         /* explicit frequencies [n], rad per position (owned) or NULL */
     unsigned include;         /* API_ROPE_INC_* bits */
+    int cos_sin_hf;           /* include "cos_sin_hf" (1-D; implies cos_sin): cos_hf, sin_hf */
     int include_idx[4];       /* index in `include` of each kind (-1 absent), for pointers */
     int64_t *dist;            /* distances of include decay [n_dist] (owned) */
     size_t n_dist;
@@ -168,11 +169,15 @@ typedef struct {
     /* 1 when a pasted config's yarn factor would scale the softmax but the model's HF attention
      * does not (not the DeepSeek family): softmax_scale_factor is then 1 and the answer warns */
     int softmax_not_applied;
-    double *q_scale;            /* [q positions] Ministral 3's query scale (with q), else NULL */
-    double *t_scale;            /* [tpos.n] the same at the cos/sin positions, else NULL */
-    double *q_rot, *k_rot;      /* [q positions][head_dim], [k positions][head_dim] */
-    double *scores;             /* [q positions][k positions] q_rot . k_rot (scale 1) */
-    double *cos, *sin;          /* [tpos.n][n] */
+    double *q_scale;       /* [q positions] Ministral 3's query scale (with q), else NULL */
+    double *t_scale;       /* [tpos.n] the same at the cos/sin positions, else NULL */
+    double *q_rot, *k_rot; /* [q positions][head_dim], [k positions][head_dim] */
+    double *scores;        /* [q positions][k positions] q_rot . k_rot (scale 1) */
+    double *cos, *sin;     /* [tpos.n][n] */
+    /* include cos_sin_hf: [tpos.n][rotary_dim] as Hugging Face's rotary embedding returns them,
+     * attention_factor applied; half layout: [cos, cos] (torch.cat((freqs, freqs))); interleaved:
+     * each value twice in a row (GPT-J's repeat_interleave) */
+    double *cos_hf, *sin_hf;
     pe_rope_band *bands;        /* [n] (1-D include bands) */
     pe_rope_decay_point *decay; /* [n_dist] (1-D include decay) */
     pe_rope_f32_error f32;      /* 1-D include float32_error */

@@ -223,6 +223,28 @@ static int query_scale(api_problem *pb, const api_rope_req *r, api_rope_res *res
     return 0;
 }
 
+/* res->cos_hf, sin_hf from res->cos, sin (rope_req.h): Hugging Face's [P, rotary_dim] shape,
+ * times attention_factor. Returns 0 or -1 (pb: out of memory). */
+static int cos_sin_hf(api_problem *pb, const api_rope_req *r, api_rope_res *res)
+{
+    size_t n = (size_t)r->rotary_dim / 2, rd = 2 * n, np = r->tpos.n;
+    double af = res->attention_factor;
+    res->cos_hf = api_alloc(pb, np * rd, sizeof *res->cos_hf);
+    res->sin_hf = api_alloc(pb, np * rd, sizeof *res->sin_hf);
+    if (res->cos_hf == NULL || res->sin_hf == NULL)
+        return -1;
+    for (size_t i = 0; i < np; i++) {
+        for (size_t j = 0; j < n; j++) {
+            double c = res->cos[i * n + j] * af, s = res->sin[i * n + j] * af;
+            size_t a = r->layout == PE_ROPE_INTERLEAVED ? 2 * j : j;
+            size_t b = r->layout == PE_ROPE_INTERLEAVED ? 2 * j + 1 : j + n;
+            res->cos_hf[i * rd + a] = res->cos_hf[i * rd + b] = c;
+            res->sin_hf[i * rd + a] = res->sin_hf[i * rd + b] = s;
+        }
+    }
+    return 0;
+}
+
 /* The 1-D request: the cache's table, then rotations, scores, cos/sin, bands, decay, f32. */
 static int run_one_d(pe_cache *cache, const api_rope_req *r, api_rope_res *res, api_problem *pb)
 {
@@ -278,6 +300,8 @@ static int run_one_d(pe_cache *cache, const api_rope_req *r, api_rope_res *res, 
         if (res->cos == NULL || res->sin == NULL)
             return -1;
         rows_cos_sin(t, r->tpos.v, r->tpos.n, res->cos, res->sin);
+        if (r->cos_sin_hf && cos_sin_hf(pb, r, res) < 0)
+            return -1;
     }
     if (r->include & API_ROPE_INC_BANDS) {
         res->bands = api_alloc(pb, n, sizeof *res->bands);
@@ -395,6 +419,8 @@ void api_rope_res_free(api_rope_res *res)
     free(res->scores);
     free(res->cos);
     free(res->sin);
+    free(res->cos_hf);
+    free(res->sin_hf);
     free(res->bands);
     free(res->decay);
     if (res->table != NULL)
@@ -413,6 +439,8 @@ int api_rope_res_finite(const api_rope_req *r, const api_rope_res *res)
         (res->scores && !all_finite(res->scores, pq * pk)) ||
         (res->cos && !all_finite(res->cos, r->tpos.n * n)) ||
         (res->sin && !all_finite(res->sin, r->tpos.n * n)) ||
+        (res->cos_hf && !all_finite(res->cos_hf, r->tpos.n * 2 * n)) ||
+        (res->sin_hf && !all_finite(res->sin_hf, r->tpos.n * 2 * n)) ||
         (r->axes && r->F && !all_finite(r->F, r->A * n)))
         return 0;
     for (size_t j = 0; res->bands && j < n; j++) /* wavelength may be infinite: written null */

@@ -330,6 +330,12 @@ static void write_one_d(wire_jw *out, const api_rope_req *r, const api_rope_res 
         wire_jw_key(out, "query_scale");
         wire_jw_doubles(out, res->t_scale, r->tpos.n);
     }
+    if (res->cos_hf) {
+        wire_jw_key(out, "cos_hf");
+        wire_jw_matrix(out, res->cos_hf, NULL, r->tpos.n, 2 * n);
+        wire_jw_key(out, "sin_hf");
+        wire_jw_matrix(out, res->sin_hf, NULL, r->tpos.n, 2 * n);
+    }
     if (res->bands)
         write_bands(out, res->bands, n);
     if (res->decay) {

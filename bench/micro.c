@@ -447,7 +447,7 @@ int main(int argc, char **argv)
     bench_rope(4096 / k, 32, 128);
     bench_sinusoidal(8192 / k, 1024);
     bench_alibi(32 / k, 2048);
-    bench_softmax(8 / (k > 1 ? 4 : 1), 2048);
+    bench_softmax(k > 1 ? (size_t)2 : (size_t)8, 2048);
     bench_json(1000000 / k);
     return sink == 12345.678 ? 1 : 0;
 }

@@ -47,6 +47,8 @@ typedef struct {
     const char *data_dir;   /* --data-dir DIR or NULL (the built-in table only) */
     const char *request_id; /* --request-id ID: the problem's "instance", as X-Request-Id */
     int npy;                /* --npy */
+    int npz;                /* --npz */
+    const char *array;      /* --array NAMES: the daemon's ?array= */
     api_limits lim;         /* api_limits_default, then the --max-* flags */
 } cli_args;
 
@@ -101,6 +103,10 @@ static void usage(FILE *f)
         "  --npy              the route's main array as a NumPy .npy file (as the daemon's\n"
         "                     Accept: application/x-npy); \"dtype\": \"float32\" in the request\n"
         "                     makes it '<f4'\n"
+        "  --npz              every array of the answer in one NumPy .npz file (as the daemon's\n"
+        "                     Accept: application/x-npz; numpy.load reads it)\n"
+        "  --array NAMES      the arrays of a --npy / --npz answer (the daemon's ?array=):\n"
+        "                     one name for --npy (sin), comma-separated for --npz\n"
         "  --data-dir DIR     learned tables for the learned route (a posencd --data-dir; read\n"
         "                     only here). The built-in table demo-512x64 is always there.\n"
         "  --request-id ID    put ID in a problem's \"instance\" (as the daemon's X-Request-Id)\n");
@@ -188,8 +194,10 @@ static int parse_args(cli_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
     api_limits_default(&a->lim);
-    const char **named[] = {&a->config, &a->output, &a->output, &a->data_dir, &a->request_id};
-    static const char *const NAMED[] = {"--config", "-o", "--output", "--data-dir", "--request-id"};
+    const char **named[] = {&a->config,   &a->output,     &a->output,
+                            &a->data_dir, &a->request_id, &a->array};
+    static const char *const NAMED[] = {"--config",   "--output",     "-o",
+                                        "--data-dir", "--request-id", "--array"};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
@@ -202,6 +210,10 @@ static int parse_args(cli_args *a, int argc, char **argv)
         }
         if (strcmp(s, "--npy") == 0) {
             a->npy = 1;
+            continue;
+        }
+        if (strcmp(s, "--npz") == 0) {
+            a->npz = 1;
             continue;
         }
         int done = 0;
@@ -237,8 +249,9 @@ static int parse_args(cli_args *a, int argc, char **argv)
         usage(stderr);
         return -1;
     }
-    if (a->npy && a->output == NULL && isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "posenc: --npy writes a binary file: give -o FILE or redirect stdout\n");
+    if ((a->npy || a->npz) && a->output == NULL && isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "posenc: --%s writes a binary file: give -o FILE or redirect stdout\n",
+                a->npz ? "npz" : "npy");
         return -1;
     }
     return 0;
@@ -525,7 +538,7 @@ int main(int argc, char **argv)
         return a.data_dir && store == NULL ? EXIT_USAGE : EXIT_SERVER;
     }
     api_ctx ctx = {&a.lim, cache, store_as_source(store)};
-    api_opts opts = {.npy = a.npy, .stream = 1};
+    api_opts opts = {.npy = a.npy, .npz = a.npz, .array = a.array, .stream = 1};
     api_handle_route(&ctx, route, body ? body : "", len, a.request_id, &opts, &resp);
     free(body);
     rc = resp.status >= 200 && resp.status < 300 ? write_answer(&a, &resp) : report_problem(&resp);

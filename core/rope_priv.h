@@ -9,12 +9,15 @@
 
 #include "core/rope.h"
 
+/* The highest kernel level (pe_rope_rotate_heads_level). */
+#define PE_ROPE_LEVEL_MAX 3
+
 /*
  * pe_rope_rotate_heads (same arguments, shapes and result) with the rotation kernels limited to
- * max_level: 0 the plain C kernels only, 1 up to the SSE2 non-temporal ones, 2 (what
- * pe_rope_rotate_heads uses) up to their AVX2 forms. A level is used only where the shape,
- * the alignment, the output size (4 MiB and more) and the processor allow it, so every level gives
- * the same bits; the tests check that each one does.
+ * max_level: 0 the plain C kernels only, 1 up to the SSE2 non-temporal ones, 2 up to their AVX2
+ * forms, 3 (PE_ROPE_LEVEL_MAX, what pe_rope_rotate_heads uses) up to their AVX-512F forms. A level
+ * is used only where the shape, the alignment, the output size (4 MiB and more) and the processor
+ * allow it, so every level gives the same bits; the tests check that each one does.
  */
 void pe_rope_rotate_heads_level(const double *restrict x, const double *restrict cs_cos,
                                 const double *restrict cs_sin, size_t n_pos, size_t n_heads,

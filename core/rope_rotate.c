@@ -218,6 +218,74 @@ rotate_row_interleaved_nt_avx2(const double *restrict x, const double *restrict 
     }
     rotate_row_interleaved_nt(x + 2 * j, c + j, s + j, n - j, a, out + 2 * j); /* a last pair */
 }
+
+/*
+ * AVX-512F forms (8 doubles per instruction), chosen at run time when the processor has AVX-512F
+ * (use_nt level 3). 64-byte streaming stores need 64-byte alignment: the 2-wide kernels do the
+ * pairs before the first 64-byte boundary of out (out is 16-byte aligned) and the ones after the
+ * last full 8-wide step. Lanes compute exactly what the 2-wide kernel computes (same operations in
+ * the same order, no FMA: ISO C mode compiles with -ffp-contract=off), so results stay
+ * bit-identical. The sign flip of the interleaved kernel is an integer XOR of the sign bit
+ * (_mm512_xor_pd needs AVX512DQ), exactly the negation the other levels do.
+ */
+
+/* half_block_nt, 8-wide from the first 64-byte boundary of out on. */
+__attribute__((target("avx512f"))) static void
+half_block_nt_avx512(const double *restrict p, const double *restrict q, const double *restrict c,
+                     const double *restrict s, size_t n, double a, int sign, double *restrict out)
+{
+    size_t j = (size_t)((64 - (uintptr_t)out % 64) % 64) / sizeof(double); /* 0, 2, 4 or 6 */
+    if (j > n)
+        j = n;
+    half_block_nt(p, q, c, s, j, a, sign, out);
+    __m512d av = _mm512_set1_pd(a);
+    if (sign < 0) {
+        for (; j + 8 <= n; j += 8) {
+            __m512d pc = _mm512_mul_pd(_mm512_loadu_pd(p + j), _mm512_loadu_pd(c + j));
+            __m512d qs = _mm512_mul_pd(_mm512_loadu_pd(q + j), _mm512_loadu_pd(s + j));
+            _mm512_stream_pd(out + j, _mm512_mul_pd(av, _mm512_sub_pd(pc, qs)));
+        }
+    } else {
+        for (; j + 8 <= n; j += 8) {
+            __m512d pc = _mm512_mul_pd(_mm512_loadu_pd(p + j), _mm512_loadu_pd(c + j));
+            __m512d qs = _mm512_mul_pd(_mm512_loadu_pd(q + j), _mm512_loadu_pd(s + j));
+            _mm512_stream_pd(out + j, _mm512_mul_pd(av, _mm512_add_pd(pc, qs)));
+        }
+    }
+    half_block_nt(p + j, q + j, c + j, s + j, n - j, a, sign, out + j); /* the last pairs */
+}
+
+__attribute__((target("avx512f"))) static void
+rotate_row_half_nt_avx512(const double *restrict x, const double *restrict c,
+                          const double *restrict s, size_t n, double a, double *restrict out)
+{
+    half_block_nt_avx512(x, x + n, c, s, n, a, -1, out);    /* x1 c - x2 s */
+    half_block_nt_avx512(x + n, x, c, s, n, a, 1, out + n); /* x2 c + x1 s */
+}
+
+__attribute__((target("avx512f"))) static void
+rotate_row_interleaved_nt_avx512(const double *restrict x, const double *restrict c,
+                                 const double *restrict s, size_t n, double a, double *restrict out)
+{
+    __m512d av = _mm512_set1_pd(a);
+    const __m512i dup = _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0);
+    /* the sign bit of lanes 0, 2, 4, 6: (s0, s0, s1, s1, ...) becomes (-s0, s0, -s1, s1, ...) */
+    const __m512i neg = _mm512_set_epi64(0, INT64_MIN, 0, INT64_MIN, 0, INT64_MIN, 0, INT64_MIN);
+    size_t j = (size_t)((64 - (uintptr_t)out % 64) % 64) / (2 * sizeof(double)); /* 0 .. 3 */
+    if (j > n)
+        j = n;
+    rotate_row_interleaved_nt(x, c, s, j, a, out);
+    for (; j + 4 <= n; j += 4) {
+        __m512d xv = _mm512_loadu_pd(x + 2 * j);  /* (xe0, xo0, ..., xe3, xo3) */
+        __m512d sw = _mm512_permute_pd(xv, 0x55); /* (xo0, xe0, ..., xo3, xe3) */
+        __m512d cv = _mm512_permutexvar_pd(dup, _mm512_castpd256_pd512(_mm256_loadu_pd(c + j)));
+        __m512d s4 = _mm512_permutexvar_pd(dup, _mm512_castpd256_pd512(_mm256_loadu_pd(s + j)));
+        __m512d sv = _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(s4), neg));
+        __m512d r = _mm512_add_pd(_mm512_mul_pd(xv, cv), _mm512_mul_pd(sw, sv));
+        _mm512_stream_pd(out + 2 * j, _mm512_mul_pd(av, r));
+    }
+    rotate_row_interleaved_nt(x + 2 * j, c + j, s + j, n - j, a, out + 2 * j); /* the last pairs */
+}
 #endif
 
 /* Output size from which the non-temporal kernels are used (one [T][D] head of 4096 x 128 is
@@ -227,7 +295,7 @@ rotate_row_interleaved_nt_avx2(const double *restrict x, const double *restrict 
 
 /* Which kernels rows of this shape use (out_bytes in total), at most max_level: 0 the plain C
  * ones, 1 the SSE2 non-temporal ones (x86-64 has SSE2), 2 their AVX2 forms (when the processor
- * has AVX2). */
+ * has AVX2), 3 their AVX-512F forms (when it has AVX-512F). */
 static int use_nt(const double *out, size_t head_dim, size_t rotary_dim, pe_rope_layout layout,
                   size_t out_bytes, int max_level)
 {
@@ -236,6 +304,8 @@ static int use_nt(const double *out, size_t head_dim, size_t rotary_dim, pe_rope
     if (max_level < 1 || !(out_bytes >= NT_MIN_BYTES && (uintptr_t)out % 16 == 0 &&
                            head_dim % 2 == 0 && (layout == PE_ROPE_INTERLEAVED || n % 2 == 0)))
         return 0;
+    if (max_level >= 3 && __builtin_cpu_supports("avx512f"))
+        return 3;
     return max_level >= 2 && __builtin_cpu_supports("avx2") ? 2 : 1;
 #else
     (void)out, (void)head_dim, (void)rotary_dim, (void)layout, (void)out_bytes, (void)max_level;
@@ -250,7 +320,12 @@ static void rotate_vec(const double *restrict x, const double *restrict c, const
 {
     size_t n = rotary_dim / 2;
 #ifdef PE_ROPE_NT
-    if (nt == 2) {
+    if (nt == 3) {
+        if (layout == PE_ROPE_INTERLEAVED)
+            rotate_row_interleaved_nt_avx512(x, c, s, n, a, out);
+        else
+            rotate_row_half_nt_avx512(x, c, s, n, a, out);
+    } else if (nt == 2) {
         if (layout == PE_ROPE_INTERLEAVED)
             rotate_row_interleaved_nt_avx2(x, c, s, n, a, out);
         else
@@ -291,7 +366,8 @@ void pe_rope_rotate(const double *restrict x, size_t x_stride, const double *res
 {
     assert(rotary_dim % 2 == 0 && rotary_dim >= 2 && rotary_dim <= head_dim);
     size_t n = rotary_dim / 2;
-    int nt = use_nt(out, head_dim, rotary_dim, layout, n_pos * head_dim * sizeof *out, 2);
+    int nt = use_nt(out, head_dim, rotary_dim, layout, n_pos * head_dim * sizeof *out,
+                    PE_ROPE_LEVEL_MAX);
     for (size_t i = 0; i < n_pos; i++) {
         const double *xr = x + i * x_stride;
         if (x_stride > 0 && i + PF_AHEAD < n_pos)
@@ -308,7 +384,7 @@ void pe_rope_rotate_heads(const double *restrict x, const double *restrict cs_co
                           double attention_factor, double *restrict out)
 {
     pe_rope_rotate_heads_level(x, cs_cos, cs_sin, n_pos, n_heads, head_dim, rotary_dim, layout,
-                               attention_factor, 2, out);
+                               attention_factor, PE_ROPE_LEVEL_MAX, out);
 }
 
 void pe_rope_rotate_heads_level(const double *restrict x, const double *restrict cs_cos,

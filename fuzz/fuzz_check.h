@@ -11,6 +11,12 @@
  * '<f8' / '<f4' / '<i8', C order, data length = product of the shape x item size), and when the
  * JSON answer was 200 too, its array under out->npy_array holds exactly the .npy's values (nulls
  * = the masked value), in the same shape; a request answered 200 in JSON is answered 200 in .npy.
+ * And as .npz (npz = 1): answered 200 exactly when the .npy is (or a 422 at /dtype: with float32
+ * an array the .npy does not hold may be out of range); a 200 is a ZIP archive read back
+ * from its end record and central directory: stored members laid out one after the other from
+ * offset 0 (local header, data, data descriptor), each CRC-32 right (zlib), sizes and names
+ * agreeing between the three places, every member "<key>.npy" a well-formed .npy whose values are
+ * the JSON answer's array under <key>.
  *
  * Rules for api_handle's output (docs/api.md#conventions, "Errors"):
  * - status is 200, 400 or 422 (a request never gets a 5xx: no 500, and no 503 under these small
@@ -32,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <zlib.h>
 
 #include "api/api.h"
 #include "wire/stream.h"
@@ -338,6 +346,99 @@ static FZ_UNUSED int fz_npy_match(const json_t *v, const fz_npy *o, int level, s
     return 0;
 }
 
+static FZ_UNUSED uint64_t fz_le(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n; i > 0; i--)
+        v = (v << 8) | p[i - 1];
+    return v;
+}
+
+/* The value of masked cells of route key `key` (0 when not listed). */
+static FZ_UNUSED double fz_masked(const api_route *route, const char *key)
+{
+    for (const wire_npy_key *k = route->npy; k->key; k++) {
+        if (strcmp(k->key, key) == 0)
+            return k->masked;
+    }
+    return 0.0;
+}
+
+/* The .npz answer rz against the JSON answer r0 (NULL when it was not a 200). 0 or -1 (why). */
+static FZ_UNUSED int fz_npz_check(const api_response *rz, const api_response *r0,
+                                  const api_route *route, char *why, size_t wn)
+{
+    const unsigned char *b = (const unsigned char *)rz->body;
+    size_t n = rz->len;
+    if (strcmp(rz->content_type, "application/x-npz") != 0)
+        return fz_fail(why, wn, ".npz 200 with content type %s", rz->content_type);
+    if (n < 22 || fz_le(b + n - 22, 4) != 0x06054b50u)
+        return fz_fail(why, wn, ".npz: no end of central directory record");
+    const unsigned char *e = b + n - 22;
+    uint64_t entries = fz_le(e + 10, 2), cd_size = fz_le(e + 12, 4), cd_off = fz_le(e + 16, 4);
+    if (entries == 0 || fz_le(e + 8, 2) != entries || cd_off + cd_size != n - 22)
+        return fz_fail(why, wn, ".npz: end record (%llu entries, directory %llu at %llu)",
+                       (unsigned long long)entries, (unsigned long long)cd_size,
+                       (unsigned long long)cd_off);
+    json_error_t err;
+    json_t *j = r0 ? fz_parse(r0->body, r0->len, &err) : NULL;
+    int rc = 0;
+    const unsigned char *c = b + cd_off, *cend = b + cd_off + cd_size;
+    uint64_t next = 0; /* where the next local header must start */
+    for (uint64_t i = 0; i < entries && rc == 0; i++) {
+        if (c + 46 > cend || fz_le(c, 4) != 0x02014b50u) {
+            rc = fz_fail(why, wn, ".npz: central header %llu", (unsigned long long)i);
+            break;
+        }
+        uint64_t crc = fz_le(c + 16, 4), csz = fz_le(c + 20, 4), usz = fz_le(c + 24, 4);
+        size_t nl = (size_t)fz_le(c + 28, 2);
+        uint64_t off = fz_le(c + 42, 4);
+        const unsigned char *l = b + off;
+        if (fz_le(c + 8, 2) != 8 || fz_le(c + 10, 2) != 0 || csz != usz || fz_le(c + 30, 2) ||
+            fz_le(c + 32, 2) || off != next || c + 46 + nl > cend || nl < 5 || nl > 64 ||
+            memcmp(c + 46 + nl - 4, ".npy", 4) != 0) {
+            rc = fz_fail(why, wn, ".npz: central header %llu fields", (unsigned long long)i);
+            break;
+        }
+        if (off + 30 + nl > cd_off || fz_le(l, 4) != 0x04034b50u || fz_le(l + 6, 2) != 8 ||
+            fz_le(l + 26, 2) != nl || fz_le(l + 28, 2) != 0 || memcmp(l + 30, c + 46, nl) != 0) {
+            rc = fz_fail(why, wn, ".npz: local header %llu", (unsigned long long)i);
+            break;
+        }
+        const unsigned char *d = l + 30 + nl;
+        if ((uint64_t)(d - b) + usz + 16 > cd_off || fz_le(d + usz, 4) != 0x08074b50u ||
+            fz_le(d + usz + 4, 4) != crc || fz_le(d + usz + 8, 4) != usz ||
+            fz_le(d + usz + 12, 4) != usz) {
+            rc = fz_fail(why, wn, ".npz: data descriptor %llu", (unsigned long long)i);
+            break;
+        }
+        if ((uint64_t)crc32(0L, d, (uInt)usz) != crc) {
+            rc = fz_fail(why, wn, ".npz: CRC-32 of member %llu", (unsigned long long)i);
+            break;
+        }
+        char key[64];
+        memcpy(key, c + 46, nl - 4);
+        key[nl - 4] = '\0';
+        fz_npy o;
+        rc = fz_npy_parse((const char *)d, (size_t)usz, &o, why, wn);
+        if (rc == 0 && j != NULL) {
+            const json_t *arr = json_object_get(j, key);
+            size_t at = 0;
+            if (arr == NULL)
+                rc = fz_fail(why, wn, ".npz member %s not in the JSON answer", key);
+            else
+                rc = fz_npy_match(arr, &o, 0, &at, fz_masked(route, key), why, wn);
+        }
+        next = (uint64_t)(d - b) + usz + 16;
+        c += 46 + nl;
+    }
+    if (rc == 0 && (next != cd_off || c != cend))
+        rc = fz_fail(why, wn, ".npz: members end at %llu, directory at %llu",
+                     (unsigned long long)next, (unsigned long long)cd_off);
+    json_decref(j);
+    return rc;
+}
+
 /*
  * Runs body through route three ways and checks everything above. Returns 0, or -1 with why.
  * *status_out (may be NULL) receives the buffered answer's status.
@@ -345,12 +446,14 @@ static FZ_UNUSED int fz_npy_match(const json_t *v, const fz_npy *o, int level, s
 static FZ_UNUSED int fz_check_route(const api_ctx *ctx, const api_route *route, const char *body,
                                     size_t len, char *why, size_t wn, int *status_out)
 {
-    api_response r0, r1, r2;
+    api_response r0, r1, r2, r3;
+    memset(&r3, 0, sizeof r3);
     memset(&r0, 0, sizeof r0);
     memset(&r1, 0, sizeof r1);
     memset(&r2, 0, sizeof r2);
     int rc = 0;
     api_opts o_stream = {.npy = 0, .stream = 1}, o_npy = {.npy = 1, .stream = 1};
+    api_opts o_npz = {.npz = 1, .stream = 1};
     api_handle_route(ctx, route, body, len, "fuzz", NULL, &r0);
     if (status_out)
         *status_out = r0.status;
@@ -403,9 +506,24 @@ static FZ_UNUSED int fz_check_route(const api_ctx *ctx, const api_route *route, 
             }
         }
     }
+    if (rc == 0 && route->npy != NULL) {
+        api_handle_route(ctx, route, body, len, "fuzz", &o_npz, &r3);
+        if (fz_body(&r3, (unsigned)len + 5) != 0)
+            rc = fz_fail(why, wn, ".npz body unreadable or of the wrong size");
+        else if ((r3.status == 200) != (r2.status == 200) &&
+                 !(r3.status == 422 && strstr(r3.body, "\"pointer\":\"/dtype\"") != NULL))
+            /* float32: .npz also rounds arrays the .npy does not hold, which may overflow */
+            rc = fz_fail(why, wn, ".npy %d but .npz %d: %.300s", r2.status, r3.status,
+                         r3.status == 200 ? "" : r3.body);
+        else if (r3.status == 200)
+            rc = fz_npz_check(&r3, r0.status == 200 ? &r0 : NULL, route, why, wn);
+        else
+            rc = fz_check_response(&r3, ctx->lim, why, wn);
+    }
     api_response_free(&r0);
     api_response_free(&r1);
     api_response_free(&r2);
+    api_response_free(&r3);
     return rc;
 }
 

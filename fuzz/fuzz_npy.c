@@ -5,7 +5,9 @@
  * max_table_bytes, only finite values, consumed = header + data <= len (= len without trailing);
  * a failure is a 4xx problem that renders as valid problem+json; every prefix shorter than the
  * header reads as "need more" or an error, never as success; a parsed table written back with
- * wire_npy_header + wire_encode_f64_le parses to the same bits.
+ * wire_npy_header + wire_encode_f64_le parses to the same bits. The tensor header
+ * (wire_npy_parse_header_nd, the low bit declaring bfloat16): consistent counts and sizes within
+ * the limit, and the same header length and 2 axes wherever the table header parses.
  */
 #include <math.h>
 #include <stdint.h>
@@ -83,6 +85,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (info.header_len > 0 &&
             wire_npy_parse_header(data, info.header_len - 1, MAX_TABLE, &i2, &p2) == 1)
             die("a cut header parsed", NULL);
+    }
+
+    /* the tensor header (issue 16): 1 to 4 axes; bfloat16 declared on odd sizes */
+    wire_err_init(&pb);
+    wire_npy_nd nd;
+    int nrc = wire_npy_parse_header_nd(data, size, trailing, MAX_TABLE, &nd, &pb);
+    if (nrc < 0)
+        check_problem(&pb);
+    else if (wire_err_failed(&pb))
+        die("tensor header: problem recorded without -1", pb.detail);
+    if (nrc == 1) {
+        size_t count = 1;
+        for (int i = 0; i < nd.ndim; i++)
+            count *= nd.shape[i];
+        if (nd.header_len > size || nd.ndim < 1 || nd.ndim > WIRE_NPY_MAX_RANK ||
+            count != nd.count || count == 0 || count > MAX_TABLE / 8 ||
+            nd.data_bytes != count * wire_dtype_size(nd.dtype) ||
+            (nd.dtype == WIRE_DT_BF16) != (trailing == 1))
+            die("tensor header info inconsistent", NULL);
+        if (hrc == 1 && (nd.ndim != 2 || nd.header_len != info.header_len))
+            die("table and tensor headers disagree", NULL);
     }
 
     wire_err_init(&pb);

@@ -213,7 +213,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (ctx->pool != NULL && srv_pool_reserve(ctx->pool) != 0) /* the queue is full */
         return srv_send_queue_full(ctx, c, rq);
     const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
-    rq->opts = (api_opts){.npy = srv_accept_npy(accept), .stream = 1};
+    srv_accept answer = srv_accept_answer(accept);
+    rq->opts = (api_opts){.npy = answer == SRV_ACCEPT_NPY,
+                          .npz = answer == SRV_ACCEPT_NPZ,
+                          .array = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "array"),
+                          .stream = 1};
     rq->conn = c;
     rq->submitted = 1;
     /* Compute on a pool thread with the connection suspended, so that this HTTP thread keeps

@@ -59,23 +59,46 @@ static int media_eq(const char *p, size_t n, const char *type)
     return n == strlen(type) && strncasecmp(p, type, n) == 0;
 }
 
-int srv_accept_npy(const char *accept)
+/* The q of each media range the answer may take (-1: not named) in an Accept header value. */
+typedef struct {
+    double npy, npz, json, wild;
+} accept_qs;
+
+static accept_qs accept_scan(const char *accept)
 {
+    accept_qs a = {-1.0, -1.0, -1.0, -1.0};
     if (accept == NULL)
-        return 0;
-    double q_npy = -1.0, q_json = -1.0, q_wild = -1.0, q;
+        return a;
+    double q;
     const char *p = accept, *t;
     size_t n;
     while (next_entry(&p, &t, &n, &q)) {
-        if (media_eq(t, n, "application/x-npy") && q > q_npy)
-            q_npy = q;
-        else if (media_eq(t, n, "application/json") && q > q_json)
-            q_json = q;
-        else if ((media_eq(t, n, "application/*") || media_eq(t, n, "*/*")) && q > q_wild)
-            q_wild = q;
+        if (media_eq(t, n, "application/x-npy") && q > a.npy)
+            a.npy = q;
+        else if (media_eq(t, n, "application/x-npz") && q > a.npz)
+            a.npz = q;
+        else if (media_eq(t, n, "application/json") && q > a.json)
+            a.json = q;
+        else if ((media_eq(t, n, "application/*") || media_eq(t, n, "*/*")) && q > a.wild)
+            a.wild = q;
     }
-    double json = q_json >= 0.0 ? q_json : q_wild;
-    return q_npy > 0.0 && q_npy >= json;
+    return a;
+}
+
+int srv_accept_npy(const char *accept)
+{
+    accept_qs a = accept_scan(accept);
+    double json = a.json >= 0.0 ? a.json : a.wild;
+    return a.npy > 0.0 && a.npy >= json;
+}
+
+srv_accept srv_accept_answer(const char *accept)
+{
+    accept_qs a = accept_scan(accept);
+    double json = a.json >= 0.0 ? a.json : a.wild;
+    if (a.npz > 0.0 && a.npz >= json && a.npz >= a.npy)
+        return SRV_ACCEPT_NPZ;
+    return a.npy > 0.0 && a.npy >= json ? SRV_ACCEPT_NPY : SRV_ACCEPT_JSON;
 }
 
 /* 1 when the n bytes at p are the content coding `name`, ignoring case. */

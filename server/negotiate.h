@@ -34,6 +34,17 @@ typedef enum { SRV_ENC_IDENTITY = 0, SRV_ENC_GZIP = 1, SRV_ENC_BR = 2 } srv_enco
  * identity; "*;q=0, identity;q=0.1" → identity.
  */
 srv_encoding srv_pick_encoding(const char *accept_encoding, unsigned available);
+/* The representation of a compute answer (srv_accept_answer). */
+typedef enum { SRV_ACCEPT_JSON = 0, SRV_ACCEPT_NPY = 1, SRV_ACCEPT_NPZ = 2 } srv_accept;
+
+/*
+ * The representation an Accept header value asks of a compute answer: application/x-npz when
+ * it is listed with q > 0 and a q at least that of JSON (as srv_accept_npy counts it) and of
+ * application/x-npy; else application/x-npy as srv_accept_npy decides; else JSON. Examples:
+ * "application/x-npz" → NPZ; "application/x-npy, application/x-npz;q=0.5" → NPY;
+ * "application/x-npz;q=0" → JSON.
+ */
+srv_accept srv_accept_answer(const char *accept);
 
 /* 1 when the media type of ct (before any ';', trimmed) is type, ignoring case. NULL: 0. */
 int srv_media_is(const char *ct, const char *type);

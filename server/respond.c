@@ -130,6 +130,11 @@ enum MHD_Result srv_send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq
         MHD_add_response_header(resp, ar->headers[i].name, ar->headers[i].value);
     if (rq->compute)
         MHD_add_response_header(resp, "Vary", "Accept");
+    if (ar->status == 200 && strcmp(ar->content_type, "application/x-npz") == 0) {
+        char disp[96];
+        snprintf(disp, sizeof disp, "attachment; filename=\"%s.npz\"", rq->label);
+        MHD_add_response_header(resp, "Content-Disposition", disp);
+    }
     if (ar->npy_array != NULL) {
         char disp[96];
         snprintf(disp, sizeof disp, "attachment; filename=\"%s.npy\"", rq->label);

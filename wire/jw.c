@@ -48,6 +48,9 @@ void wire_jw_free(wire_jw *w)
         free(w->ext->segs);
         wire_jw_npy_clear(&w->ext->cur);
         wire_jw_npy_clear(&w->ext->best);
+        for (size_t i = 0; i < w->ext->n_all; i++)
+            wire_jw_npy_clear(&w->ext->all[i]);
+        free(w->ext->all);
         free(w->ext);
         w->ext = NULL;
     }

@@ -86,6 +86,14 @@ void wire_jw_init(wire_jw *w, size_t max_bytes);
  */
 void wire_jw_init_mode(wire_jw *w, size_t max_bytes, wire_jw_mode mode,
                        const wire_npy_key *npy_keys);
+/*
+ * WIRE_JW_NPY mode, called right after init: capture the value of every wanted key present (in
+ * the order the response writes them) instead of the best one only, for an .npz body
+ * (wire/npz.h). Returns 0, or -1 (w failed) when out of memory or not in WIRE_JW_NPY mode.
+ */
+int wire_jw_npy_multi(wire_jw *w);
+/* WIRE_JW_NPY mode: 1 when the value of key was captured (an array of numbers), else 0. */
+int wire_jw_npy_has(const wire_jw *w, const char *key);
 /* Frees the buffer and every row source still held; w may be re-initialised afterwards. */
 void wire_jw_free(wire_jw *w);
 /* Hands the NUL-terminated text to the caller (free() it) and resets w; NULL if w failed.

@@ -41,7 +41,7 @@ int wire__npy_take_pending(wire_jw *w)
         return -1;
     int r = e->pending;
     e->pending = -1;
-    if (r >= 0 && e->best.rank >= 0 && e->best.rank <= r)
+    if (r >= 0 && !e->multi && e->best.rank >= 0 && e->best.rank <= r)
         return -1;
     return r;
 }
@@ -64,6 +64,49 @@ void wire__npy_cap_start(struct wire_jw_ext *e, int rank, int base)
     }
 }
 
+/* A finished capture c (taken) becomes the best one, or joins the list in multi mode. */
+static void keep(struct wire_jw_ext *e, const wire_jw_npy *c)
+{
+    if (e->multi && e->n_all < e->cap_all) {
+        e->all[e->n_all++] = *c;
+        return;
+    }
+    wire_jw_npy_clear(&e->best);
+    e->best = *c;
+}
+
+int wire_jw_npy_multi(wire_jw *w)
+{
+    struct wire_jw_ext *e = w->ext;
+    if (w->mode != WIRE_JW_NPY || e == NULL)
+        return -1;
+    size_t n = 0;
+    while (e->keys && e->keys[n].key)
+        n++;
+    e->all = calloc(n + 1, sizeof *e->all);
+    if (e->all == NULL) {
+        w->failed = 1;
+        return -1;
+    }
+    e->cap_all = n + 1;
+    e->multi = 1;
+    return 0;
+}
+
+int wire_jw_npy_has(const wire_jw *w, const char *key)
+{
+    const struct wire_jw_ext *e = w->ext;
+    if (e == NULL)
+        return 0;
+    if (e->best.rank >= 0 && strcmp(e->best.key, key) == 0)
+        return 1;
+    for (size_t i = 0; i < e->n_all; i++) {
+        if (strcmp(e->all[i].key, key) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* The finished capture becomes the best one (when it is a rectangular array of numbers). */
 void wire__npy_cap_finish(struct wire_jw_ext *e)
 {
@@ -80,8 +123,7 @@ void wire__npy_cap_finish(struct wire_jw_ext *e)
         return;
     }
     e->cur.ndim = nd;
-    wire_jw_npy_clear(&e->best);
-    e->best = e->cur;
+    keep(e, &e->cur);
     memset(&e->cur, 0, sizeof e->cur);
     e->cur.rank = -1;
 }
@@ -123,8 +165,7 @@ void wire__npy_cap_push(wire_jw *w, double v, int is_int)
 void wire__npy_cap_source(wire_jw *w, int rank, const wire_rows *src)
 {
     struct wire_jw_ext *e = w->ext;
-    wire_jw_npy_clear(&e->best);
-    wire_jw_npy *b = &e->best;
+    wire_jw_npy c = {0}, *b = &c;
     b->rank = rank;
     b->key = e->keys[rank].key;
     b->masked = e->keys[rank].masked;
@@ -133,6 +174,7 @@ void wire__npy_cap_source(wire_jw *w, int rank, const wire_rows *src)
     b->shape[1] = src->cols;
     b->has_src = 1;
     b->src = *src;
+    keep(e, b);
 }
 
 /* A scalar that is not a number (string, bool) in NPY mode. */

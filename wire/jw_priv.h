@@ -6,6 +6,7 @@
 #ifndef WIRE_JW_PRIV_H
 #define WIRE_JW_PRIV_H
 
+#include "wire/err.h"
 #include "wire/jw.h"
 
 /* A deferred matrix: its JSON text goes at byte `at` of the writer's text. */
@@ -45,6 +46,11 @@ struct wire_jw_ext {
     int maxlvl;
     wire_jw_npy cur;  /* being captured */
     wire_jw_npy best; /* the best finished capture */
+    /* wire_jw_npy_multi: every finished capture of a wanted key, in response order (room for
+     * one per key of the list, reserved when multi is set) */
+    int multi;
+    wire_jw_npy *all;
+    size_t n_all, cap_all;
 };
 
 /* Writes "[x0,x1,...]" into out (>= WIRE_JW_NUM_MAX n + 2 + WIRE_JW_NUM_SLACK bytes: bytes past
@@ -55,6 +61,10 @@ size_t wire_jw_fmt_row(char *out, const double *x, size_t n, int masked, int *no
 #define WIRE_JW_NUM_MAX 26
 /* Room wire_jw_fmt_row may write past its result (fixed-size copies of digits). */
 #define WIRE_JW_NUM_SLACK 32
+
+/* stream.c: an .npy stream of the captured array *a (taken: *a is left empty, also on failure),
+ * as wire_stream_npy encodes it. NULL with pb filled (float32 overflow, out of memory). */
+struct wire_stream *wire__stream_npy_take(wire_jw_npy *a, int f32, wire_err *pb);
 
 /* Releases the row source of c and its values; c->rank becomes -1. */
 void wire_jw_npy_clear(wire_jw_npy *c);

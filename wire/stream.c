@@ -17,6 +17,8 @@
 
 struct wire_stream {
     int npy;
+    int custom; /* src is the reader (wire_stream_custom) */
+    wire_stream_src src;
     /* JSON: the envelope text and the deferred matrices, in order */
     char *text;
     size_t text_len, tpos;
@@ -176,6 +178,8 @@ static int npy_chunk(wire_stream *s)
 
 size_t wire_stream_read(wire_stream *s, char *buf, size_t max)
 {
+    if (s->custom)
+        return s->src.read(s->src.self, buf, max);
     size_t out = 0;
     while (out < max) {
         if (s->stage_pos < s->stage_len) {
@@ -243,23 +247,44 @@ size_t wire_stream_read(wire_stream *s, char *buf, size_t max)
 
 int wire_stream_failed(const wire_stream *s)
 {
+    if (s->custom)
+        return s->src.failed ? s->src.failed(s->src.self) : 0;
     return s->failed;
 }
 
 uint64_t wire_stream_size(const wire_stream *s)
 {
+    if (s->custom)
+        return s->src.size;
     return s->npy ? s->total : WIRE_STREAM_SIZE_UNKNOWN;
 }
 
 const char *wire_stream_array(const wire_stream *s)
 {
+    if (s->custom)
+        return s->src.array;
     return s->npy ? s->arr.key : NULL;
+}
+
+wire_stream *wire_stream_custom(const wire_stream_src *src)
+{
+    wire_stream *s = stream_new(0);
+    if (s == NULL) {
+        if (src->release)
+            src->release(src->self);
+        return NULL;
+    }
+    s->custom = 1;
+    s->src = *src;
+    return s;
 }
 
 void wire_stream_free(wire_stream *s)
 {
     if (s == NULL)
         return;
+    if (s->custom && s->src.release)
+        s->src.release(s->src.self);
     for (size_t i = s->seg; i < s->n_segs; i++) {
         if (s->segs[i].src.release)
             s->segs[i].src.release(s->segs[i].src.self);
@@ -299,7 +324,7 @@ char *wire_stream_drain(wire_stream *s, size_t max, size_t *len)
             break;
         n += k;
     }
-    int failed = s->failed;
+    int failed = wire_stream_failed(s);
     wire_stream_free(s);
     if (b == NULL || n > max || failed) {
         free(b);
@@ -337,25 +362,18 @@ static int f32_overflows(wire_stream *s)
     return 0;
 }
 
-wire_stream *wire_stream_npy(wire_jw *w, int f32, wire_err *pb)
+wire_stream *wire__stream_npy_take(wire_jw_npy *arr, int f32, wire_err *pb)
 {
-    struct wire_jw_ext *e = w->ext;
-    if (e == NULL || e->best.rank < 0) {
-        wire_jw_free(w);
-        wire_err_set(pb, WIRE_EINTERNAL, "this response has no array for application/x-npy");
-        return NULL;
-    }
-    wire_stream *s = stream_new(e->best.has_src ? e->best.src.cols : 0);
+    wire_stream *s = stream_new(arr->has_src ? arr->src.cols : 0);
     if (s == NULL) {
-        wire_jw_free(w);
+        wire_jw_npy_clear(arr);
         wire_err_set(pb, WIRE_ENOMEM, "out of memory");
         return NULL;
     }
     s->npy = 1;
-    s->arr = e->best;
-    memset(&e->best, 0, sizeof e->best);
-    e->best.rank = -1;
-    wire_jw_free(w);
+    s->arr = *arr;
+    memset(arr, 0, sizeof *arr);
+    arr->rank = -1;
     wire_jw_npy *a = &s->arr;
     s->i64 = a->all_int && !a->has_src;
     s->f32 = f32 && !s->i64;
@@ -381,6 +399,21 @@ wire_stream *wire_stream_npy(wire_jw *w, int f32, wire_err *pb)
         count *= a->shape[i];
     s->total = s->hdr_len + count * s->elsize;
     return s;
+}
+
+wire_stream *wire_stream_npy(wire_jw *w, int f32, wire_err *pb)
+{
+    struct wire_jw_ext *e = w->ext;
+    if (e == NULL || e->best.rank < 0) {
+        wire_jw_free(w);
+        wire_err_set(pb, WIRE_EINTERNAL, "this response has no array for application/x-npy");
+        return NULL;
+    }
+    wire_jw_npy best = e->best;
+    memset(&e->best, 0, sizeof e->best);
+    e->best.rank = -1;
+    wire_jw_free(w);
+    return wire__stream_npy_take(&best, f32, pb);
 }
 
 wire_stream *wire_stream_npy_rows(const wire_rows *src, wire_err *pb)

@@ -58,6 +58,25 @@ uint64_t wire_stream_size(const wire_stream *s);
 /* .npy: the response key whose array it holds ("matrix", "scores", ...); JSON: NULL. */
 const char *wire_stream_array(const wire_stream *s);
 
+/*
+ * A body produced by a reader of its own (wire/npz.c): read(self, buf, max) writes up to max
+ * bytes and returns how many (0 at the end); failed(self) is 1 when it stopped early (may be
+ * NULL); release(self) frees self. size: the total when known, else WIRE_STREAM_SIZE_UNKNOWN;
+ * array: what wire_stream_array reports (static string or NULL).
+ */
+typedef struct {
+    size_t (*read)(void *self, char *buf, size_t max);
+    int (*failed)(const void *self);
+    void (*release)(void *self);
+    void *self;
+    uint64_t size;
+    const char *array;
+} wire_stream_src;
+
+/* A stream over src (taken: released when the stream is freed, or at once when out of memory,
+ * which returns NULL). */
+wire_stream *wire_stream_custom(const wire_stream_src *src);
+
 /* Frees s and releases every row source it still holds. NULL is allowed. */
 void wire_stream_free(wire_stream *s);
 

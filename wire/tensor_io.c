@@ -7,6 +7,7 @@
 #include "wire/tensor_io.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,37 +257,49 @@ static int npy_dict(const char *text, size_t n, char *descr, size_t descr_n, int
     return 0;
 }
 
-int wire_npy_parse_header(const void *buf, size_t len, size_t max_table_bytes, wire_npy_info *info,
-                          wire_err *pb)
+/* The preamble (magic, version, header length) and the dict of an .npy file in b[0..len): 1 with
+ * *start (where the dict begins), *hl (its length), descr, *fortran, dims and *nd filled; 0 when
+ * len is too short yet; -1 with pb filled. */
+static int npy_preamble(const unsigned char *b, size_t len, size_t *start, size_t *hl, char *descr,
+                        size_t descr_n, int *fortran, size_t *dims, size_t *nd, wire_err *pb)
 {
-    const unsigned char *b = buf;
     size_t m = len < sizeof NPY_MAGIC ? len : sizeof NPY_MAGIC;
     if (memcmp(b, NPY_MAGIC, m) != 0)
         NPY_FAIL("not an .npy file (it must start with the magic \\x93NUMPY)");
     if (len < 10)
         return 0;
     unsigned major = b[6], minor = b[7];
-    size_t start, hl;
     if (major == 1 && minor == 0) {
-        start = 10;
-        hl = (size_t)wire_le_get(b + 8, 2);
+        *start = 10;
+        *hl = (size_t)wire_le_get(b + 8, 2);
     } else if ((major == 2 || major == 3) && minor == 0) {
         if (len < 12)
             return 0;
-        start = 12;
-        hl = (size_t)wire_le_get(b + 8, 4);
+        *start = 12;
+        *hl = (size_t)wire_le_get(b + 8, 4);
     } else {
         NPY_FAIL(".npy format version %u.%u is not supported (1.0, 2.0 and 3.0 are)", major, minor);
     }
-    if (hl > WIRE_NPY_MAX_HEADER)
-        NPY_FAIL(".npy header of %zu bytes exceeds the cap of %u bytes", hl, WIRE_NPY_MAX_HEADER);
-    if (len - start < hl)
+    if (*hl > WIRE_NPY_MAX_HEADER)
+        NPY_FAIL(".npy header of %zu bytes exceeds the cap of %u bytes", *hl, WIRE_NPY_MAX_HEADER);
+    if (len - *start < *hl)
         return 0;
+    if (npy_dict((const char *)b + *start, *hl, descr, descr_n, fortran, dims, nd, pb) < 0)
+        return -1;
+    return 1;
+}
+
+int wire_npy_parse_header(const void *buf, size_t len, size_t max_table_bytes, wire_npy_info *info,
+                          wire_err *pb)
+{
+    const unsigned char *b = buf;
+    size_t start = 0, hl = 0;
     char descr[16];
     int fortran = 0;
     size_t dims[8] = {0}, nd = 0;
-    if (npy_dict((const char *)b + start, hl, descr, sizeof descr, &fortran, dims, &nd, pb) < 0)
-        return -1;
+    int pr = npy_preamble(b, len, &start, &hl, descr, sizeof descr, &fortran, dims, &nd, pb);
+    if (pr <= 0)
+        return pr;
     wire_dtype dt;
     if (strcmp(descr, "<f2") == 0)
         dt = WIRE_DT_F16;
@@ -323,6 +336,65 @@ int wire_npy_parse_header(const void *buf, size_t len, size_t max_table_bytes, w
     info->cols = dims[1];
     info->dtype = dt;
     info->data_bytes = n * wire_dtype_size(dt);
+    return 1;
+}
+
+int wire_npy_parse_header_nd(const void *buf, size_t len, int bf16, size_t max_bytes,
+                             wire_npy_nd *info, wire_err *pb)
+{
+    size_t start = 0, hl = 0;
+    char descr[16];
+    int fortran = 0;
+    size_t dims[8] = {0}, nd = 0;
+    int pr = npy_preamble(buf, len, &start, &hl, descr, sizeof descr, &fortran, dims, &nd, pb);
+    if (pr <= 0)
+        return pr;
+    wire_dtype dt;
+    int two = strcmp(descr, "<u2") == 0 || strcmp(descr, "<i2") == 0 || strcmp(descr, "|V2") == 0 ||
+              strcmp(descr, "<V2") == 0;
+    if (bf16 && two)
+        dt = WIRE_DT_BF16;
+    else if (bf16)
+        NPY_FAIL(".npy dtype '%s' with dtype bfloat16: send the raw 16-bit patterns as '<u2' "
+                 "(a.view(np.uint16)) or '|V2'",
+                 descr);
+    else if (strcmp(descr, "<f2") == 0)
+        dt = WIRE_DT_F16;
+    else if (strcmp(descr, "<f4") == 0)
+        dt = WIRE_DT_F32;
+    else if (strcmp(descr, "<f8") == 0)
+        dt = WIRE_DT_F64;
+    else if (two)
+        NPY_FAIL(".npy dtype '%s' is not a float type; for bfloat16 say dtype \"bfloat16\"", descr);
+    else
+        NPY_FAIL(".npy dtype '%s' is not supported; accepted: '<f2', '<f4', '<f8' (bfloat16 as "
+                 "'<u2' with dtype \"bfloat16\")",
+                 descr);
+    if (fortran)
+        NPY_FAIL(".npy array is in Fortran order; only C order is accepted "
+                 "(save np.ascontiguousarray(a))");
+    if (nd < 1 || nd > WIRE_NPY_MAX_RANK)
+        NPY_FAIL(".npy array is %zu-D; a tensor has 1 to %d axes", nd, WIRE_NPY_MAX_RANK);
+    size_t count = 1;
+    for (size_t i = 0; i < nd; i++) {
+        if (dims[i] == 0)
+            NPY_FAIL(".npy shape has an empty axis (axis %zu is 0)", i);
+        if (!pe_mul_ok(count, dims[i], &count))
+            count = SIZE_MAX;
+        info->shape[i] = dims[i];
+    }
+    size_t bytes;
+    if (count == SIZE_MAX || !pe_mul_ok(count, sizeof(double), &bytes) || bytes > max_bytes) {
+        body_fail(pb, WIRE_ELIMIT,
+                  "a tensor of %zu values needs more than %zu bytes as float64 (the limit)", count,
+                  max_bytes);
+        return -1;
+    }
+    info->header_len = start + hl;
+    info->ndim = (int)nd;
+    info->dtype = dt;
+    info->count = count;
+    info->data_bytes = count * wire_dtype_size(dt);
     return 1;
 }
 

@@ -92,6 +92,30 @@ typedef struct {
 int wire_npy_parse_header(const void *buf, size_t len, size_t max_table_bytes, wire_npy_info *info,
                           wire_err *pb);
 
+/* Axes of an .npy tensor (wire_npy_parse_header_nd): [T, D] ... [B, T, H, D]. */
+#define WIRE_NPY_MAX_RANK 4
+
+/* What an .npy tensor header says. */
+typedef struct {
+    size_t header_len; /* bytes before the data */
+    int ndim;          /* 1 .. WIRE_NPY_MAX_RANK */
+    size_t shape[WIRE_NPY_MAX_RANK];
+    wire_dtype dtype;
+    size_t count;      /* product of the shape (>= 1) */
+    size_t data_bytes; /* count * element size */
+} wire_npy_nd;
+
+/*
+ * The header of an .npy tensor (q or k of a binary request) in buf[0..len), as
+ * wire_npy_parse_header reads a table's, but of 1 to WIRE_NPY_MAX_RANK axes, none empty. descr
+ * '<f2', '<f4', '<f8'; with bf16 1 (the request said dtype "bfloat16": NumPy has no such type)
+ * a 2-byte descr ('<u2', '<i2', '|V2', '<V2') holding the raw bfloat16 patterns, and nothing
+ * else. Returns 1 with *info filled, 0 when len is too short for the whole header yet, or -1
+ * with pb filled (WIRE_EINVALID naming the rule; WIRE_ELIMIT when count x 8 > max_bytes).
+ */
+int wire_npy_parse_header_nd(const void *buf, size_t len, int bf16, size_t max_bytes,
+                             wire_npy_nd *info, wire_err *pb);
+
 /*
  * Parses a whole .npy file in buf[0..len). With allow_trailing 0 the data must end exactly at
  * len; with 1 bytes may follow it (*consumed = header_len + data_bytes, may be NULL). Returns 0

@@ -413,6 +413,34 @@ START_TEST(test_attention_rope_huge_integral_value)
 }
 END_TEST
 
+/*
+ * Finding 4 (fuzz_rope, issue 16's .npz checks): /rope with multi-axis type mixed (no inv_freq) and
+ * neither q, k nor include answered JSON 200 but .npy 500 "this response has no array": no key of
+ * the .npy list was in the answer. axis_freqs ([A][n], every multi-axis answer has it) is now the
+ * last choice: .npy 200 with X-Posenc-Array axis_freqs, values = the request's freqs (mixed takes
+ * them as given): A = 2 axes, n = head_dim 8 / 2 = 4.
+ */
+START_TEST(test_rope_mixed_npy_has_an_array)
+{
+    static const char body[] =
+        "{\"head_dim\":8,\"axes\":{\"type\":\"mixed\",\"freqs\":[[0.5,0.25,0.125,0.0625],"
+        "[1,0.75,0.5,0.25]]},\"positions\":[[0,0],[1,2]]}";
+    api_opts o = {.npy = 1};
+    api_response r;
+    memset(&r, 0, sizeof r);
+    api_handle_route(&ctx, &api_route_rope, body, sizeof body - 1, "regress", &o, &r);
+    ck_assert_msg(r.status == 200, "status %d: %s", r.status, r.body);
+    ck_assert_str_eq(r.npy_array, "axis_freqs");
+    ck_assert_uint_eq(r.len, 128 + 2 * 4 * 8); /* header (2, 4) + 8 float64 */
+    double v[8];
+    memcpy(v, r.body + 128, sizeof v);
+    ck_assert_double_eq(v[0], 0.5);
+    ck_assert_double_eq(v[3], 0.0625);
+    ck_assert_double_eq(v[5], 0.75);
+    api_response_free(&r);
+}
+END_TEST
+
 Suite *regress_fuzz_suite(void)
 {
     Suite *s = suite_create("regress_fuzz");
@@ -427,6 +455,7 @@ Suite *regress_fuzz_suite(void)
     tcase_add_test(tc, test_jw_str_replaces_ill_formed_utf8);
     tcase_add_test(tc, test_safetensors_span_mismatch_names_dtype);
     tcase_add_test(tc, test_attention_rope_huge_integral_value);
+    tcase_add_test(tc, test_rope_mixed_npy_has_an_array);
     suite_add_tcase(s, tc);
     return s;
 }

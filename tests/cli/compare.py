@@ -11,7 +11,8 @@ same as the daemon's). Every case sends the same request bytes to both and requi
     daemon's body. Both sides use the request id "cli-check" (X-Request-Id / --request-id), so a
     problem's "instance" matches too.
 Cases: every request of tests/vectors/**/*.json (route from the case's "endpoint" or its folder),
-as JSON and as .npy (Accept: application/x-npy / --npy); every request with a "config" again with
+as JSON, as .npy and as .npz (Accept: application/x-npy / --npy, application/x-npz / --npz);
+the choice of arrays (?array= / --array, chosen and refused); every request with a "config" again with
 the config moved to a --config file; a few learned-table requests (built-in demo-512x64 and a
 table stored in --data-dir); malformed and oversized bodies; the small-limits daemon.
 Prints one line per failure and ends with "cli: N passed, N failed"; exit 1 on any failure.
@@ -59,7 +60,7 @@ class Daemon(common.Daemon):
     def post(self, path, body, npy):
         h = {"Content-Type": "application/json", "X-Request-Id": RID}
         if npy:
-            h["Accept"] = "application/x-npy"
+            h["Accept"] = "application/x-npz" if npy == "npz" else "application/x-npy"
         return self.request("POST", path, body, h)
 
     def close(self):
@@ -86,9 +87,13 @@ class Runner:
                            input=body, capture_output=True, timeout=120)
         return p.returncode, p.stdout, p.stderr
 
-    def compare(self, name, daemon, route, body, npy, cli_args=(), cli_body=None):
-        status, dbody = daemon.post(route, body, npy)
-        args = list(cli_args) + (["--npy"] if npy else [])
+    def compare(self, name, daemon, route, body, npy, cli_args=(), cli_body=None, array=None):
+        """npy: False (JSON), True (.npy) or "npz"; array: the daemon's ?array= / --array."""
+        status, dbody = daemon.post(route + (f"?array={array}" if array is not None else ""),
+                                    body, npy)
+        args = list(cli_args) + ({"npz": ["--npz"], True: ["--npy"]}.get(npy, []))
+        if array is not None:
+            args += ["--array", array]
         rc, out, err = self.run_cli(route, body if cli_body is None else cli_body, args)
         got = out if rc == 0 else (err[:-1] if err.endswith(b"\n") else err)
         why = None
@@ -103,12 +108,13 @@ class Runner:
             why = f"exit 0 but stderr {err[:200]!r}"
         if why:
             self.failed += 1
-            print(f"FAIL {name}{' --npy' if npy else ''}: {why}")
+            flag = {"npz": " --npz", True: " --npy"}.get(npy, "")
+            print(f"FAIL {name}{flag}{'' if array is None else ' --array ' + array}: {why}")
         else:
             self.passed += 1
 
     def both(self, name, daemon, route, body, cli_args=(), cli_body=None):
-        for npy in (False, True):
+        for npy in (False, True, "npz"):
             self.compare(name, daemon, route, body, npy, cli_args, cli_body)
 
 
@@ -234,8 +240,18 @@ def main():
                    ("/rope", {"head_dim": 8, "seq_len": 2, "pad": "x" * 5000})]
         for i, (ep, req) in enumerate(limited):
             r.both(f"limits/{i}", small, ep, json.dumps(req).encode(), SMALL)
+        # the choice of arrays (?array= / --array), chosen and refused
+        qk = json.dumps({"head_dim": 8, "positions": [0, 3], "include": ["cos_sin_hf"],
+                         "q": [[1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 0, 0, 0, 0, 0, 0]],
+                         "k": [[8, 7, 6, 5, 4, 3, 2, 1], [1, 1, 1, 1, 1, 1, 1, 1]]}).encode()
+        arrays = [(True, "sin"), (True, "sin_hf"), ("npz", "q_rotated,k_rotated"),
+                  ("npz", "scores"), (True, "nope"), (True, "sin,cos"), ("npz", ""),
+                  (False, "sin")]
+        for i, (npy, array) in enumerate(arrays):
+            r.compare(f"array/{i}", full, "/rope", qk, npy, array=array)
         n_usage = usage_cases(r, full, tmp)
-        print(f"cli: {n_vec} vector requests (x JSON and .npy), {len(learned)} learned, "
+        print(f"cli: {n_vec} vector requests (x JSON, .npy and .npz), {len(learned)} learned, "
+              f"{len(arrays)} choices of arrays, "
               f"{len(odd)} malformed, {len(limited)} with small limits, {n_usage} usage cases")
     finally:
         full.close()

@@ -26,15 +26,15 @@ static void fill(double *x, size_t n)
     }
 }
 
-/* T x H x D through pe_rope_rotate_heads (kernels up to max_level: 2 = AVX2 where the processor
- * has it, 1 = SSE2, see core/rope_priv.h) against per-vector pe_rope_rotate. */
+/* T x H x D through pe_rope_rotate_heads (kernels up to max_level: 3 = AVX-512F and 2 = AVX2 where
+ * the processor has them, 1 = SSE2, see core/rope_priv.h) against per-vector pe_rope_rotate. */
 static void check_heads_level(size_t T, size_t H, size_t D, size_t rot, pe_rope_layout layout,
                               size_t misalign, int max_level)
 {
     size_t n = rot / 2, total = T * H * D;
     double *x = malloc(total * sizeof *x);
-    /* misalign (doubles past a 64-byte boundary): 0 aligned, 2 = 16 bytes off 32, 1 = 8 bytes off
-     * 16 (the plain path is taken) */
+    /* misalign (doubles past a 64-byte boundary): 0 aligned, 2, 4, 6 = 16, 32, 48 bytes off 64,
+     * 1 = 8 bytes off 16 (the plain path is taken) */
     size_t buf_bytes = ((total + 8) * sizeof(double) + 63) / 64 * 64;
     double *buf = aligned_alloc(64, buf_bytes);
     double *out = buf + misalign;
@@ -76,11 +76,12 @@ static void check_heads_level(size_t T, size_t H, size_t D, size_t rot, pe_rope_
     free(s);
 }
 
-/* check_heads_level at every kernel level: the SSE2 kernels stay tested on AVX2 machines. */
+/* check_heads_level at every kernel level: the SSE2 and AVX2 kernels stay tested on AVX-512
+ * machines. */
 static void check_heads(size_t T, size_t H, size_t D, size_t rot, pe_rope_layout layout,
                         size_t misalign)
 {
-    for (int level = 1; level <= 2; level++)
+    for (int level = 1; level <= PE_ROPE_LEVEL_MAX; level++)
         check_heads_level(T, H, D, rot, layout, misalign, level);
     if (T * H * D < ((size_t)1 << 19)) /* small: the plain kernels whatever the level */
         check_heads_level(T, H, D, rot, layout, misalign, 0);
@@ -89,7 +90,7 @@ static void check_heads(size_t T, size_t H, size_t D, size_t rot, pe_rope_layout
 START_TEST(test_heads_large)
 {
     /* 512 x 16 x 128 doubles = 8 MiB of output: above the 4 MiB threshold */
-    for (size_t m = 0; m <= 2; m += 2) { /* 32-byte aligned, then 16 bytes off */
+    for (size_t m = 0; m <= 6; m += 2) { /* 64-byte aligned, then 16, 32, 48 bytes off */
         check_heads(512, 16, 128, 128, PE_ROPE_HALF, m);
         check_heads(512, 16, 128, 128, PE_ROPE_INTERLEAVED, m);
         check_heads(512, 16, 128, 64, PE_ROPE_HALF, m);         /* partial rotary, n even */

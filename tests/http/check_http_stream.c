@@ -9,6 +9,10 @@
  * chunked, and byte-identical to what api_handle writes for the same request in this process.
  * test_npy_headers: Accept: application/x-npy gives Content-Type application/x-npy, a
  * Content-Length of header + 8 bytes per number, X-Posenc-Array and Vary: Accept.
+ * test_npz_headers: Accept: application/x-npz with ?array=matrix gives Content-Type
+ * application/x-npz, Content-Disposition sinusoidal.npz and the archive's exact Content-Length
+ * (wire/npz.h: local header 30 + name, the .npy, descriptor 16, central 46 + name, end 22);
+ * ?array=nope is a 422 (the query parameter reaches the API, never ignored).
  * Bounded time: every socket operation has a deadline; the whole suite takes about 2 s.
  */
 #include <arpa/inet.h>
@@ -207,24 +211,35 @@ START_TEST(test_no_stall)
 }
 END_TEST
 
-START_TEST(test_npy_headers)
+/* POSTs json to path with Accept: accept (Connection: close); returns the whole response, its
+ * headers NUL-terminated, *body at the body and *blen its length. */
+static char *post_raw(const char *path, const char *accept, const char *json, char **body,
+                      size_t *blen)
 {
-    const char *json = "{\"d_model\": 64, \"seq_len\": 1000}";
-    char req[512];
-    int n =
-        snprintf(req, sizeof req,
-                 "POST /sinusoidal HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                 "Accept: application/x-npy\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
-                 strlen(json), json);
+    char req[1024];
+    int n = snprintf(req, sizeof req,
+                     "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     "Accept: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                     path, accept, strlen(json), json);
     int fd = connect_to(srv.port, 0);
     send_all(fd, req, (size_t)n);
     size_t len;
     char *b = read_all(fd, now_ms() + 5000, &len);
     close(fd);
-    char *body = strstr(b, "\r\n\r\n");
-    ck_assert_ptr_nonnull(body);
-    *body = '\0';
-    body += 4;
+    char *p = strstr(b, "\r\n\r\n");
+    ck_assert_ptr_nonnull(p);
+    *p = '\0';
+    *body = p + 4;
+    *blen = len - (size_t)(*body - b);
+    return b;
+}
+
+START_TEST(test_npy_headers)
+{
+    const char *json = "{\"d_model\": 64, \"seq_len\": 1000}";
+    char *body;
+    size_t blen;
+    char *b = post_raw("/sinusoidal", "application/x-npy", json, &body, &blen);
     ck_assert_msg(strncmp(b, "HTTP/1.1 200", 12) == 0, "%s", b);
     ck_assert_ptr_nonnull(find_ci(b, "Content-Type: application/x-npy"));
     ck_assert_ptr_nonnull(find_ci(b, "X-Posenc-Array: matrix"));
@@ -234,8 +249,35 @@ START_TEST(test_npy_headers)
     char cl[64];
     snprintf(cl, sizeof cl, "Content-Length: %zu", want);
     ck_assert_msg(find_ci(b, cl) != NULL, "no %s in %s", cl, b);
-    ck_assert_uint_eq(len - (size_t)(body - b), want);
+    ck_assert_uint_eq(blen, want);
     ck_assert(memcmp(body, "\x93NUMPY\x01\x00", 8) == 0);
+    free(b);
+}
+END_TEST
+
+START_TEST(test_npz_headers)
+{
+    const char *json = "{\"d_model\": 64, \"seq_len\": 1000}";
+    char *body;
+    size_t blen;
+    char *b = post_raw("/sinusoidal?array=matrix", "application/x-npz", json, &body, &blen);
+    ck_assert_msg(strncmp(b, "HTTP/1.1 200", 12) == 0, "%s", b);
+    ck_assert_ptr_nonnull(find_ci(b, "Content-Type: application/x-npz"));
+    ck_assert_ptr_nonnull(
+        find_ci(b, "Content-Disposition: attachment; filename=\"sinusoidal.npz\""));
+    ck_assert_ptr_nonnull(find_ci(b, "Vary: Accept"));
+    /* "matrix.npy" (10 bytes): 30 + 10, the .npy 128 + 512000, 16, 46 + 10, 22 */
+    size_t want = 40 + 128 + 1000 * 64 * 8 + 16 + 56 + 22;
+    char cl[64];
+    snprintf(cl, sizeof cl, "Content-Length: %zu", want);
+    ck_assert_msg(find_ci(b, cl) != NULL, "no %s in %s", cl, b);
+    ck_assert_uint_eq(blen, want);
+    ck_assert(memcmp(body, "PK\x03\x04", 4) == 0);
+    ck_assert(memcmp(body + 40, "\x93NUMPY\x01\x00", 8) == 0);
+    free(b);
+    b = post_raw("/sinusoidal?array=nope", "application/x-npz", json, &body, &blen);
+    ck_assert_msg(strncmp(b, "HTTP/1.1 422", 12) == 0, "%s", b);
+    ck_assert_ptr_nonnull(strstr(body, "query parameter array"));
     free(b);
 }
 END_TEST
@@ -248,6 +290,7 @@ Suite *http_stream_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_no_stall);
     tcase_add_test(tc, test_npy_headers);
+    tcase_add_test(tc, test_npz_headers);
     suite_add_tcase(s, tc);
     return s;
 }

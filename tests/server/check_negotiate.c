@@ -8,6 +8,27 @@
 
 /* RFC 9110 §12.5.1: the highest q wins, q=0 means "not acceptable"; JSON is the default and wins a
  * tie with application/ * or * / * (only .npy named with a q at least JSON's gives .npy). */
+/* .npz against .npy and JSON: q decides, a tie goes to .npz (the superset), q=0 refuses. */
+START_TEST(test_accept_npz)
+{
+    ck_assert_int_eq(srv_accept_answer(NULL), SRV_ACCEPT_JSON);
+    ck_assert_int_eq(srv_accept_answer("*/*"), SRV_ACCEPT_JSON);
+    ck_assert_int_eq(srv_accept_answer("application/x-npz"), SRV_ACCEPT_NPZ);
+    ck_assert_int_eq(srv_accept_answer("Application/X-NPZ"), SRV_ACCEPT_NPZ);
+    ck_assert_int_eq(srv_accept_answer("application/x-npy"), SRV_ACCEPT_NPY);
+    ck_assert_int_eq(srv_accept_answer("application/x-npy, application/x-npz"), SRV_ACCEPT_NPZ);
+    ck_assert_int_eq(srv_accept_answer("application/x-npy, application/x-npz;q=0.5"),
+                     SRV_ACCEPT_NPY);
+    ck_assert_int_eq(srv_accept_answer("application/x-npz;q=0"), SRV_ACCEPT_JSON);
+    ck_assert_int_eq(srv_accept_answer("application/json, application/x-npz;q=0.9"),
+                     SRV_ACCEPT_JSON);
+    ck_assert_int_eq(srv_accept_answer("application/json;q=0.5, application/x-npz"),
+                     SRV_ACCEPT_NPZ);
+    /* the table route's rule ignores .npz */
+    ck_assert_int_eq(srv_accept_npy("application/x-npz"), 0);
+}
+END_TEST
+
 START_TEST(test_accept_rules)
 {
     ck_assert_int_eq(srv_accept_npy(NULL), 0);
@@ -86,6 +107,7 @@ Suite *negotiate_suite(void)
     Suite *s = suite_create("negotiate");
     TCase *tc = tcase_create("negotiate");
     tcase_add_test(tc, test_accept_rules);
+    tcase_add_test(tc, test_accept_npz);
     tcase_add_test(tc, test_content_types);
     tcase_add_test(tc, test_accept_encoding);
     suite_add_tcase(s, tc);
