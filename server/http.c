@@ -93,6 +93,11 @@ static enum MHD_Result compute_headers(srv_ctx *ctx, struct MHD_Connection *c, s
     if (!srv_json_content_type(ct))
         return srv_send_problem(ctx, c, rq, API_PB_UNSUPPORTED_MEDIA_TYPE,
                                 "Content-Type must be application/json", NULL);
+    if (!srv_body_encoding_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Encoding")))
+        return srv_send_problem(ctx, c, rq, API_PB_UNSUPPORTED_MEDIA_TYPE,
+                                "Content-Encoding is not supported: send the body uncompressed "
+                                "(no Content-Encoding, or identity)",
+                                NULL);
     unsigned long long n = srv_declared_length(c);
     if (n > ctx->cfg->lim.max_body_bytes) {
         char d[128];

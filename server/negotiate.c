@@ -156,6 +156,18 @@ int srv_media_is(const char *ct, const char *type)
     return *rest == '\0' || *rest == ';';
 }
 
+int srv_body_encoding_ok(const char *ce)
+{
+    if (ce == NULL)
+        return 1;
+    while (*ce == ' ' || *ce == '\t')
+        ce++;
+    size_t n = strlen(ce);
+    while (n > 0 && (ce[n - 1] == ' ' || ce[n - 1] == '\t'))
+        n--;
+    return n == 0 || (n == 8 && strncasecmp(ce, "identity", 8) == 0);
+}
+
 int srv_json_content_type(const char *ct)
 {
     if (ct == NULL)

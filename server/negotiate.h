@@ -52,6 +52,11 @@ int srv_media_is(const char *ct, const char *type);
 /* 1 when ct is application/json, optionally with charset=utf-8 (ignoring case), else 0. */
 int srv_json_content_type(const char *ct);
 
+/* 1 when a request body's Content-Encoding value is absent (NULL), empty or "identity" (any case,
+ * spaces around): the only body codings posencd reads. Anything else ("gzip", "br, gzip") is 0:
+ * the request is answered 415 before its body is read, never parsed as if it were plain. */
+int srv_body_encoding_ok(const char *content_encoding);
+
 /* The format of a PUT /tables/{name} body named by its Content-Type ct (NULL allowed):
  * application/json (as srv_json_content_type) → JSON, application/x-npy → .npy,
  * application/x-safetensors or application/octet-stream → .safetensors, else unsupported. */

@@ -41,6 +41,11 @@ enum MHD_Result srv_table_put_headers(srv_ctx *ctx, struct MHD_Connection *c, sr
     rq->label = "table_put";
     if (atomic_load(&ctx->draining))
         return srv_send_problem(ctx, c, rq, API_PB_SHUTTING_DOWN, "the server is draining", NULL);
+    if (!srv_body_encoding_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Encoding")))
+        return srv_send_problem(ctx, c, rq, API_PB_UNSUPPORTED_MEDIA_TYPE,
+                                "Content-Encoding is not supported: send the table uncompressed "
+                                "(no Content-Encoding, or identity)",
+                                NULL);
     const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
     const char *tensor = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tensor");
     unsigned long long declared = srv_declared_length(c);

@@ -83,6 +83,18 @@ START_TEST(test_accept_encoding)
 }
 END_TEST
 
+START_TEST(test_body_encoding)
+{
+    ck_assert_int_eq(srv_body_encoding_ok(NULL), 1);
+    ck_assert_int_eq(srv_body_encoding_ok(""), 1);
+    ck_assert_int_eq(srv_body_encoding_ok("identity"), 1);
+    ck_assert_int_eq(srv_body_encoding_ok(" Identity "), 1);
+    ck_assert_int_eq(srv_body_encoding_ok("gzip"), 0);
+    ck_assert_int_eq(srv_body_encoding_ok("identity, gzip"), 0);
+    ck_assert_int_eq(srv_body_encoding_ok("br"), 0);
+}
+END_TEST
+
 START_TEST(test_content_types)
 {
     ck_assert_int_eq(srv_json_content_type("application/json"), 1);
@@ -109,6 +121,7 @@ Suite *negotiate_suite(void)
     tcase_add_test(tc, test_accept_rules);
     tcase_add_test(tc, test_accept_npz);
     tcase_add_test(tc, test_content_types);
+    tcase_add_test(tc, test_body_encoding);
     tcase_add_test(tc, test_accept_encoding);
     suite_add_tcase(s, tc);
     return s;
