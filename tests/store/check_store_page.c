@@ -106,7 +106,7 @@ START_TEST(test_cache_bound)
     store_set_limits(s, 0, 0, 2 * 16 * 8 * sizeof(double)); /* two tables' data */
     char err[256];
     for (int i = 0; i < 4; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "c%d", i);
         ck_assert_int_eq(put_v(s, name, 10.0 + i, err), STORE_CREATED);
     }
@@ -114,7 +114,7 @@ START_TEST(test_cache_bound)
     ck_assert_ptr_nonnull(held);
     for (int round = 0; round < 3; round++) {
         for (int i = 1; i < 4; i++) { /* evicts c0 from the cache over and over */
-            char name[8];
+            char name[16];
             snprintf(name, sizeof name, "c%d", i);
             const store_table *t = store_acquire(s, name);
             ck_assert_ptr_nonnull(t);
