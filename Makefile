@@ -104,6 +104,8 @@ $(BUILD)/tests/%/suites.inc: FORCE
 $(BUILD)/tests/%/check_main.o: tests/lib/check_main.c $(BUILD)/tests/%/suites.inc
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/tests/$* -c $< -o $@
 FORCE:
+# Generated lists, not intermediates: make must not delete them after a build.
+.PRECIOUS: $(BUILD)/tests/%/suites.inc
 
 $(BUILD)/check_unit: $(BUILD)/tests/unit/check_main.o $(UNIT_OBJ) $(SERVER_OBJ) $(LIB_OBJ)
 	$(CC) $(SAN) -o $@ $^ $(CHECK_LIBS) $(LDLIBS_ALL) -lcurl
