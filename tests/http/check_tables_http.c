@@ -97,31 +97,6 @@ static void kill9(th_server *s)
 
 /* ---- HTTP ---------------------------------------------------------------------------------- */
 
-static size_t on_body(char *p, size_t sz, size_t n, void *ud)
-{
-    th_resp *r = ud;
-    size_t add = sz * n;
-    char *nb = realloc(r->body, r->len + add + 1);
-    if (nb == NULL)
-        return 0;
-    memcpy(nb + r->len, p, add);
-    r->body = nb;
-    r->len += add;
-    r->body[r->len] = '\0';
-    return add;
-}
-
-static size_t on_header(char *p, size_t sz, size_t n, void *ud)
-{
-    th_resp *r = ud;
-    size_t add = sz * n, have = strlen(r->headers);
-    if (have + add < sizeof r->headers) {
-        memcpy(r->headers + have, p, add);
-        r->headers[have + add] = '\0';
-    }
-    return add;
-}
-
 typedef struct {
     uint64_t pos, total;
     size_t (*fill)(uint64_t pos, unsigned char *buf, size_t n);
@@ -173,9 +148,9 @@ static long req(const th_server *s, const char *method, const char *path, const 
     if (strcmp(method, "HEAD") == 0)
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, th_curl_on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, th_curl_on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
     curl_easy_setopt(c, CURLOPT_NOPROXY, "*");

@@ -81,7 +81,7 @@ int th_server_stop(th_server *s)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static size_t on_body(char *p, size_t sz, size_t n, void *ud)
+size_t th_curl_on_body(char *p, size_t sz, size_t n, void *ud)
 {
     th_resp *r = ud;
     size_t add = sz * n;
@@ -95,7 +95,7 @@ static size_t on_body(char *p, size_t sz, size_t n, void *ud)
     return add;
 }
 
-static size_t on_header(char *p, size_t sz, size_t n, void *ud)
+size_t th_curl_on_header(char *p, size_t sz, size_t n, void *ud)
 {
     th_resp *r = ud;
     size_t add = sz * n;
@@ -135,9 +135,9 @@ int th_request(const th_server *s, const char *method, const char *path, const c
     if (strcmp(method, "HEAD") == 0)
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, th_curl_on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, th_curl_on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
     curl_easy_setopt(c, CURLOPT_NOPROXY, "*");

@@ -30,6 +30,12 @@ typedef struct {
  * Returns 0 when a response arrived. */
 int th_request(const th_server *s, const char *method, const char *path, const char *content_type,
                const char *body, size_t len, int chunked, th_resp *r);
+/* libcurl callbacks filling a th_resp (CURLOPT_WRITEFUNCTION / CURLOPT_HEADERFUNCTION with the
+ * th_resp as their data): the body grows NUL-terminated, the raw headers fill r->headers (cut at
+ * its size). */
+size_t th_curl_on_body(char *p, size_t sz, size_t n, void *ud);
+size_t th_curl_on_header(char *p, size_t sz, size_t n, void *ud);
+
 /* POST JSON shortcut. */
 int th_post(const th_server *s, const char *path, const char *json, th_resp *r);
 void th_resp_free(th_resp *r);
