@@ -16,14 +16,6 @@ static const json_t *member(const json_t *obj, const char *key)
     return (v == NULL || json_is_null(v)) ? NULL : v;
 }
 
-static int in_list(const char *const *list, const char *s)
-{
-    for (const char *const *p = list; s != NULL && *p; p++)
-        if (strcmp(*p, s) == 0)
-            return 1;
-    return 0;
-}
-
 void api_model_ptr_to_src(const char *ptr, char *out, size_t n)
 {
     size_t k = 0;
@@ -149,14 +141,14 @@ int api_model_softmax_mscale(const char *model_type)
      * deepseek_v32 and glm4_moe_lite inherit DeepseekV3Attention */
     static const char *const DS[] = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite",
                                      NULL};
-    return in_list(DS, model_type);
+    return api_str_in_list(DS, model_type);
 }
 
 int api_model_dynamic_alpha(const char *model_type)
 {
     /* HunYuanDenseV1RotaryEmbedding / HunYuanMoEV1RotaryEmbedding: dynamic + alpha */
     static const char *const HY[] = {"hunyuan_v1_dense", "hunyuan_v1_moe", NULL};
-    return in_list(HY, model_type);
+    return api_str_in_list(HY, model_type);
 }
 
 /* Keys whose numbers this one-configuration answer does not carry (per-layer kinds, query
@@ -363,8 +355,5 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           NULL};
 int api_model_is_rope(const char *model_type)
 {
-    for (const char *const *p = ROPE_MODELS; model_type && model_type[0] && *p; p++)
-        if (strcmp(*p, model_type) == 0)
-            return 1;
-    return 0;
+    return api_str_in_list(ROPE_MODELS, model_type);
 }

@@ -49,14 +49,6 @@ static int is_true(const json_t *obj, const char *key)
     return v != NULL && json_is_true(v);
 }
 
-static int in_list(const char *const *list, const char *s)
-{
-    for (const char *const *p = list; *p; p++)
-        if (strcmp(*p, s) == 0)
-            return 1;
-    return 0;
-}
-
 typedef enum { M_NONE, M_LEARNED, M_ALIBI, M_T5, M_ROPE } method_id;
 
 /* Deepest config the answer can carry: the writer nests at most WIRE_JW_MAX_DEPTH levels and a
@@ -132,7 +124,8 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
     first_int(pb, cfg, ptr, DIM, &hidden);
     first_int(pb, cfg, ptr, HEADS, &heads);
     const json_t *pet = member(cfg, "position_embedding_type");
-    int learned = in_list(LEARNED, mt) || in_list(LEARNED_PAD, mt) || in_list(LEARNED_2, mt);
+    int learned = api_str_in_list(LEARNED, mt) || api_str_in_list(LEARNED_PAD, mt) ||
+                  api_str_in_list(LEARNED_2, mt);
     if (strcmp(mt, "distilbert") == 0 && is_true(cfg, "sinusoidal_pos_embds")) {
         char fp[160]; /* DistilBERT's fixed table (create_sinusoidal_embeddings): not mapped yet */
         api_ptr(fp, sizeof fp, ptr, "sinusoidal_pos_embds");
@@ -156,11 +149,11 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
     if (learned || (strcmp(mt, "mpt") == 0 && !alibi)) {
         int64_t offset = 0;
         const char *why = "position ids from 0 (nn.Embedding)";
-        if (in_list(LEARNED_PAD, mt)) {
+        if (api_str_in_list(LEARNED_PAD, mt)) {
             api_get_int(pb, cfg, ptr, "pad_token_id", 0, INT64_MAX, &pad);
             offset = pad + 1;
             why = "position ids start at padding_idx + 1 (create_position_ids_from_input_ids)";
-        } else if (in_list(LEARNED_2, mt)) {
+        } else if (api_str_in_list(LEARNED_2, mt)) {
             offset = 2;
             why = "LearnedPositionalEmbedding adds an offset of 2";
         }
@@ -185,7 +178,7 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
             assign(p, (int)l, ki);
         return 0;
     }
-    if (in_list(T5S, mt)) {
+    if (api_str_in_list(T5S, mt)) {
         int64_t nb = 32, md = 128, n_dec = n_layers;
         api_get_int(pb, cfg, ptr, "relative_attention_num_buckets", 1, INT64_MAX, &nb);
         api_get_int(pb, cfg, ptr, "relative_attention_max_distance", 1, INT64_MAX, &md);

@@ -546,3 +546,11 @@ int api_json_depth(const json_t *v, int limit)
     }
     return d + 1;
 }
+
+int api_str_in_list(const char *const *list, const char *s)
+{
+    for (const char *const *p = list; p != NULL && s != NULL && *p != NULL; p++)
+        if (strcmp(*p, s) == 0)
+            return 1;
+    return 0;
+}

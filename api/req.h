@@ -174,4 +174,7 @@ void *api_alloc(api_problem *pb, size_t count, size_t size);
  * recursion). */
 int api_json_depth(const json_t *v, int limit);
 
+/* 1 when s equals one of list's strings (NULL-terminated); 0 for a NULL list or a NULL s. */
+int api_str_in_list(const char *const *list, const char *s);
+
 #endif

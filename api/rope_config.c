@@ -14,14 +14,6 @@
 #include "api/model_layers.h"
 #include "api/req.h"
 
-static int in_list(const char *const *list, const char *s)
-{
-    for (const char *const *p = list; p && *p; p++)
-        if (strcmp(*p, s) == 0)
-            return 1;
-    return 0;
-}
-
 /* ---- the config resolver -------------------------------------------------------------------- */
 
 /* Reads an integer >= 1 member; 1 present, 0 absent, -1 invalid (error recorded). */
@@ -127,7 +119,7 @@ static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, 
     /* rope_interleave defaults to true: DeepseekV3Config, Glm4MoeLiteConfig */
     static const char *const INTERLEAVED_MODELS[] = {"gptj",        "codegen",       "deepseek_v2",
                                                      "deepseek_v3", "glm4_moe_lite", NULL};
-    if (out->model_type[0] && in_list(INTERLEAVED_MODELS, out->model_type)) {
+    if (out->model_type[0] && api_str_in_list(INTERLEAVED_MODELS, out->model_type)) {
         out->layout = PE_ROPE_INTERLEAVED;
         api_ptr(fp, sizeof fp, ptr, "model_type");
         api_rc_origin_set(&out->layout_o, fp, "config.model_type (%s)", out->model_type);

@@ -44,14 +44,6 @@ const char *api_rc_blame(const api_rc_origin *o, const char *fallback)
     return (o->set && o->ptr[0]) ? o->ptr : fallback;
 }
 
-static int in_list(const char *const *list, const char *s)
-{
-    for (const char *const *p = list; p && *p; p++)
-        if (strcmp(*p, s) == 0)
-            return 1;
-    return 0;
-}
-
 /* ---- scaling types and fields --------------------------------------------------------------- */
 
 #define T_BIT(t) (1u << (unsigned)(t))
@@ -225,7 +217,7 @@ int api_rope_scaling_parse(api_problem *pb, const json_t *obj, const char *ptr,
         json_t *v;
         json_object_foreach((json_t *)obj, k, v)
         {
-            if (!in_list(skip, k) && !json_is_null(v))
+            if (!api_str_in_list(skip, k) && !json_is_null(v))
                 n_fields++;
         }
         if (n_fields > 0) {
@@ -276,7 +268,7 @@ int api_rope_scaling_parse(api_problem *pb, const json_t *obj, const char *ptr,
     json_t *v;
     json_object_foreach((json_t *)obj, k, v)
     {
-        if (strcmp(k, "type") == 0 || strcmp(k, "rope_type") == 0 || in_list(skip, k))
+        if (strcmp(k, "type") == 0 || strcmp(k, "rope_type") == 0 || api_str_in_list(skip, k))
             continue;
         api_ptr(fp, sizeof fp, ptr, k);
         int f = field_index(k);
