@@ -182,8 +182,8 @@ pyclient: $(BUILD)/posencd
 REPLAY_REV ?= 87b0423
 .PHONY: replay
 replay: deps $(BUILD)/posencd
-	tests/replay/build_old.sh $(REPLAY_REV) build-replay/$(REPLAY_REV)
-	python3 tests/replay/replay.py --old build-replay/$(REPLAY_REV)/build/posencd \
+	tests/replay/build_old.sh $(REPLAY_REV) $(BUILD)/replay-old/$(REPLAY_REV)
+	python3 tests/replay/replay.py --old $(BUILD)/replay-old/$(REPLAY_REV)/build/posencd \
 	  --new $(BUILD)/posencd --out $(BUILD)/replay
 
 clean:
