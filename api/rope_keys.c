@@ -237,8 +237,10 @@ int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api
         src[n++] = r->cfg.qscale_beta_o.src;
         src[n++] = r->cfg.qscale_l0_o.src;
     }
-    if (r->axes)
+    if (r->axes) {
         src[n++] = r->axes_src;
+        src[n++] = r->axes_il;
+    }
     if (!r->axes && sc->present && strncmp(sc->ptr, "/config/", 8) == 0) {
         api_model_ptr_to_src(sc->ptr, sc_src, sizeof sc_src);
         src[n++] = sc_src;
@@ -281,6 +283,31 @@ int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api
                 ignore(r, path, why);
             } else if (refuse != NULL) {
                 api_ptr(ptr, sizeof ptr, sc->ptr, k);
+                api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "%s", refuse);
+            }
+        }
+    }
+    /* multi-axis from the config: the members of its scaling object (mrope_section named) */
+    if (r->axes && strncmp(r->axes_ptr, "/config/", 8) == 0) {
+        const char *asrc = r->axes_src;
+        size_t alen = strcspn(asrc, " ") - strlen(".mrope_section");
+        const json_t *obj = at_ptr(cfg, r->axes_ptr + strlen("/config"));
+        json_object_foreach((json_t *)obj, k, v)
+        {
+            if (json_is_null(v))
+                continue;
+            snprintf(path, sizeof path, "%.*s.%s", (int)alen, asrc, k);
+            if (named(src, n, path))
+                continue;
+            const char *why =
+                strcmp(k, "type") == 0 || strcmp(k, "rope_type") == 0
+                    ? "\"mrope\" and \"default\" (the only types accepted with mrope_section) "
+                      "both give M-RoPE's plain frequencies (modeling_rope_utils.py)"
+                    : why_scaling(k, r, &refuse);
+            if (why != NULL) {
+                ignore(r, path, why);
+            } else if (refuse != NULL) {
+                api_ptr(ptr, sizeof ptr, r->axes_ptr, k);
                 api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "%s", refuse);
             }
         }

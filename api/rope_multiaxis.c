@@ -92,6 +92,10 @@ static void config_axes(api_problem *pb, api_rope_req *r, const json_t *cfg, int
     api_ptr(r->sections_ptr, sizeof r->sections_ptr, sp, "mrope_section");
     snprintf(r->axes_src, sizeof r->axes_src, "%s.%s.mrope_section%s", text.src, key,
              interleaved ? " (mrope_interleaved)" : "");
+    if (api_member(sc, "mrope_interleaved") != NULL &&
+        snprintf(r->axes_il, sizeof r->axes_il, "%s.%s.mrope_interleaved", text.src, key) >=
+            (int)sizeof r->axes_il)
+        r->axes_il[0] = '\0'; /* too long to name: the key is then a 422 (rope_keys.c) */
 }
 
 /* head_dim and the rotary dim (read in rope_fields.c, as by the 1-D parse; the range checks and

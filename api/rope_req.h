@@ -106,6 +106,7 @@ typedef struct {
     char axes_ptr[API_RC_PTR];      /* "/axes" or "/config/rope_scaling" */
     char sections_ptr[API_RC_PTR];  /* "/axes/sections" or ".../mrope_section" */
     char axes_src[API_RC_PTR + 64]; /* "request" or "config.rope_scaling.mrope_section" */
+    char axes_il[API_RC_PTR + 64];  /* "config.rope_scaling.mrope_interleaved" or "" */
     const json_t *sections_j;       /* borrowed */
     const json_t *freqs_j;          /* borrowed */
     size_t A;                       /* axes (1 for 1-D) */

@@ -419,6 +419,10 @@ static void write_resolved_axes(wire_jw *out, const api_rope_req *r)
         write_origin(out, "layout", &r->layout_o);
         wire_jw_key(out, "axes");
         wire_jw_str(out, r->axes_src);
+        if (r->axes_il[0] != '\0') {
+            wire_jw_key(out, "axes_interleaved");
+            wire_jw_str(out, r->axes_il);
+        }
         wire_jw_obj_end(out);
         write_ignored(out, r);
     }

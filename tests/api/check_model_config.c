@@ -198,20 +198,21 @@ START_TEST(test_ernie45_adjacent_pairs)
 END_TEST
 
 /*
- * HunYuan-7B: rope_scaling {type dynamic, alpha 1000}: HunYuanDenseV1RotaryEmbedding uses
- * base' = 1e4 x 1000^(128/126) = 11158839.92507748 and attention factor 1 (factor unused):
- * inv_freq[1] = base'^(-2/128) = 0.7760343630469744, [63] = 1.1547819846894587e-07.
+ * Hunyuan-MT-7B (hunyuan_v1_dense): rope_scaling {type dynamic, alpha 100000}:
+ * HunYuanDenseV1RotaryEmbedding uses base' = 1e4 x 100000^(128/126) = 1200508057.7484066 and
+ * attention factor 1 (factor unused): inv_freq[1] = base'^(-2/128) = 0.7213315377359566,
+ * [63] = base'^(-126/128) = 1.1547819846894589e-09.
  * The same alpha under another model_type is a 422 naming it.
  */
 START_TEST(test_hunyuan_alpha)
 {
-    json_t *j = ok_file(DIR "hunyuan_7b.json", NULL);
+    json_t *j = ok_file(DIR "hunyuan_mt_7b.json", NULL);
     const json_t *sc = res(j, "scaling");
     ck_assert_str_eq(json_string_value(json_object_get(sc, "type")), "ntk");
-    ck_close(au_number(json_object_get(sc, "effective_base")), 11158839.92507748, 0, REL);
+    ck_close(au_number(json_object_get(sc, "effective_base")), 1200508057.7484066, 0, REL);
     ck_assert_str_eq(src(j, "scaling.alpha"), "config.rope_scaling.alpha (HunYuan dynamic alpha)");
-    want_freq(j, 1, 0.7760343630469744);
-    want_freq(j, 63, 1.1547819846894587e-07);
+    want_freq(j, 1, 0.7213315377359566);
+    want_freq(j, 63, 1.1547819846894589e-09);
     ck_close(au_number(json_object_get(j, "attention_factor")), 1.0, 0, 0);
     json_decref(j);
 
@@ -311,6 +312,31 @@ START_TEST(test_method_mrope)
 }
 END_TEST
 
+/*
+ * Qwen3-VL-8B-Instruct (verbatim): POST /rope with the pasted file is M-RoPE from
+ * text_config.rope_scaling; every member of that object is accounted for: mrope_section and
+ * mrope_interleaved (they change the numbers) named in resolved.sources, rope_type ("default";
+ * only "mrope" / "default" are accepted here, both plain M-RoPE) in resolved.ignored. A member
+ * posenc does not read is a 422 naming it (it was dropped silently before).
+ */
+START_TEST(test_mrope_config_keys)
+{
+    json_t *j = ok_file(DIR "qwen3_vl_8b_instruct.json", NULL);
+    ck_assert_str_eq(src(j, "axes"),
+                     "config.text_config.rope_scaling.mrope_section (mrope_interleaved)");
+    ck_assert_str_eq(src(j, "axes_interleaved"),
+                     "config.text_config.rope_scaling.mrope_interleaved");
+    const json_t *ign = res(j, "ignored");
+    ck_assert_ptr_nonnull(json_object_get(ign, "config.text_config.rope_scaling.rope_type"));
+    json_decref(j);
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'qwen2_vl', 'hidden_size': 256,"
+                  " 'num_attention_heads': 2, 'rope_scaling': {'type': 'mrope',"
+                  " 'mrope_section': [16, 24, 24], 'mrope_scale': 2}}}",
+                  "/config/rope_scaling/mrope_scale", NULL);
+}
+END_TEST
+
 Suite *model_config_suite(void)
 {
     Suite *s = suite_create("model_config");
@@ -325,6 +351,7 @@ Suite *model_config_suite(void)
     tcase_add_test(tc, test_ministral3_no_softmax_factor);
     tcase_add_test(tc, test_method_gemma3_kinds);
     tcase_add_test(tc, test_method_mrope);
+    tcase_add_test(tc, test_mrope_config_keys);
     suite_add_tcase(s, tc);
     return s;
 }
