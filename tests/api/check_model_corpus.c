@@ -40,6 +40,7 @@ static const char *const CORPUS[] = {
     "gpt_oss_20b",
     "gptj_6b",
     "hunyuan_mt_7b",
+    "lightonocr_1b_1025",
     "llama3.1_8b",
     "llama4_scout_17b_16e",
     "ministral3_8b",
