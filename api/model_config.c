@@ -94,6 +94,8 @@ static const api_model_default DEFAULTS[] = {
      "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
     {"gemma3_text", "sliding_window", 4096.0,
      "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
+    {"gemma4_text", "global_head_dim", 512.0,
+     "Gemma4TextConfig (models/gemma4/configuration_gemma4.py)"},
 };
 
 const api_model_default *api_model_default_find(const char *model_type, const char *key)
@@ -101,6 +103,8 @@ const api_model_default *api_model_default_find(const char *model_type, const ch
     /* a Gemma 3 wrapper whose text_config says no model_type builds a Gemma3TextConfig */
     if (model_type != NULL && strcmp(model_type, "gemma3") == 0)
         model_type = "gemma3_text";
+    if (model_type != NULL && strcmp(model_type, "gemma4") == 0)
+        model_type = "gemma4_text";
     for (size_t i = 0; model_type != NULL && i < sizeof DEFAULTS / sizeof DEFAULTS[0]; i++)
         if (strcmp(DEFAULTS[i].model_type, model_type) == 0 && strcmp(DEFAULTS[i].key, key) == 0)
             return &DEFAULTS[i];
@@ -133,6 +137,12 @@ int api_model_layout_fixed(const char *model_type, const char **why)
         }
     }
     return 0;
+}
+
+int api_model_is_gemma4(const char *model_type)
+{
+    static const char *const G4[] = {"gemma4", "gemma4_text", NULL};
+    return api_str_in_list(G4, model_type);
 }
 
 int api_model_softmax_mscale(const char *model_type)

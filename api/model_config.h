@@ -68,6 +68,11 @@ const api_model_default *api_model_default_find(const char *model_type, const ch
  */
 int api_model_layout_fixed(const char *model_type, const char **why);
 
+/* 1 for Gemma 4's text model types (gemma4, gemma4_text): a proportional full_attention entry
+ * of its per-layer-type rope_parameters spans global_head_dim (modeling_gemma4.py,
+ * Gemma4TextRotaryEmbedding: head_dim_key "global_head_dim"). */
+int api_model_is_gemma4(const char *model_type);
+
 /* 1 when the model type's attention multiplies the softmax scale by mscale(factor,
  * mscale_all_dim)^2 (the DeepSeek family: deepseek_v2, deepseek_v3, deepseek_v32,
  * glm4_moe_lite, longcat_flash), 0 otherwise. */

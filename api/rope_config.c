@@ -93,6 +93,28 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
     }
 }
 
+/* Gemma 4's full-attention head (Gemma4TextRotaryEmbedding: head_dim_key "global_head_dim" for
+ * a proportional full_attention entry; Gemma4TextConfig's default 512 when the file omits it). */
+static void resolve_global_head_dim(api_problem *pb, const json_t *cfg, const char *ptr,
+                                    api_rope_config *out)
+{
+    char fp[API_RC_PTR];
+    int64_t v = 0;
+    int rc = cfg_int(pb, cfg, ptr, "global_head_dim", &v);
+    if (rc > 0) {
+        out->head_dim = v;
+        api_ptr(fp, sizeof fp, ptr, "global_head_dim");
+        api_rc_origin_set(&out->head_dim_o, fp, "config.global_head_dim");
+        return;
+    }
+    const api_model_default *d = api_model_default_find(out->model_type, "global_head_dim");
+    if (rc == 0 && d != NULL) {
+        out->head_dim = (int64_t)d->value;
+        api_ptr(fp, sizeof fp, ptr, "model_type");
+        api_rc_origin_set(&out->head_dim_o, fp, "default of %s (global_head_dim)", d->hf);
+    }
+}
+
 static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, unsigned skip,
                            api_rope_config *out)
 {
@@ -289,8 +311,20 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
         }
     }
 
+    /* Gemma 4's proportional RoPE: partial_rotary_factor is the type's own field (the rotary dim
+     * stays the head), and its full-attention layers use global_head_dim */
+    const json_t *tj = params != NULL ? api_member(params, "rope_type") : NULL;
+    if (params != NULL && tj == NULL)
+        tj = api_member(params, "type");
+    int prop =
+        tj != NULL && json_is_string(tj) && strcmp(json_string_value(tj), "proportional") == 0;
+    if (prop && !(skip & API_RC_SKIP_HEAD_DIM) && api_model_is_gemma4(out->model_type) &&
+        (kind == NULL || strcmp(kind->params_key, "full_attention") == 0)) {
+        resolve_global_head_dim(pb, config, ptr, out);
+        skip |= API_RC_SKIP_HEAD_DIM;
+    }
     resolve_dims(pb, config, ptr, skip, out);
-    if (params != NULL && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set &&
+    if (params != NULL && !prop && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set &&
         !out->rotary_dim_o.set) {
         double f = 0.0;
         if (cfg_num(pb, params, sc_ptr, "partial_rotary_factor", 0.0, 1.0, &f) > 0) {
@@ -344,9 +378,12 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
     if (!(skip & API_RC_SKIP_SCALING) && sc != NULL) {
         static const char *const PARAM_SKIP[] = {"rope_theta", "partial_rotary_factor", "alpha",
                                                  "llama_4_scaling_beta", NULL};
+        static const char *const PROP_SKIP[] = {"rope_theta", "alpha", "llama_4_scaling_beta",
+                                                NULL};
         int phi3 = strcmp(out->model_type, "phi3") == 0;
-        if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3,
-                                   params ? PARAM_SKIP : PARAM_SKIP + 2, &out->scaling, w) == 0 &&
+        const char *const *pskip = prop ? PROP_SKIP : params ? PARAM_SKIP : PARAM_SKIP + 2;
+        if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3, pskip,
+                                   &out->scaling, w) == 0 &&
             api_model_rope_alpha(pb, sc, sc_src, out, w) == 0) {
             resolve_lengths(pb, config, ptr, sc_src, out, w);
         }

@@ -33,6 +33,7 @@ static const char *const CORPUS[] = {
     "exaone4_1.2b",
     "gemma2_9b_it",
     "gemma3_12b_it",
+    "gemma4_26b_a4b",
     "glm4_9b_0414",
     "gpt2",
     "gpt_neox_20b",

@@ -3,10 +3,13 @@
 RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as read in its source:
 
   configuration_*.py   class defaults (Gemma3TextConfig: rope_theta 1e6, head_dim 256,
-                       rope_local_base_freq 1e4, sliding_window_pattern 6; Llama4TextConfig /
-                       SmolLM3Config: no_rope_layers default every 4th layer NoPE)
+                       rope_local_base_freq 1e4, sliding_window_pattern 6; Gemma4TextConfig:
+                       global_head_dim 512; Llama4TextConfig / SmolLM3Config: no_rope_layers
+                       default every 4th layer NoPE)
   modeling_rope_utils  inv_freq and attention factor per rope type (default, linear, dynamic,
-                       yarn, longrope, llama3)
+                       yarn, longrope, llama3, proportional)
+  modeling_gemma4.py   Gemma4TextRotaryEmbedding: a proportional full_attention entry is computed
+                       with head_dim_key "global_head_dim"
   modeling_*.py        which pairs rotate (adjacent pairs for gptj, codegen, glm*, ernie4_5*,
                        deepseek_v2/v3(+rope_interleave)/v32, llama4), HunYuan's dynamic alpha,
                        learned offsets (RoBERTa padding_idx + 1, OPT/BART 2), ALiBi, T5 buckets,
@@ -176,7 +179,30 @@ def rope_numbers(cfg, mt, rp, base, d, maxpos):
     raise ValueError("rope type " + rtype)
 
 
-def rope_kind(cfg, mt, rp, base):
+def proportional_kind(cfg, mt, rp, base, lt):
+    """_compute_proportional_rope_parameters: head = config[head_dim_key] (global_head_dim for
+    Gemma 4's full_attention layers) or hidden // heads; rope_angles = int(p * head // 2); the
+    first rope_angles frequencies 1 / base ** (2i / head), the rest 0, all / factor; attention
+    factor 1; rotate_half over the whole head."""
+    key = "global_head_dim" if (lt == "full_attention" and mt in ("gemma4", "gemma4_text")) \
+        else "head_dim"
+    hd = cfg.get(key)
+    if hd is None and key == "global_head_dim":
+        hd = 512  # Gemma4TextConfig default
+    if not hd:
+        hd = cfg["hidden_size"] // cfg["num_attention_heads"]
+    p = rp.get("partial_rotary_factor", 1.0)
+    f = rp.get("factor", 1.0)
+    angles = int(p * hd // 2)
+    inv = [(1.0 / (base ** ((2 * i) / hd)) if i < angles else 0.0) / f for i in range(hd // 2)]
+    return {"method": "rope", "head_dim": hd, "rotary_dim": hd, "base": base,
+            "layout": layout(cfg, mt), "type": "proportional", "inv_freq": inv,
+            "attention_factor": 1.0, "softmax_scale_factor": 1.0}
+
+
+def rope_kind(cfg, mt, rp, base, lt=None):
+    if rp and rp.get("rope_type", rp.get("type")) == "proportional":
+        return proportional_kind(cfg, mt, rp, base, lt)
     hd = head_dim(cfg, mt)
     d = rotary_dim(cfg, mt, hd, rp)
     t, inv, att, soft = rope_numbers(cfg, mt, rp, base, d, cfg.get("max_position_embeddings"))
@@ -246,7 +272,7 @@ def describe(cfg):
                 base = float(get(tc, "rope_local_base_freq", mt))
             else:
                 base = base_of(tc, mt, rp)
-            cache[key] = rope_kind(c, mt, r, base)
+            cache[key] = rope_kind(c, mt, r, base, lt)
         layers.append(cache[key])
     return mt, layers, n
 
