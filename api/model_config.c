@@ -161,6 +161,34 @@ int api_model_dynamic_alpha(const char *model_type)
     return api_str_in_list(HY, model_type);
 }
 
+int api_model_temp_tuning(api_problem *pb, const api_model_text *t, api_model_temp *out)
+{
+    static const char *const HF = "Llama4TextConfig (models/llama4/configuration_llama4.py)";
+    memset(out, 0, sizeof *out);
+    if (strcmp(t->model_type, "llama4") != 0 && strcmp(t->model_type, "llama4_text") != 0)
+        return 0;
+    size_t e0 = api_problem_count(pb);
+    int on = 1;
+    if (api_get_bool(pb, t->obj, t->ptr, "attn_temperature_tuning", &on) > 0)
+        snprintf(out->on_src, sizeof out->on_src, "%s.attn_temperature_tuning", t->src);
+    else
+        snprintf(out->on_src, sizeof out->on_src, "default of %s (attn_temperature_tuning)", HF);
+    out->floor_scale = 8192.0;
+    out->attn_scale = 0.1;
+    if (api_get_number(pb, t->obj, t->ptr, "floor_scale", 0.0, 1e300, API_NUM_MIN_EXCL,
+                       &out->floor_scale) > 0)
+        snprintf(out->floor_scale_src, sizeof out->floor_scale_src, "%s.floor_scale", t->src);
+    else
+        snprintf(out->floor_scale_src, sizeof out->floor_scale_src, "default of %s (floor_scale)",
+                 HF);
+    if (api_get_number(pb, t->obj, t->ptr, "attn_scale", -1e300, 1e300, 0, &out->attn_scale) > 0)
+        snprintf(out->attn_scale_src, sizeof out->attn_scale_src, "%s.attn_scale", t->src);
+    else
+        snprintf(out->attn_scale_src, sizeof out->attn_scale_src, "default of %s (attn_scale)", HF);
+    out->on = on;
+    return api_problem_count(pb) != e0 ? -1 : 0;
+}
+
 /* Keys whose numbers this one-configuration answer does not carry (per-layer kinds, query
  * scaling): each is named in a warning, never dropped silently. */
 static const struct {

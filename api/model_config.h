@@ -90,6 +90,22 @@ int api_model_dynamic_alpha(const char *model_type);
 size_t api_model_caveat_count(void);
 const char *api_model_caveat(size_t i, const char **text);
 
+/*
+ * Llama 4's attention temperature tuning (Llama4TextAttention: queries of the no-RoPE layers times
+ * log1p(floor((pos + 1) / floor_scale)) * attn_scale + 1, core/rope_qscale.h). Read for model
+ * types llama4 / llama4_text from the text config, with Llama4TextConfig's defaults
+ * (attn_temperature_tuning true, floor_scale 8192, attn_scale 0.1) for keys the file omits.
+ */
+typedef struct {
+    int on;                         /* 1: the model applies it (llama4 and tuning true) */
+    double attn_scale, floor_scale; /* floor_scale > 0 */
+    char on_src[API_MC_PTR + 48], attn_scale_src[API_MC_PTR + 48], floor_scale_src[API_MC_PTR + 48];
+} api_model_temp;
+
+/* Fills out for the text model t; 422 at the pointer of a key of the wrong type or domain.
+ * Returns 0 (out->on 0 for other model types) or -1. */
+int api_model_temp_tuning(api_problem *pb, const api_model_text *t, api_model_temp *out);
+
 /* ---- steps of api_rope_config_resolve (api/rope_config.c) that follow from these tables ---- */
 
 /*

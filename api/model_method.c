@@ -299,6 +299,33 @@ static void name_edited_sources(json_t *sources, const char *where, const char *
     json_object_set_new(sources, "base", json_string(buf));
 }
 
+/* A source of tt (text.src-based) named from the config's root (where). */
+static json_t *temp_src(const char *src, const api_model_text *text, const char *where)
+{
+    size_t n = strlen(text->src);
+    char buf[3 * API_MC_PTR];
+    if (strncmp(src, text->src, n) == 0 && src[n] == '.')
+        snprintf(buf, sizeof buf, "%s%s", where, src + n);
+    else if (n == 0 && strncmp(src, "default", 7) != 0)
+        snprintf(buf, sizeof buf, "%s%s", where, src);
+    else
+        snprintf(buf, sizeof buf, "%s", src);
+    return json_string(buf);
+}
+
+/* The query_scale object of a Llama 4 no-RoPE kind: the rule, its numbers and their sources. */
+static json_t *temp_json(const api_model_temp *tt, const api_model_text *text, const char *where)
+{
+    return json_pack("{s:s, s:f, s:f, s:s, s:{s:o, s:o, s:o}}", "rule",
+                     "q x (log1p(floor((pos + 1) / floor_scale)) x attn_scale + 1) at token "
+                     "position pos (modeling_llama4.py, attn_temperature_tuning)",
+                     "attn_scale", tt->attn_scale, "floor_scale", tt->floor_scale, "route",
+                     "/attention (method rope, config and layer)", "sources",
+                     "attn_temperature_tuning", temp_src(tt->on_src, text, where), "attn_scale",
+                     temp_src(tt->attn_scale_src, text, where), "floor_scale",
+                     temp_src(tt->floor_scale_src, text, where));
+}
+
 /* RoPE kinds per layer (api_ml_plan_layers: the rule /rope's per-layer answers use too).
  * Returns 0 or -1 (error in pb). */
 static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const char *where,
@@ -315,6 +342,11 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
         api_ml_plan_free(&lp);
         return -1;
     }
+    api_model_temp tt; /* Llama 4's query temperature in its no-RoPE layers */
+    if (api_model_temp_tuning(pb, text, &tt) < 0) {
+        api_ml_plan_free(&lp);
+        return -1;
+    }
     int map[API_ML_MAX_KINDS];
     for (size_t i = 0; i < API_ML_MAX_KINDS; i++)
         map[i] = -1;
@@ -323,10 +355,13 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
         int lk = lp.kind_of[l];
         const api_ml_kind *kd = &lp.kind[lk];
         if (map[lk] < 0 && !kd->rope) {
-            map[lk] = add_kind(p, json_pack("{s:s, s:s, s:n, s:n}", "method", "none", "why",
-                                            "no positional encoding in this layer "
-                                            "(no_rope_layers / layer type)",
-                                            "route", "request"));
+            json_t *k = json_pack("{s:s, s:s, s:n, s:n}", "method", "none", "why",
+                                  "no positional encoding in this layer "
+                                  "(no_rope_layers / layer type)",
+                                  "route", "request");
+            if (k != NULL && tt.on)
+                json_object_set_new(k, "query_scale", temp_json(&tt, text, where));
+            map[lk] = add_kind(p, k);
         } else if (map[lk] < 0) {
             json_t *edited = json_deep_copy(cfg);
             if (edited == NULL) {

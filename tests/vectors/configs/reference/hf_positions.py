@@ -8,6 +8,7 @@ RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as re
                        default every 4th layer NoPE)
   modeling_rope_utils  inv_freq and attention factor per rope type (default, linear, dynamic,
                        yarn, longrope, llama3, proportional)
+  modeling_llama4.py   the query temperature of the no-RoPE layers (attn_scale, floor_scale)
   modeling_gemma4.py   Gemma4TextRotaryEmbedding: a proportional full_attention entry is computed
                        with head_dim_key "global_head_dim"
   modeling_*.py        which pairs rotate (adjacent pairs for gptj, codegen, glm*, ernie4_5*,
@@ -256,7 +257,13 @@ def describe(cfg):
         if mt == "exaone4" and tc.get("sliding_window") is not None and lt != "sliding_attention":
             use = False
         if not use:
-            layers.append({"method": "none"})
+            none = {"method": "none"}
+            # modeling_llama4.py: attn_temperature_tuning and not use_rope scales q by
+            # log1p(floor((pos + 1) / floor_scale)) * attn_scale + 1 (Llama4TextConfig defaults)
+            if mt in ("llama4", "llama4_text") and tc.get("attn_temperature_tuning", True):
+                none["query_scale"] = {"attn_scale": float(tc.get("attn_scale", 0.1)),
+                                       "floor_scale": float(tc.get("floor_scale", 8192))}
+            layers.append(none)
             continue
         key = lt if (per_type or gemma3) else "all"
         if key not in cache:
