@@ -58,6 +58,12 @@ void api_model_text_find(const json_t *config, const char *ptr, api_model_text *
         if (mt != NULL && json_is_string(mt))
             snprintf(out->model_type, sizeof out->model_type, "%s", json_string_value(mt));
     }
+    /* LlavaConfig & co.: a text_config without model_type builds a LlamaConfig
+     * (models/llava/configuration_llava.py: text_config.get("model_type", "llama")) */
+    static const char *const LLAVA[] = {"llava", "llava_next", "vipllava", NULL};
+    if (out->nested && member(out->obj, "model_type") == NULL &&
+        api_str_in_list(LLAVA, out->wrapper_type))
+        snprintf(out->model_type, sizeof out->model_type, "llama");
     api_model_ptr_to_src(out->ptr, out->src, sizeof out->src);
 }
 
@@ -109,6 +115,30 @@ const api_model_default *api_model_default_find(const char *model_type, const ch
         if (strcmp(DEFAULTS[i].model_type, model_type) == 0 && strcmp(DEFAULTS[i].key, key) == 0)
             return &DEFAULTS[i];
     return NULL;
+}
+
+/* Defaults of a text config nested in a wrapper: LLaVA-1.5's text_config keeps only a few keys
+ * (max_position_embeddings, model_type llama, ...) and HF builds a LlamaConfig from it, whose
+ * class defaults give the rest. Applied to nested text configs only: a flat config without
+ * these keys stays a 422 naming the key. */
+static const api_model_default WRAPPED_DEFAULTS[] = {
+    {"llama", "hidden_size", 4096.0, "LlamaConfig (models/llama/configuration_llama.py)"},
+    {"llama", "num_attention_heads", 32.0, "LlamaConfig (models/llama/configuration_llama.py)"},
+    {"llama", "num_hidden_layers", 32.0, "LlamaConfig (models/llama/configuration_llama.py)"},
+    {"llama", "rope_theta", 10000.0, "LlamaConfig (models/llama/configuration_llama.py)"},
+    {"llama", "max_position_embeddings", 2048.0,
+     "LlamaConfig (models/llama/configuration_llama.py)"},
+};
+
+const api_model_default *api_model_text_default(const api_model_text *t, const char *key)
+{
+    const api_model_default *d = api_model_default_find(t->model_type, key);
+    for (size_t i = 0;
+         d == NULL && t->nested && i < sizeof WRAPPED_DEFAULTS / sizeof *WRAPPED_DEFAULTS; i++)
+        if (strcmp(WRAPPED_DEFAULTS[i].model_type, t->model_type) == 0 &&
+            strcmp(WRAPPED_DEFAULTS[i].key, key) == 0)
+            d = &WRAPPED_DEFAULTS[i];
+    return d;
 }
 
 /* Attention code that rotates adjacent pairs (2j, 2j+1) whatever the config says. */

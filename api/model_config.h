@@ -31,7 +31,8 @@ typedef struct {
     const json_t *obj;              /* the text model's object (borrowed); the input when flat */
     char ptr[API_MC_PTR];           /* its JSON pointer ("/config", "/config/text_config", ...) */
     char src[API_MC_PTR];           /* the same as a dotted path ("config.text_config") */
-    char model_type[API_MC_TYPE];   /* the text object's model_type, else the nearest wrapper's */
+    char model_type[API_MC_TYPE];   /* the text object's model_type, else the nearest wrapper's
+                                     * ("llama" under a LLaVA wrapper, as LlavaConfig builds) */
     char wrapper_type[API_MC_TYPE]; /* the outermost wrapper's model_type ("" when flat) */
     int nested;                     /* 1 when obj is not the input */
 } api_model_text;
@@ -59,6 +60,12 @@ typedef struct {
 
 /* The default of key for model_type, or NULL when the class has none we model. */
 const api_model_default *api_model_default_find(const char *model_type, const char *key);
+
+/* api_model_default_find for the text model t, plus the defaults HF's config class gives a
+ * sparse text config nested in a wrapper (LLaVA-1.5: LlamaConfig's hidden_size 4096,
+ * num_attention_heads 32, num_hidden_layers 32, rope_theta 10000, max_position_embeddings 2048),
+ * only when t is nested. NULL when none. */
+const api_model_default *api_model_text_default(const api_model_text *t, const char *key);
 
 /*
  * Pair layout decided by the model's code. Returns 1 (adjacent pairs, posenc "interleaved") for

@@ -31,7 +31,7 @@ static int cfg_num(api_problem *pb, const json_t *cfg, const char *ptr, const ch
 }
 
 static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, unsigned skip,
-                         api_rope_config *out)
+                         const api_model_text *text, api_rope_config *out)
 {
     char fp[API_RC_PTR];
     int64_t v = 0;
@@ -45,7 +45,7 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
             out->head_dim = v;
             api_ptr(fp, sizeof fp, ptr, "head_dim");
             api_rc_origin_set(&out->head_dim_o, fp, "config.head_dim");
-        } else if ((dflt = api_model_default_find(out->model_type, "head_dim")) != NULL) {
+        } else if ((dflt = api_model_text_default(text, "head_dim")) != NULL) {
             /* the config class defines head_dim (Gemma 3): HF never divides hidden_size */
             out->head_dim = (int64_t)dflt->value;
             api_ptr(fp, sizeof fp, ptr, "model_type");
@@ -62,7 +62,26 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
             for (const char *const *h = HEADS; *h && nk == NULL; h++)
                 if (cfg_int(pb, cfg, ptr, *h, &heads) > 0)
                     nk = *h;
-            if (hk && nk) {
+            const api_model_default *dh = hk ? NULL : api_model_text_default(text, "hidden_size");
+            const api_model_default *dn =
+                nk ? NULL : api_model_text_default(text, "num_attention_heads");
+            if ((hk || dh) && (nk || dn) && (dh || dn)) { /* a wrapped sparse text config */
+                hidden = dh ? (int64_t)dh->value : hidden;
+                heads = dn ? (int64_t)dn->value : heads;
+                api_ptr(fp, sizeof fp, ptr, hk ? hk : "model_type");
+                out->head_dim = hidden / heads;
+                char hs[48], ns[48];
+                if (hk)
+                    snprintf(hs, sizeof hs, "config.%s", hk);
+                else
+                    snprintf(hs, sizeof hs, "hidden_size %lld", (long long)hidden);
+                if (nk)
+                    snprintf(ns, sizeof ns, "config.%s", nk);
+                else
+                    snprintf(ns, sizeof ns, "num_attention_heads %lld", (long long)heads);
+                api_rc_origin_set(&out->head_dim_o, fp, "%s / %s (default of %s)", hs, ns,
+                                  (dh ? dh : dn)->hf);
+            } else if (hk && nk) {
                 api_ptr(fp, sizeof fp, ptr, hk);
                 if (hidden % heads != 0) {
                     api_problem_field(pb, API_PB_INVALID_FIELD, fp,
@@ -323,7 +342,7 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
         resolve_global_head_dim(pb, config, ptr, out);
         skip |= API_RC_SKIP_HEAD_DIM;
     }
-    resolve_dims(pb, config, ptr, skip, out);
+    resolve_dims(pb, config, ptr, skip, &text, out);
     if (params != NULL && !prop && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set &&
         !out->rotary_dim_o.set) {
         double f = 0.0;
@@ -360,7 +379,7 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                 api_rc_origin_set(&out->base_o, fp, "config.%s.rope_theta", sc_key);
             }
         }
-        const api_model_default *d = api_model_default_find(out->model_type, "rope_theta");
+        const api_model_default *d = api_model_text_default(&text, "rope_theta");
         if (!out->base_o.set && d != NULL) {
             out->base = d->value; /* Gemma 3's published text_config omits rope_theta */
             api_ptr(fp, sizeof fp, ptr, "model_type");

@@ -42,6 +42,7 @@ static const char *const CORPUS[] = {
     "hunyuan_7b",
     "llama3.1_8b",
     "llama4_scout_17b_16e",
+    "llava_1.5_7b",
     "ministral3_8b",
     "mistral_7b_v0.1",
     "phi_2",

@@ -27,16 +27,29 @@ import sys
 NEST = ("thinker_config", "text_config", "llm_config", "language_config")
 
 
+LLAMA_DEFAULTS = {"hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32,
+                  "rope_theta": 10000.0, "max_position_embeddings": 2048}  # LlamaConfig
+
+
 def text_model(cfg):
-    """The innermost text config of a (possibly multimodal) config, and its model_type."""
+    """The innermost text config of a (possibly multimodal) config, and its model_type. A LLaVA
+    wrapper builds its text_config with CONFIG_MAPPING[text_config.get("model_type", "llama")]
+    (configuration_llava.py), so a sparse nested llama text config gets LlamaConfig's defaults."""
     mt = cfg.get("model_type") or ""
+    wrapper = mt
     obj = cfg
+    nested = False
     for _ in range(4):
         nxt = next((obj[k] for k in NEST if isinstance(obj.get(k), dict)), None)
         if nxt is None:
             break
         obj = nxt
+        nested = True
         mt = obj.get("model_type") or mt
+    if nested and obj.get("model_type") is None and wrapper in ("llava", "llava_next", "vipllava"):
+        mt = "llama"
+    if nested and mt == "llama":
+        obj = dict(LLAMA_DEFAULTS, **{k: v for k, v in obj.items() if v is not None})
     return obj, mt
 
 
