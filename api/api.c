@@ -274,6 +274,14 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
     int npy = (opts->npy || npz) && keys != NULL; /* a binary answer */
     api_problem pb;
     api_problem_init(&pb);
+    if (keys == NULL && opts->json_refused) { /* a JSON-only route (/model/method) */
+        api_problem_set(&pb, API_PB_NOT_ACCEPTABLE,
+                        "this route answers application/json only, which Accept does not allow "
+                        "(it has no array for application/x-npy or application/x-npz)");
+        json_decref(req);
+        api_problem_response(&pb, request_id, out);
+        return;
+    }
     wire_npy_key sel[API_MAX_ARRAYS + 1];
     int chosen = select_arrays(keys, opts, opts->npy || opts->npz, sel, &pb);
     if (chosen < 0) {

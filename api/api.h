@@ -96,6 +96,9 @@ typedef struct {
      * (api_route.npy); NULL = the default (.npy: the first present; .npz: all present) */
     const char *array;
     int stream; /* 1: large bodies may come back as a stream (the daemon); 0: always body (tests) */
+    /* 1: Accept does not allow application/json (srv_accept_json): a route without arrays
+     * (/model/method) answers 406 not-acceptable rather than JSON the client refused */
+    int json_refused;
     /* Optional accounting hook for the parsed form of the body (api/arena.h); NULL = none. The
      * daemon passes none: a tree lives only while one compute thread parses and handles its
      * request, so trees are bounded by compute threads x max_parse_bytes (docs/operations.md). */

@@ -11,6 +11,11 @@
  * identically — one set of rules, one cache — and the rotated rows are used as computed. Errors
  * are re-rooted under the method's object ("/rope/scaling/factor"), as /rope names them.
  * Source: RoFormer arXiv:2104.09864; HF LlamaAttention (rotate, then q·kᵀ·scale).
+ *
+ * A pasted Llama 4 config with `layer` naming one of its no-RoPE layers (no_rope_layers) is not
+ * rotated: with attn_temperature_tuning (Llama4TextConfig's default) its queries are multiplied
+ * by log1p(floor((pos + 1) / floor_scale)) * attn_scale + 1 at each position (HF
+ * Llama4TextAttention, `attn_temperature_tuning and not self.use_rope`), keys unchanged.
  */
 #include <math.h>
 #include <stdint.h>
@@ -19,7 +24,11 @@
 #include <string.h>
 
 #include "api/attention_method.h"
+#include "api/model_config.h"
+#include "api/model_layers.h"
+#include "api/req.h"
 #include "api/rope_req.h"
+#include "core/rope_qscale.h"
 
 static const char *const FIELDS[] = {"head_dim", "rotary_dim",   "partial_rotary_factor",
                                      "base",     "rope_theta",   "layout",
@@ -33,6 +42,12 @@ typedef struct {
     api_rope_res res;
     int64_t *positions; /* [t]: offset .. offset+t-1 */
     int64_t offset;
+    /* a Llama 4 no-RoPE layer with temperature tuning: q times q_scale[i], no rotation */
+    int nope;
+    int64_t layer;
+    const char *why; /* static: the rule that makes the layer no-RoPE */
+    api_model_temp tt;
+    double *q_scale; /* [t] */
 } rope_state;
 
 static void rope_release(api_att_plan *plan)
@@ -42,6 +57,7 @@ static void rope_release(api_att_plan *plan)
         api_rope_res_free(&s->res);
         api_rope_req_free(&s->r);
         free(s->positions);
+        free(s->q_scale);
         free(s);
     }
     plan->state = NULL;
@@ -66,6 +82,45 @@ static void reroot_errors(const api_problem *sub, const char *base, api_problem 
             snprintf(ptr, sizeof ptr, "%.40s%.110s", base, p);
         api_problem_field(pb, sub->code, ptr, "%s", sub->errors[i].message);
     }
+}
+
+/*
+ * 1 when the object's config and layer choose a no-RoPE layer of a Llama 4 config whose attention
+ * tunes the query temperature (s is then set up: q_scale per position); 0 otherwise (the /rope
+ * parse then answers, a 422 at /layer for another no-RoPE layer); -1 on a bad tuning key.
+ */
+static int nope_temp_layer(const api_att_input *in, rope_state *s, api_problem *pb)
+{
+    const json_t *cfg = api_member(in->obj, "config"), *lj = api_member(in->obj, "layer");
+    if (cfg == NULL || !json_is_object(cfg) || lj == NULL || !json_is_integer(lj))
+        return 0;
+    api_model_text text; /* named as /rope names the object's members: config.<key> */
+    api_model_text_find(cfg, "/config", &text);
+    api_problem scratch;
+    api_problem_init(&scratch);
+    api_ml_plan lp;
+    int64_t l = json_integer_value(lj);
+    int rc = 0;
+    if (api_ml_plan_layers(&scratch, &text, &lp) == 0 && l >= 0 && l < lp.n_layers &&
+        !lp.kind[lp.kind_of[l]].rope) {
+        s->why = lp.kind[lp.kind_of[l]].why;
+        api_problem sp;
+        api_problem_init(&sp);
+        rc = api_model_temp_tuning(&sp, &text, &s->tt) < 0 ? -1 : s->tt.on;
+        if (rc < 0)
+            reroot_errors(&sp, in->base, pb);
+    }
+    api_ml_plan_free(&lp);
+    if (rc <= 0)
+        return rc;
+    s->q_scale = api_alloc(pb, in->t + 1, sizeof *s->q_scale);
+    if (s->q_scale == NULL)
+        return -1;
+    for (size_t i = 0; i < in->t; i++)
+        s->q_scale[i] = pe_qscale_llama4_temp(s->positions[i], s->tt.attn_scale, s->tt.floor_scale);
+    s->nope = 1;
+    s->layer = l;
+    return 1;
 }
 
 static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem *pb)
@@ -102,6 +157,9 @@ static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem
         return -1;
     for (size_t i = 0; i < in->t; i++)
         s->positions[i] = s->offset + (int64_t)i;
+    rc = nope_temp_layer(in, s, pb);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
     /* /rope's rules for the object (its `offset` is ours: api_rope_check_fields knows it not,
      * but the object's fields were checked against FIELDS already and /rope reads no offset) */
     api_rope_direct dir = {.positions = s->positions,
@@ -139,6 +197,12 @@ static int rope_transform(const api_att_input *in, const api_att_plan *plan, dou
 {
     (void)pb;
     const rope_state *s = plan->state;
+    if (s->nope) { /* Llama 4 no-RoPE layer: q scaled by position, k as sent */
+        for (size_t i = 0; i < in->t; i++)
+            for (size_t j = 0; j < in->d; j++)
+                q[i * in->d + j] *= s->q_scale[i];
+        return 0;
+    }
     memcpy(q, s->res.q_rot, in->t * in->d * sizeof *q);
     memcpy(k, s->res.k_rot, in->t * in->d * sizeof *k);
     return 0;
@@ -149,6 +213,38 @@ static void rope_resolved(const api_att_input *in, const api_att_plan *plan, wir
 {
     (void)in;
     const rope_state *s = plan->state;
+    if (s->nope) {
+        wire_jw_key(out, "method");
+        wire_jw_str(out, "none");
+        wire_jw_key(out, "layer");
+        wire_jw_int(out, s->layer);
+        wire_jw_key(out, "why");
+        wire_jw_str(out, s->why ? s->why : "no positional encoding in this layer");
+        wire_jw_key(out, "query_scale");
+        wire_jw_obj_begin(out);
+        wire_jw_key(out, "rule");
+        wire_jw_str(out, "q x (log1p(floor((pos + 1) / floor_scale)) x attn_scale + 1) (Llama 4 "
+                         "attn_temperature_tuning, no-RoPE layers)");
+        wire_jw_key(out, "attn_scale");
+        wire_jw_double(out, s->tt.attn_scale);
+        wire_jw_key(out, "floor_scale");
+        wire_jw_double(out, s->tt.floor_scale);
+        wire_jw_obj_end(out);
+        wire_jw_key(out, "q_scale");
+        wire_jw_doubles(out, s->q_scale, in->t);
+        wire_jw_key(out, "sources");
+        wire_jw_obj_begin(out);
+        wire_jw_key(out, "query_scale.attn_temperature_tuning");
+        wire_jw_str(out, s->tt.on_src);
+        wire_jw_key(out, "query_scale.attn_scale");
+        wire_jw_str(out, s->tt.attn_scale_src);
+        wire_jw_key(out, "query_scale.floor_scale");
+        wire_jw_str(out, s->tt.floor_scale_src);
+        wire_jw_obj_end(out);
+        wire_jw_key(out, "offset");
+        wire_jw_int(out, s->offset);
+        return;
+    }
     api_rope_write_resolved(out, &s->r, &s->res);
     wire_jw_key(out, "attention_factor");
     wire_jw_double(out, s->res.attention_factor);

@@ -58,6 +58,12 @@ void api_model_text_find(const json_t *config, const char *ptr, api_model_text *
         if (mt != NULL && json_is_string(mt))
             snprintf(out->model_type, sizeof out->model_type, "%s", json_string_value(mt));
     }
+    /* LlavaConfig & co.: a text_config without model_type builds a LlamaConfig
+     * (models/llava/configuration_llava.py: text_config.get("model_type", "llama")) */
+    static const char *const LLAVA[] = {"llava", "llava_next", "vipllava", NULL};
+    if (out->nested && member(out->obj, "model_type") == NULL &&
+        api_str_in_list(LLAVA, out->wrapper_type))
+        snprintf(out->model_type, sizeof out->model_type, "llama");
     api_model_ptr_to_src(out->ptr, out->src, sizeof out->src);
 }
 
@@ -94,6 +100,8 @@ static const api_model_default DEFAULTS[] = {
      "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
     {"gemma3_text", "sliding_window", 4096.0,
      "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
+    {"gemma4_text", "global_head_dim", 512.0,
+     "Gemma4TextConfig (models/gemma4/configuration_gemma4.py)"},
 };
 
 const api_model_default *api_model_default_find(const char *model_type, const char *key)
@@ -101,10 +109,36 @@ const api_model_default *api_model_default_find(const char *model_type, const ch
     /* a Gemma 3 wrapper whose text_config says no model_type builds a Gemma3TextConfig */
     if (model_type != NULL && strcmp(model_type, "gemma3") == 0)
         model_type = "gemma3_text";
+    if (model_type != NULL && strcmp(model_type, "gemma4") == 0)
+        model_type = "gemma4_text";
     for (size_t i = 0; model_type != NULL && i < sizeof DEFAULTS / sizeof DEFAULTS[0]; i++)
         if (strcmp(DEFAULTS[i].model_type, model_type) == 0 && strcmp(DEFAULTS[i].key, key) == 0)
             return &DEFAULTS[i];
     return NULL;
+}
+
+/* Defaults of a text config nested in a wrapper: LLaVA-1.5's text_config keeps only a few keys
+ * (max_position_embeddings, model_type llama, ...) and HF builds a LlamaConfig from it, whose
+ * class defaults give the rest. Applied to nested text configs only: a flat config without
+ * these keys stays a 422 naming the key. */
+static const api_model_default WRAPPED_DEFAULTS[] = {
+    {"llama", "hidden_size", 4096.0, "LlamaConfig (models/llama/configuration_llama.py)"},
+    {"llama", "num_attention_heads", 32.0, "LlamaConfig (models/llama/configuration_llama.py)"},
+    {"llama", "num_hidden_layers", 32.0, "LlamaConfig (models/llama/configuration_llama.py)"},
+    {"llama", "rope_theta", 10000.0, "LlamaConfig (models/llama/configuration_llama.py)"},
+    {"llama", "max_position_embeddings", 2048.0,
+     "LlamaConfig (models/llama/configuration_llama.py)"},
+};
+
+const api_model_default *api_model_text_default(const api_model_text *t, const char *key)
+{
+    const api_model_default *d = api_model_default_find(t->model_type, key);
+    for (size_t i = 0;
+         d == NULL && t->nested && i < sizeof WRAPPED_DEFAULTS / sizeof *WRAPPED_DEFAULTS; i++)
+        if (strcmp(WRAPPED_DEFAULTS[i].model_type, t->model_type) == 0 &&
+            strcmp(WRAPPED_DEFAULTS[i].key, key) == 0)
+            d = &WRAPPED_DEFAULTS[i];
+    return d;
 }
 
 /* Attention code that rotates adjacent pairs (2j, 2j+1) whatever the config says. */
@@ -135,6 +169,12 @@ int api_model_layout_fixed(const char *model_type, const char **why)
     return 0;
 }
 
+int api_model_is_gemma4(const char *model_type)
+{
+    static const char *const G4[] = {"gemma4", "gemma4_text", NULL};
+    return api_str_in_list(G4, model_type);
+}
+
 int api_model_softmax_mscale(const char *model_type)
 {
     /* DeepseekV2Attention / DeepseekV3Attention: scaling *= mscale(factor, mscale_all_dim)^2;
@@ -149,6 +189,34 @@ int api_model_dynamic_alpha(const char *model_type)
     /* HunYuanDenseV1RotaryEmbedding / HunYuanMoEV1RotaryEmbedding: dynamic + alpha */
     static const char *const HY[] = {"hunyuan_v1_dense", "hunyuan_v1_moe", NULL};
     return api_str_in_list(HY, model_type);
+}
+
+int api_model_temp_tuning(api_problem *pb, const api_model_text *t, api_model_temp *out)
+{
+    static const char *const HF = "Llama4TextConfig (models/llama4/configuration_llama4.py)";
+    memset(out, 0, sizeof *out);
+    if (strcmp(t->model_type, "llama4") != 0 && strcmp(t->model_type, "llama4_text") != 0)
+        return 0;
+    size_t e0 = api_problem_count(pb);
+    int on = 1;
+    if (api_get_bool(pb, t->obj, t->ptr, "attn_temperature_tuning", &on) > 0)
+        snprintf(out->on_src, sizeof out->on_src, "%s.attn_temperature_tuning", t->src);
+    else
+        snprintf(out->on_src, sizeof out->on_src, "default of %s (attn_temperature_tuning)", HF);
+    out->floor_scale = 8192.0;
+    out->attn_scale = 0.1;
+    if (api_get_number(pb, t->obj, t->ptr, "floor_scale", 0.0, 1e300, API_NUM_MIN_EXCL,
+                       &out->floor_scale) > 0)
+        snprintf(out->floor_scale_src, sizeof out->floor_scale_src, "%s.floor_scale", t->src);
+    else
+        snprintf(out->floor_scale_src, sizeof out->floor_scale_src, "default of %s (floor_scale)",
+                 HF);
+    if (api_get_number(pb, t->obj, t->ptr, "attn_scale", -1e300, 1e300, 0, &out->attn_scale) > 0)
+        snprintf(out->attn_scale_src, sizeof out->attn_scale_src, "%s.attn_scale", t->src);
+    else
+        snprintf(out->attn_scale_src, sizeof out->attn_scale_src, "default of %s (attn_scale)", HF);
+    out->on = on;
+    return api_problem_count(pb) != e0 ? -1 : 0;
 }
 
 /* Keys whose numbers this one-configuration answer does not carry (per-layer kinds, query

@@ -31,7 +31,8 @@ typedef struct {
     const json_t *obj;              /* the text model's object (borrowed); the input when flat */
     char ptr[API_MC_PTR];           /* its JSON pointer ("/config", "/config/text_config", ...) */
     char src[API_MC_PTR];           /* the same as a dotted path ("config.text_config") */
-    char model_type[API_MC_TYPE];   /* the text object's model_type, else the nearest wrapper's */
+    char model_type[API_MC_TYPE];   /* the text object's model_type, else the nearest wrapper's
+                                     * ("llama" under a LLaVA wrapper, as LlavaConfig builds) */
     char wrapper_type[API_MC_TYPE]; /* the outermost wrapper's model_type ("" when flat) */
     int nested;                     /* 1 when obj is not the input */
 } api_model_text;
@@ -60,6 +61,12 @@ typedef struct {
 /* The default of key for model_type, or NULL when the class has none we model. */
 const api_model_default *api_model_default_find(const char *model_type, const char *key);
 
+/* api_model_default_find for the text model t, plus the defaults HF's config class gives a
+ * sparse text config nested in a wrapper (LLaVA-1.5: LlamaConfig's hidden_size 4096,
+ * num_attention_heads 32, num_hidden_layers 32, rope_theta 10000, max_position_embeddings 2048),
+ * only when t is nested. NULL when none. */
+const api_model_default *api_model_text_default(const api_model_text *t, const char *key);
+
 /*
  * Pair layout decided by the model's code. Returns 1 (adjacent pairs, posenc "interleaved") for
  * model types whose HF attention always rotates adjacent pairs, whatever the config says (glm,
@@ -67,6 +74,11 @@ const api_model_default *api_model_default_find(const char *model_type, const ch
  * 0 otherwise.
  */
 int api_model_layout_fixed(const char *model_type, const char **why);
+
+/* 1 for Gemma 4's text model types (gemma4, gemma4_text): a proportional full_attention entry
+ * of its per-layer-type rope_parameters spans global_head_dim (modeling_gemma4.py,
+ * Gemma4TextRotaryEmbedding: head_dim_key "global_head_dim"). */
+int api_model_is_gemma4(const char *model_type);
 
 /* 1 when the model type's attention multiplies the softmax scale by mscale(factor,
  * mscale_all_dim)^2 (the DeepSeek family: deepseek_v2, deepseek_v3, deepseek_v32,
@@ -84,6 +96,22 @@ int api_model_dynamic_alpha(const char *model_type);
  */
 size_t api_model_caveat_count(void);
 const char *api_model_caveat(size_t i, const char **text);
+
+/*
+ * Llama 4's attention temperature tuning (Llama4TextAttention: queries of the no-RoPE layers times
+ * log1p(floor((pos + 1) / floor_scale)) * attn_scale + 1, core/rope_qscale.h). Read for model
+ * types llama4 / llama4_text from the text config, with Llama4TextConfig's defaults
+ * (attn_temperature_tuning true, floor_scale 8192, attn_scale 0.1) for keys the file omits.
+ */
+typedef struct {
+    int on;                         /* 1: the model applies it (llama4 and tuning true) */
+    double attn_scale, floor_scale; /* floor_scale > 0 */
+    char on_src[API_MC_PTR + 48], attn_scale_src[API_MC_PTR + 48], floor_scale_src[API_MC_PTR + 48];
+} api_model_temp;
+
+/* Fills out for the text model t; 422 at the pointer of a key of the wrong type or domain.
+ * Returns 0 (out->on 0 for other model types) or -1. */
+int api_model_temp_tuning(api_problem *pb, const api_model_text *t, api_model_temp *out);
 
 /* ---- steps of api_rope_config_resolve (api/rope_config.c) that follow from these tables ---- */
 

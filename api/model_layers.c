@@ -53,6 +53,70 @@ static int kind_index(api_ml_plan *p, const api_ml_kind *k, const json_t *params
     return (int)p->n_kinds++;
 }
 
+/*
+ * The layer-structure keys' JSON types (a wrong type is a 422 at its pointer, never ignored):
+ * layer_types an array of num_hidden_layers strings (HF configuration_utils.py
+ * layer_type_validation: its length must equal num_hidden_layers), no_rope_layers an array of
+ * num_hidden_layers integers 0 or 1 (Llama4TextAttention / SmolLM3 index it by layer),
+ * sliding_window an integer >= 1 or null, use_sliding_window a boolean. n: the layer count (0:
+ * unknown, lengths not checked). Returns 0 or -1.
+ */
+static int check_layer_keys(api_problem *pb, const json_t *cfg, const char *ptr, int64_t n,
+                            int n_from_file)
+{
+    char fp[API_MC_PTR + 32];
+    size_t e0 = api_problem_count(pb);
+    static const char *const ARRAYS[] = {"layer_types", "no_rope_layers", NULL};
+    for (int a = 0; ARRAYS[a]; a++) {
+        const json_t *v = member(cfg, ARRAYS[a]);
+        api_ptr(fp, sizeof fp, ptr, ARRAYS[a]);
+        if (v == NULL)
+            continue;
+        int strings = a == 0;
+        if (!json_is_array(v)) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp, "must be an array of %s, one per layer",
+                              strings ? "layer type strings" : "integers 0 or 1");
+            continue;
+        }
+        size_t len = json_array_size(v);
+        if (len == 0 && !strings)
+            continue; /* Llama 4 / SmolLM3: [] means the default pattern */
+        for (size_t i = 0; i < len; i++) {
+            const json_t *e = json_array_get(v, i);
+            int ok = strings ? json_is_string(e)
+                             : json_is_integer(e) &&
+                                   (json_integer_value(e) == 0 || json_integer_value(e) == 1);
+            if (!ok) {
+                char ep[API_MC_PTR + 48];
+                api_ptr_idx(ep, sizeof ep, fp, i);
+                api_problem_field(pb, API_PB_INVALID_FIELD, ep, "must be %s",
+                                  strings ? "a string (full_attention, sliding_attention, ...)"
+                                          : "0 (no RoPE in this layer) or 1");
+                break;
+            }
+        }
+        if (n > 0 && n_from_file && (int64_t)len != n)
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "has %zu entries but the config has %lld layers "
+                              "(num_hidden_layers): one entry per layer (%s)",
+                              len, (long long)n,
+                              strings ? "HF configuration_utils.py layer_type_validation"
+                                      : "HF reads no_rope_layers[layer_idx]");
+    }
+    int64_t sw = 0;
+    const json_t *swj = member(cfg, "sliding_window");
+    if (swj != NULL && !json_is_integer(swj)) {
+        api_ptr(fp, sizeof fp, ptr, "sliding_window");
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "must be an integer >= 1 (the attention window in tokens) or null");
+    } else {
+        api_get_int(pb, cfg, ptr, "sliding_window", 1, INT64_MAX, &sw);
+    }
+    int b = 0;
+    api_get_bool(pb, cfg, ptr, "use_sliding_window", &b);
+    return api_problem_count(pb) != e0 ? -1 : 0;
+}
+
 int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan *out)
 {
     memset(out, 0, sizeof *out);
@@ -65,6 +129,12 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
     for (const char *const *k = LAYER_KEYS; *k && n == 0; k++)
         api_get_int(pb, cfg, ptr, *k, 1, API_ML_MAX_LAYERS, &n);
     if (api_problem_count(pb) != e0)
+        return -1;
+    int n_from_file = n > 0;
+    const api_model_default *dn = api_model_text_default(text, "num_hidden_layers");
+    if (n == 0 && dn != NULL)
+        n = (int64_t)dn->value; /* a sparse wrapped text config (LLaVA): the class default */
+    if (check_layer_keys(pb, cfg, ptr, n, n_from_file) < 0)
         return -1;
     if (n == 0)
         return 0;

@@ -30,6 +30,7 @@
 #include "api/api.h"
 #include "api/model_config.h"
 #include "api/model_layers.h"
+#include "api/model_method_parts.h"
 #include "api/req.h"
 #include "api/rope_config.h"
 #include "api/rope_parse.h" /* api_rope_rotary_dim_resolve: the same rule as /rope */
@@ -124,10 +125,27 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
     first_int(pb, cfg, ptr, DIM, &hidden);
     first_int(pb, cfg, ptr, HEADS, &heads);
     const json_t *pet = member(cfg, "position_embedding_type");
+    char fp[160];
+    if (pet != NULL && !json_is_string(pet)) {
+        api_ptr(fp, sizeof fp, ptr, "position_embedding_type");
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "must be a string (absolute, relative_key, rope, ...)");
+    }
+    /* the ALiBi switches must be booleans (a "yes" must not read as false) */
+    int flag = 0;
+    if (strcmp(mt, "falcon") == 0)
+        api_get_bool(pb, cfg, ptr, "alibi", &flag);
+    const json_t *ac = NULL;
+    if (strcmp(mt, "mpt") == 0 && api_get_object(pb, cfg, ptr, "attn_config", &ac) > 0) {
+        api_ptr(fp, sizeof fp, ptr, "attn_config");
+        api_get_bool(pb, ac, fp, "alibi", &flag);
+    }
+    if (api_problem_failed(pb))
+        return 0;
     int learned = api_str_in_list(LEARNED, mt) || api_str_in_list(LEARNED_PAD, mt) ||
                   api_str_in_list(LEARNED_2, mt);
     if (strcmp(mt, "distilbert") == 0 && is_true(cfg, "sinusoidal_pos_embds")) {
-        char fp[160]; /* DistilBERT's fixed table (create_sinusoidal_embeddings): not mapped yet */
+        /* DistilBERT's fixed table (create_sinusoidal_embeddings): not mapped yet */
         api_ptr(fp, sizeof fp, ptr, "sinusoidal_pos_embds");
         api_problem_field(pb, API_PB_INVALID_FIELD, fp,
                           "DistilBERT with sinusoidal_pos_embds has no answer here yet (use POST "
@@ -136,7 +154,6 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
     }
     if (learned && pet != NULL && json_is_string(pet) &&
         strcmp(json_string_value(pet), "absolute") != 0) {
-        char fp[160];
         api_ptr(fp, sizeof fp, ptr, "position_embedding_type");
         api_problem_field(pb, API_PB_INVALID_FIELD, fp,
                           "position_embedding_type \"%.40s\" (Shaw-style relative keys) has no "
@@ -146,6 +163,12 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
     }
     int alibi = strcmp(mt, "bloom") == 0 || (strcmp(mt, "falcon") == 0 && is_true(cfg, "alibi")) ||
                 (strcmp(mt, "mpt") == 0 && is_true(member(cfg, "attn_config"), "alibi"));
+    json_t *lsrc = NULL; /* sources of a learned kind's values HF's config class fills in */
+    if (learned && maxpos == 0 && strcmp(mt, "gpt2") == 0) {
+        maxpos = 1024; /* GPT2Config n_positions (models/gpt2/configuration_gpt2.py) */
+        lsrc = json_pack("{s:s}", "max_position_embeddings",
+                         "default of GPT2Config (models/gpt2/configuration_gpt2.py): n_positions");
+    }
     if (learned || (strcmp(mt, "mpt") == 0 && !alibi)) {
         int64_t offset = 0;
         const char *why = "position ids from 0 (nn.Embedding)";
@@ -164,6 +187,10 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
                       "/learned", "request", "note",
                       "the trained table comes from the model's weights: store it with "
                       "PUT /tables/{name}, then POST /learned");
+        if (k != NULL && lsrc != NULL)
+            json_object_set_new(k, "sources", lsrc);
+        else
+            json_decref(lsrc);
         int ki = add_kind(p, k); /* one table, added to the token embeddings before layer 0 */
         for (int64_t l = 0; l < n_layers; l++)
             assign(p, (int)l, ki);
@@ -225,7 +252,7 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
     api_rc_origin ro;
     int rrc = api_rope_rotary_dim_resolve(pb, empty, &rc, rc.head_dim, &rc.head_dim_o, &rd, &ro);
     json_decref(empty);
-    if (rrc < 0)
+    if (rrc < 0 || (sections != NULL && api_mm_check_sections(pb, msc, cfg, ptr, sections, rd) < 0))
         return NULL;
     api_rc_origin *named[] = {&rc.head_dim_o, &rc.base_o, &rc.layout_o, &ro};
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) /* config.text_config.x */
@@ -315,6 +342,11 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
         api_ml_plan_free(&lp);
         return -1;
     }
+    api_model_temp tt; /* Llama 4's query temperature in its no-RoPE layers */
+    if (api_model_temp_tuning(pb, text, &tt) < 0) {
+        api_ml_plan_free(&lp);
+        return -1;
+    }
     int map[API_ML_MAX_KINDS];
     for (size_t i = 0; i < API_ML_MAX_KINDS; i++)
         map[i] = -1;
@@ -323,10 +355,13 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
         int lk = lp.kind_of[l];
         const api_ml_kind *kd = &lp.kind[lk];
         if (map[lk] < 0 && !kd->rope) {
-            map[lk] = add_kind(p, json_pack("{s:s, s:s, s:n, s:n}", "method", "none", "why",
-                                            "no positional encoding in this layer "
-                                            "(no_rope_layers / layer type)",
-                                            "route", "request"));
+            json_t *k = json_pack("{s:s, s:s, s:n, s:n}", "method", "none", "why",
+                                  "no positional encoding in this layer "
+                                  "(no_rope_layers / layer type)",
+                                  "route", "request");
+            if (k != NULL && tt.on)
+                json_object_set_new(k, "query_scale", api_mm_query_scale(&tt, text, where));
+            map[lk] = add_kind(p, k);
         } else if (map[lk] < 0) {
             json_t *edited = json_deep_copy(cfg);
             if (edited == NULL) {
@@ -346,8 +381,11 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
                                     lb ? json_deep_copy(lb) : json_real(d ? d->value : 10000.0));
                 json_object_del(edited, "rope_scaling");
             }
+            unsigned filled = api_mm_fill_defaults(edited, text);
             json_t *k = rope_kind(pb, edited, text->ptr, where, w);
             json_decref(edited);
+            if (k != NULL && filled)
+                api_mm_name_defaults(json_object_get(k, "sources"), text, filled);
             if (k == NULL) {
                 rc = -1;
                 break;
@@ -403,6 +441,10 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
         api_get_int(pb, text.obj, text.ptr, *k, 1, MAX_LAYERS, &n_layers);
     if (api_problem_failed(pb))
         return -1;
+    const api_model_default *dn = api_model_text_default(&text, "num_hidden_layers");
+    int layers_default = n_layers == 0 && dn != NULL;
+    if (layers_default)
+        n_layers = (int64_t)dn->value; /* a sparse wrapped text config (LLaVA) */
     if (n_layers == 0) {
         char fp[160];
         api_ptr(fp, sizeof fp, text.ptr, "num_hidden_layers");
@@ -426,6 +468,9 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
     api_rc_warnings w;
     memset(&w, 0, sizeof w);
     int rc = -1;
+    if (layers_default)
+        api_rc_warn(&w, "config.num_hidden_layers is absent: %lld by default of %s",
+                    (long long)n_layers, dn->hf); /* "config." becomes the text's path below */
     int fixed = plan_fixed(pb, &p, text.obj, text.ptr, mt, n_layers);
     if (api_problem_failed(pb))
         goto done;

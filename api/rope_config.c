@@ -31,7 +31,7 @@ static int cfg_num(api_problem *pb, const json_t *cfg, const char *ptr, const ch
 }
 
 static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, unsigned skip,
-                         api_rope_config *out)
+                         const api_model_text *text, api_rope_config *out)
 {
     char fp[API_RC_PTR];
     int64_t v = 0;
@@ -45,7 +45,7 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
             out->head_dim = v;
             api_ptr(fp, sizeof fp, ptr, "head_dim");
             api_rc_origin_set(&out->head_dim_o, fp, "config.head_dim");
-        } else if ((dflt = api_model_default_find(out->model_type, "head_dim")) != NULL) {
+        } else if ((dflt = api_model_text_default(text, "head_dim")) != NULL) {
             /* the config class defines head_dim (Gemma 3): HF never divides hidden_size */
             out->head_dim = (int64_t)dflt->value;
             api_ptr(fp, sizeof fp, ptr, "model_type");
@@ -62,7 +62,26 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
             for (const char *const *h = HEADS; *h && nk == NULL; h++)
                 if (cfg_int(pb, cfg, ptr, *h, &heads) > 0)
                     nk = *h;
-            if (hk && nk) {
+            const api_model_default *dh = hk ? NULL : api_model_text_default(text, "hidden_size");
+            const api_model_default *dn =
+                nk ? NULL : api_model_text_default(text, "num_attention_heads");
+            if ((hk || dh) && (nk || dn) && (dh || dn)) { /* a wrapped sparse text config */
+                hidden = dh ? (int64_t)dh->value : hidden;
+                heads = dn ? (int64_t)dn->value : heads;
+                api_ptr(fp, sizeof fp, ptr, hk ? hk : "model_type");
+                out->head_dim = hidden / heads;
+                char hs[48], ns[48];
+                if (hk)
+                    snprintf(hs, sizeof hs, "config.%s", hk);
+                else
+                    snprintf(hs, sizeof hs, "hidden_size %lld", (long long)hidden);
+                if (nk)
+                    snprintf(ns, sizeof ns, "config.%s", nk);
+                else
+                    snprintf(ns, sizeof ns, "num_attention_heads %lld", (long long)heads);
+                api_rc_origin_set(&out->head_dim_o, fp, "%s / %s (default of %s)", hs, ns,
+                                  (dh ? dh : dn)->hf);
+            } else if (hk && nk) {
                 api_ptr(fp, sizeof fp, ptr, hk);
                 if (hidden % heads != 0) {
                     api_problem_field(pb, API_PB_INVALID_FIELD, fp,
@@ -90,6 +109,28 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
             api_ptr(fp, sizeof fp, ptr, "rotary_dim");
             api_rc_origin_set(&out->rotary_dim_o, fp, "config.rotary_dim");
         }
+    }
+}
+
+/* Gemma 4's full-attention head (Gemma4TextRotaryEmbedding: head_dim_key "global_head_dim" for
+ * a proportional full_attention entry; Gemma4TextConfig's default 512 when the file omits it). */
+static void resolve_global_head_dim(api_problem *pb, const json_t *cfg, const char *ptr,
+                                    api_rope_config *out)
+{
+    char fp[API_RC_PTR];
+    int64_t v = 0;
+    int rc = cfg_int(pb, cfg, ptr, "global_head_dim", &v);
+    if (rc > 0) {
+        out->head_dim = v;
+        api_ptr(fp, sizeof fp, ptr, "global_head_dim");
+        api_rc_origin_set(&out->head_dim_o, fp, "config.global_head_dim");
+        return;
+    }
+    const api_model_default *d = api_model_default_find(out->model_type, "global_head_dim");
+    if (rc == 0 && d != NULL) {
+        out->head_dim = (int64_t)d->value;
+        api_ptr(fp, sizeof fp, ptr, "model_type");
+        api_rc_origin_set(&out->head_dim_o, fp, "default of %s (global_head_dim)", d->hf);
     }
 }
 
@@ -289,8 +330,20 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
         }
     }
 
-    resolve_dims(pb, config, ptr, skip, out);
-    if (params != NULL && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set &&
+    /* Gemma 4's proportional RoPE: partial_rotary_factor is the type's own field (the rotary dim
+     * stays the head), and its full-attention layers use global_head_dim */
+    const json_t *tj = params != NULL ? api_member(params, "rope_type") : NULL;
+    if (params != NULL && tj == NULL)
+        tj = api_member(params, "type");
+    int prop =
+        tj != NULL && json_is_string(tj) && strcmp(json_string_value(tj), "proportional") == 0;
+    if (prop && !(skip & API_RC_SKIP_HEAD_DIM) && api_model_is_gemma4(out->model_type) &&
+        (kind == NULL || strcmp(kind->params_key, "full_attention") == 0)) {
+        resolve_global_head_dim(pb, config, ptr, out);
+        skip |= API_RC_SKIP_HEAD_DIM;
+    }
+    resolve_dims(pb, config, ptr, skip, &text, out);
+    if (params != NULL && !prop && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set &&
         !out->rotary_dim_o.set) {
         double f = 0.0;
         if (cfg_num(pb, params, sc_ptr, "partial_rotary_factor", 0.0, 1.0, &f) > 0) {
@@ -326,7 +379,7 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                 api_rc_origin_set(&out->base_o, fp, "config.%s.rope_theta", sc_key);
             }
         }
-        const api_model_default *d = api_model_default_find(out->model_type, "rope_theta");
+        const api_model_default *d = api_model_text_default(&text, "rope_theta");
         if (!out->base_o.set && d != NULL) {
             out->base = d->value; /* Gemma 3's published text_config omits rope_theta */
             api_ptr(fp, sizeof fp, ptr, "model_type");
@@ -344,9 +397,12 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
     if (!(skip & API_RC_SKIP_SCALING) && sc != NULL) {
         static const char *const PARAM_SKIP[] = {"rope_theta", "partial_rotary_factor", "alpha",
                                                  "llama_4_scaling_beta", NULL};
+        static const char *const PROP_SKIP[] = {"rope_theta", "alpha", "llama_4_scaling_beta",
+                                                NULL};
         int phi3 = strcmp(out->model_type, "phi3") == 0;
-        if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3,
-                                   params ? PARAM_SKIP : PARAM_SKIP + 2, &out->scaling, w) == 0 &&
+        const char *const *pskip = prop ? PROP_SKIP : params ? PARAM_SKIP : PARAM_SKIP + 2;
+        if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3, pskip,
+                                   &out->scaling, w) == 0 &&
             api_model_rope_alpha(pb, sc, sc_src, out, w) == 0) {
             resolve_lengths(pb, config, ptr, sc_src, out, w);
         }

@@ -76,6 +76,8 @@ typedef enum {
     API_RS_ALPHA,                 /* > 0: ntk (posenc's static NTK-aware) */
     API_RS_SHORT_FACTOR,          /* array of rotary_dim/2 numbers > 0: longrope */
     API_RS_LONG_FACTOR,           /* array of rotary_dim/2 numbers > 0: longrope */
+    API_RS_PROPORTION,            /* (0, 1]: proportional's partial_rotary_factor (rotated share
+                                   * of the pairs; the rotary dim stays head_dim) */
     API_RS__COUNT
 } api_rs_field;
 
@@ -100,7 +102,7 @@ typedef struct {
 } api_rope_scaling;
 
 /* Canonical API name of a type ("default", "linear", "dynamic", "yarn", "longrope", "llama3",
- * "ntk"). Never NULL. */
+ * "ntk", "proportional"). Never NULL. */
 const char *api_rope_type_name(pe_rope_type t);
 
 /* How api_rope_scaling_parse treats fields it does not use. */

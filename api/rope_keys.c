@@ -312,6 +312,18 @@ int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api
             }
         }
     }
+    /* per-layer-type rope_parameters: the entries of the other layer types */
+    const char *pk = r->kind >= 0 ? r->plan.kind[r->kind].params_key : "";
+    const json_t *params = pk[0] ? json_object_get(text.obj, "rope_parameters") : NULL;
+    json_object_foreach((json_t *)params, k, v)
+    {
+        if (json_is_null(v) || strcmp(k, pk) == 0)
+            continue;
+        snprintf(path, sizeof path, "%s.rope_parameters.%s", text.src, k);
+        ignore(r, path,
+               "the rope parameters of another layer type (modeling_rope_utils.py: each layer "
+               "reads its layer type's entry); layer_kinds answers those layers");
+    }
     if (text.nested) { /* the wrapper's own position keys do not reach the text model */
         json_object_foreach((json_t *)cfg, k, v)
         {

@@ -184,6 +184,13 @@ static void check_scaling(api_problem *pb, api_rope_req *r)
                               "got %lld",
                               api_rope_type_name(sc->type), (long long)r->rotary_dim);
     }
+    if (sc->type == PE_ROPE_PROPORTIONAL && r->rotary_dim != r->head_dim)
+        api_problem_field(pb, API_PB_INVALID_FIELD, api_rc_blame(&r->rotary_o, "/rotary_dim"),
+                          "proportional RoPE pairs the whole head (HF "
+                          "_compute_proportional_rope_parameters): rotary dim must equal head_dim "
+                          "(%lld), got %lld; give the rotated share as the scaling's "
+                          "partial_rotary_factor",
+                          (long long)r->head_dim, (long long)r->rotary_dim);
     if (sc->type == PE_ROPE_LLAMA3 && sc->origin[API_RS_LOW_FREQ_FACTOR].set &&
         sc->origin[API_RS_HIGH_FREQ_FACTOR].set &&
         !(sc->num[API_RS_LOW_FREQ_FACTOR] <= sc->num[API_RS_HIGH_FREQ_FACTOR]))

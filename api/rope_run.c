@@ -75,6 +75,10 @@ static void fill_params(const api_rope_req *r, pe_rope_params *p)
     case PE_ROPE_NTK:
         p->alpha = v[API_RS_ALPHA];
         break;
+    case PE_ROPE_PROPORTIONAL: /* HF: .get("factor", 1.0), .get("partial_rotary_factor", 1.0) */
+        p->factor = sc->origin[API_RS_FACTOR].set ? v[API_RS_FACTOR] : 1.0;
+        p->proportion = sc->origin[API_RS_PROPORTION].set ? v[API_RS_PROPORTION] : 1.0;
+        break;
     }
 }
 

@@ -54,8 +54,9 @@ const char *api_rc_blame(const api_rc_origin *o, const char *fallback)
 #define T_LONGROPE T_BIT(PE_ROPE_LONGROPE)
 #define T_LLAMA3 T_BIT(PE_ROPE_LLAMA3)
 #define T_NTK T_BIT(PE_ROPE_NTK)
+#define T_PROP T_BIT(PE_ROPE_PROPORTIONAL)
 
-typedef enum { K_POS, K_NONNEG, K_INT, K_BOOL, K_LIST } field_kind;
+typedef enum { K_POS, K_NONNEG, K_INT, K_BOOL, K_LIST, K_SHARE } field_kind;
 
 /* One row per api_rs_field, in enum order: name, types that use it, value kind. */
 static const struct {
@@ -63,7 +64,7 @@ static const struct {
     unsigned types;
     field_kind kind;
 } RS_FIELDS[API_RS__COUNT] = {
-    {"factor", T_LINEAR | T_DYNAMIC | T_YARN | T_LONGROPE | T_LLAMA3, K_POS},
+    {"factor", T_LINEAR | T_DYNAMIC | T_YARN | T_LONGROPE | T_LLAMA3 | T_PROP, K_POS},
     {"original_max_position_embeddings", T_DYNAMIC | T_YARN | T_LONGROPE | T_LLAMA3, K_INT},
     {"beta_fast", T_YARN, K_NONNEG},
     {"beta_slow", T_YARN, K_NONNEG},
@@ -76,6 +77,7 @@ static const struct {
     {"alpha", T_NTK, K_POS},
     {"short_factor", T_LONGROPE, K_LIST},
     {"long_factor", T_LONGROPE, K_LIST},
+    {"partial_rotary_factor", T_PROP, K_SHARE},
 };
 
 const char *api_rs_field_name(api_rs_field f)
@@ -100,6 +102,8 @@ const char *api_rope_type_name(pe_rope_type t)
         return "llama3";
     case PE_ROPE_NTK:
         return "ntk";
+    case PE_ROPE_PROPORTIONAL:
+        return "proportional";
     }
     return "unknown";
 }
@@ -109,18 +113,24 @@ static const struct {
     const char *name;
     pe_rope_type type;
 } TYPE_NAMES[] = {
-    {"default", PE_ROPE_DEFAULT}, {"linear", PE_ROPE_LINEAR},     {"dynamic", PE_ROPE_DYNAMIC},
-    {"yarn", PE_ROPE_YARN},       {"longrope", PE_ROPE_LONGROPE}, {"su", PE_ROPE_LONGROPE},
-    {"llama3", PE_ROPE_LLAMA3},   {"ntk", PE_ROPE_NTK},
+    {"default", PE_ROPE_DEFAULT},
+    {"linear", PE_ROPE_LINEAR},
+    {"dynamic", PE_ROPE_DYNAMIC},
+    {"yarn", PE_ROPE_YARN},
+    {"longrope", PE_ROPE_LONGROPE},
+    {"su", PE_ROPE_LONGROPE},
+    {"llama3", PE_ROPE_LLAMA3},
+    {"ntk", PE_ROPE_NTK},
+    {"proportional", PE_ROPE_PROPORTIONAL},
 };
-#define KNOWN_TYPES "default, linear, dynamic, yarn, longrope (alias su), llama3, ntk"
+#define KNOWN_TYPES "default, linear, dynamic, yarn, longrope (alias su), llama3, ntk, proportional"
 
 /* Lists the types using field f into buf ("yarn, longrope"). */
 static void types_of(api_rs_field f, char *buf, size_t n)
 {
     size_t len = 0;
     buf[0] = '\0';
-    for (int t = PE_ROPE_DEFAULT; t <= PE_ROPE_NTK && len + 1 < n; t++)
+    for (int t = PE_ROPE_DEFAULT; t <= PE_ROPE_PROPORTIONAL && len + 1 < n; t++)
         if (RS_FIELDS[f].types & T_BIT(t))
             len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "",
                                     api_rope_type_name((pe_rope_type)t));
@@ -146,6 +156,10 @@ static int read_field(api_problem *pb, api_rs_field f, const json_t *v, const ch
         break;
     case K_NONNEG:
         if (api_number_value(pb, v, ptr, 0.0, HUGE_VAL, 0, &x) < 0)
+            return -1;
+        break;
+    case K_SHARE:
+        if (api_number_value(pb, v, ptr, 0.0, 1.0, API_NUM_MIN_EXCL, &x) < 0)
             return -1;
         break;
     case K_INT: {

@@ -137,6 +137,12 @@ static void write_scaling(wire_jw *out, const api_rope_req *r, const api_rope_re
         write_num(out, "alpha", p->alpha);
         write_num(out, "effective_base", t->info.effective_base); /* base * alpha^(d/(d-2)) */
         break;
+    case PE_ROPE_PROPORTIONAL: /* pairs below rotated_pairs rotate, the others keep frequency 0 */
+        write_num(out, "factor", p->factor);
+        write_num(out, "partial_rotary_factor", p->proportion);
+        wire_jw_key(out, "rotated_pairs");
+        wire_jw_int(out, (int64_t)floor(p->proportion * (double)p->rotary_dim / 2.0));
+        break;
     }
     wire_jw_obj_end(out);
 }

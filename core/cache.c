@@ -147,6 +147,10 @@ static void key_write(key_writer *w, const pe_rope_params *p)
     case PE_ROPE_NTK:
         kw_f64(w, p->alpha);
         break;
+    case PE_ROPE_PROPORTIONAL:
+        kw_f64(w, p->factor);
+        kw_f64(w, p->proportion);
+        break;
     }
 }
 

@@ -5,7 +5,8 @@
  * Formulas: docs/conventions.md#rope, written from Hugging Face transformers
  * src/transformers/modeling_rope_utils.py (`_compute_default_rope_parameters`,
  * `_compute_linear_scaling_rope_parameters`, `_compute_dynamic_ntk_parameters`,
- * `_compute_yarn_parameters`, `_compute_longrope_parameters`, `_compute_llama3_parameters`),
+ * `_compute_yarn_parameters`, `_compute_longrope_parameters`, `_compute_llama3_parameters`,
+ * `_compute_proportional_rope_parameters`),
  * evaluated in float64 with HF's order of operations.
  */
 #include "core/rope.h"
@@ -27,6 +28,7 @@ void pe_rope_params_init(pe_rope_params *p)
     p->truncate = 1;
     p->low_freq_factor = 1.0;
     p->high_freq_factor = 4.0;
+    p->proportion = 1.0;
 }
 
 static int pos_finite(double v)
@@ -87,6 +89,10 @@ pe_status pe_rope_params_check(const pe_rope_params *p)
         if (p->rotary_dim < 4)
             return PE_ERR_ARG;
         return pos_finite(p->alpha) ? PE_OK : PE_ERR_ARG;
+    case PE_ROPE_PROPORTIONAL:
+        return pos_finite(p->factor) && pos_finite(p->proportion) && p->proportion <= 1.0
+                   ? PE_OK
+                   : PE_ERR_ARG;
     }
     return PE_ERR_ARG;
 }
@@ -216,6 +222,23 @@ static void compute_llama3(const pe_rope_params *p, double *inv_freq)
     }
 }
 
+/*
+ * HF _compute_proportional_rope_parameters: rope_angles = int(proportion * head_dim // 2) (Python:
+ * (proportion * head_dim) // 2, a float floor), inv_freq_rotated = 1 / base^(arange(0, 2 *
+ * rope_angles, 2) / head_dim), then head_dim // 2 - rope_angles zeros, all divided by factor. The
+ * zero pairs keep cos 1, sin 0: those dims are not rotated, but they stay paired over the whole
+ * head (rotate_half of head_dim), unlike a partial rotary dim.
+ */
+static void compute_proportional(const pe_rope_params *p, double *inv_freq)
+{
+    size_t d = p->rotary_dim;
+    double angles = floor(p->proportion * (double)d / 2.0);
+    for (size_t j = 0; j < d / 2; j++) {
+        double f = (double)j < angles ? pe_rope_base_freq(p->base, d, j) : 0.0;
+        inv_freq[j] = f / p->factor;
+    }
+}
+
 pe_status pe_rope_inv_freq(const pe_rope_params *p, double *inv_freq, double *attention_factor,
                            pe_rope_info *info)
 {
@@ -268,6 +291,9 @@ pe_status pe_rope_inv_freq(const pe_rope_params *p, double *inv_freq, double *at
             fill_plain(base, d, inv_freq);
             break;
         }
+        case PE_ROPE_PROPORTIONAL:
+            compute_proportional(p, inv_freq);
+            break;
         }
     }
 

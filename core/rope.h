@@ -30,7 +30,9 @@ typedef enum {
     PE_ROPE_YARN,        /* ramp-blended, attention_factor from mscale */
     PE_ROPE_LONGROPE,    /* per-pair rescale lists (short/long by seq_len > L0) */
     PE_ROPE_LLAMA3,      /* wavelength bands high/medium/low */
-    PE_ROPE_NTK          /* posenc's static NTK-aware: base' = base * alpha^(d/(d-2)) */
+    PE_ROPE_NTK,         /* posenc's static NTK-aware: base' = base * alpha^(d/(d-2)) */
+    PE_ROPE_PROPORTIONAL /* Gemma 4: the first floor(proportion d / 2) pairs base^(-2j/d),
+                          * the others 0 (not rotated), all / factor */
 } pe_rope_type;
 
 typedef enum { PE_ROPE_HALF = 0, PE_ROPE_INTERLEAVED = 1 } pe_rope_layout;
@@ -66,13 +68,17 @@ typedef struct {
     const double *long_factor;
     /* ntk */
     double alpha; /* > 0 */
+    /* proportional: the rotated share of the pairs, (0, 1] (HF: the type's partial_rotary_factor;
+     * 1 by default). rotary_dim is then the whole head_dim. */
+    double proportion;
     /* explicit frequencies (d/2 numbers, rad per position), borrowed; when non-NULL they are
      * used as is, type must be PE_ROPE_DEFAULT and base is ignored; attention_factor 1. */
     const double *inv_freq;
 } pe_rope_params;
 
 /* Sets every field to its default (type default, base 10000, beta_fast 32, beta_slow 1,
- * truncate 1, low_freq_factor 1, high_freq_factor 4, factor 1, everything else 0/NULL). */
+ * truncate 1, low_freq_factor 1, high_freq_factor 4, factor 1, proportion 1, everything else
+ * 0/NULL). */
 void pe_rope_params_init(pe_rope_params *p);
 
 /*
@@ -87,7 +93,8 @@ void pe_rope_params_init(pe_rope_params *p);
  *  - yarn, longrope: attention_factor finite and > 0 when flagged present;
  *  - llama3: 0 < low_freq_factor <= high_freq_factor (both finite; equal = Llama 4);
  *  - longrope: the list selected by seq_len non-NULL (list contents are not read);
- *  - ntk: alpha finite and > 0.
+ *  - ntk: alpha finite and > 0;
+ *  - proportional: factor finite and > 0, proportion finite in (0, 1].
  * Returns PE_OK or PE_ERR_ARG. Pure; thread-safe.
  */
 pe_status pe_rope_params_check(const pe_rope_params *p);

@@ -89,6 +89,7 @@ pe_status pe_rope_bands(const pe_rope_params *p, const double *inv_freq, const p
         case PE_ROPE_LINEAR:
         case PE_ROPE_DYNAMIC:
         case PE_ROPE_NTK:
+        case PE_ROPE_PROPORTIONAL:
             break;
         }
     }

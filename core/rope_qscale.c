@@ -11,3 +11,8 @@ double pe_qscale_llama4_beta(int64_t pos, double beta, int64_t l0)
 {
     return 1.0 + beta * log(1.0 + (double)(pos / l0));
 }
+
+double pe_qscale_llama4_temp(int64_t pos, double attn_scale, double floor_scale)
+{
+    return log1p(floor(((double)pos + 1.0) / floor_scale)) * attn_scale + 1.0;
+}

@@ -222,7 +222,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     rq->opts = (api_opts){.npy = answer == SRV_ACCEPT_NPY,
                           .npz = answer == SRV_ACCEPT_NPZ,
                           .array = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "array"),
-                          .stream = 1};
+                          .stream = 1,
+                          .json_refused = !srv_accept_json(accept)};
     rq->conn = c;
     rq->submitted = 1;
     /* Compute on a pool thread with the connection suspended, so that this HTTP thread keeps

@@ -92,6 +92,14 @@ int srv_accept_npy(const char *accept)
     return a.npy > 0.0 && a.npy >= json;
 }
 
+int srv_accept_json(const char *accept)
+{
+    if (accept == NULL || accept[strspn(accept, " \t")] == '\0')
+        return 1;
+    accept_qs a = accept_scan(accept);
+    return (a.json >= 0.0 ? a.json : a.wild) > 0.0;
+}
+
 srv_accept srv_accept_answer(const char *accept)
 {
     accept_qs a = accept_scan(accept);

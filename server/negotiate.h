@@ -46,6 +46,11 @@ typedef enum { SRV_ACCEPT_JSON = 0, SRV_ACCEPT_NPY = 1, SRV_ACCEPT_NPZ = 2 } srv
  */
 srv_accept srv_accept_answer(const char *accept);
 
+/* 1 when an Accept header value allows application/json: NULL or "" (no preference), or JSON
+ * listed with q > 0, or (JSON not named) application/ * or * / * with q > 0. Examples:
+ * "application/x-npy" -> 0; "application/json;q=0, * / *" -> 0; "text/html, * / *;q=0.1" -> 1. */
+int srv_accept_json(const char *accept);
+
 /* 1 when the media type of ct (before any ';', trimmed) is type, ignoring case. NULL: 0. */
 int srv_media_is(const char *ct, const char *type);
 

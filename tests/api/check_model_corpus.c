@@ -34,6 +34,7 @@ static const char *const CORPUS[] = {
     "falcon_7b_instruct",
     "gemma2_9b_it",
     "gemma3_12b_it",
+    "gemma4_26b_a4b",
     "glm4_9b_0414",
     "gpt2",
     "gpt_neox_20b",
@@ -43,6 +44,7 @@ static const char *const CORPUS[] = {
     "lightonocr_1b_1025",
     "llama3.1_8b",
     "llama4_scout_17b_16e",
+    "llava_1.5_7b",
     "ministral3_8b",
     "mistral_7b_v0.1",
     "mixtral_8x7b_v0.1",
@@ -127,6 +129,15 @@ static void check_rope_kind(const char *name, const json_t *got, const json_t *w
 static void check_other_kind(const char *name, const json_t *got, const json_t *want)
 {
     const json_t *p = json_object_get(got, "parameters");
+    /* a no-RoPE kind's query scale (Llama 4): present exactly when the reference has one */
+    const json_t *gq = json_object_get(got, "query_scale"),
+                 *wq = json_object_get(want, "query_scale");
+    ck_assert_msg((gq == NULL) == (wq == NULL), "%s: query_scale %s", name,
+                  gq ? "not in the reference" : "missing");
+    static const char *const Q[] = {"attn_scale", "floor_scale"};
+    for (size_t i = 0; wq != NULL && i < 2; i++)
+        ck_assert_msg(au_number(json_object_get(gq, Q[i])) == au_number(json_object_get(wq, Q[i])),
+                      "%s: query_scale.%s", name, Q[i]);
     if (strcmp(str(want, "method"), "learned_absolute") == 0) {
         ck_assert_msg(json_integer_value(json_object_get(p, "offset")) ==
                           json_integer_value(json_object_get(want, "offset")),

@@ -3,10 +3,14 @@
 RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as read in its source:
 
   configuration_*.py   class defaults (Gemma3TextConfig: rope_theta 1e6, head_dim 256,
-                       rope_local_base_freq 1e4, sliding_window_pattern 6; Llama4TextConfig /
-                       SmolLM3Config: no_rope_layers default every 4th layer NoPE)
+                       rope_local_base_freq 1e4, sliding_window_pattern 6; Gemma4TextConfig:
+                       global_head_dim 512; Llama4TextConfig / SmolLM3Config: no_rope_layers
+                       default every 4th layer NoPE)
   modeling_rope_utils  inv_freq and attention factor per rope type (default, linear, dynamic,
-                       yarn, longrope, llama3)
+                       yarn, longrope, llama3, proportional)
+  modeling_llama4.py   the query temperature of the no-RoPE layers (attn_scale, floor_scale)
+  modeling_gemma4.py   Gemma4TextRotaryEmbedding: a proportional full_attention entry is computed
+                       with head_dim_key "global_head_dim"
   modeling_*.py        which pairs rotate (adjacent pairs for gptj, codegen, glm*, ernie4_5*,
                        deepseek_v2/v3(+rope_interleave)/v32, llama4), HunYuan's dynamic alpha,
                        learned offsets (RoBERTa padding_idx + 1, OPT/BART 2), ALiBi, T5 buckets,
@@ -23,16 +27,29 @@ import sys
 NEST = ("thinker_config", "text_config", "llm_config", "language_config")
 
 
+LLAMA_DEFAULTS = {"hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32,
+                  "rope_theta": 10000.0, "max_position_embeddings": 2048}  # LlamaConfig
+
+
 def text_model(cfg):
-    """The innermost text config of a (possibly multimodal) config, and its model_type."""
+    """The innermost text config of a (possibly multimodal) config, and its model_type. A LLaVA
+    wrapper builds its text_config with CONFIG_MAPPING[text_config.get("model_type", "llama")]
+    (configuration_llava.py), so a sparse nested llama text config gets LlamaConfig's defaults."""
     mt = cfg.get("model_type") or ""
+    wrapper = mt
     obj = cfg
+    nested = False
     for _ in range(4):
         nxt = next((obj[k] for k in NEST if isinstance(obj.get(k), dict)), None)
         if nxt is None:
             break
         obj = nxt
+        nested = True
         mt = obj.get("model_type") or mt
+    if nested and obj.get("model_type") is None and wrapper in ("llava", "llava_next", "vipllava"):
+        mt = "llama"
+    if nested and mt == "llama":
+        obj = dict(LLAMA_DEFAULTS, **{k: v for k, v in obj.items() if v is not None})
     return obj, mt
 
 
@@ -176,7 +193,30 @@ def rope_numbers(cfg, mt, rp, base, d, maxpos):
     raise ValueError("rope type " + rtype)
 
 
-def rope_kind(cfg, mt, rp, base):
+def proportional_kind(cfg, mt, rp, base, lt):
+    """_compute_proportional_rope_parameters: head = config[head_dim_key] (global_head_dim for
+    Gemma 4's full_attention layers) or hidden // heads; rope_angles = int(p * head // 2); the
+    first rope_angles frequencies 1 / base ** (2i / head), the rest 0, all / factor; attention
+    factor 1; rotate_half over the whole head."""
+    key = "global_head_dim" if (lt == "full_attention" and mt in ("gemma4", "gemma4_text")) \
+        else "head_dim"
+    hd = cfg.get(key)
+    if hd is None and key == "global_head_dim":
+        hd = 512  # Gemma4TextConfig default
+    if not hd:
+        hd = cfg["hidden_size"] // cfg["num_attention_heads"]
+    p = rp.get("partial_rotary_factor", 1.0)
+    f = rp.get("factor", 1.0)
+    angles = int(p * hd // 2)
+    inv = [(1.0 / (base ** ((2 * i) / hd)) if i < angles else 0.0) / f for i in range(hd // 2)]
+    return {"method": "rope", "head_dim": hd, "rotary_dim": hd, "base": base,
+            "layout": layout(cfg, mt), "type": "proportional", "inv_freq": inv,
+            "attention_factor": 1.0, "softmax_scale_factor": 1.0}
+
+
+def rope_kind(cfg, mt, rp, base, lt=None):
+    if rp and rp.get("rope_type", rp.get("type")) == "proportional":
+        return proportional_kind(cfg, mt, rp, base, lt)
     hd = head_dim(cfg, mt)
     d = rotary_dim(cfg, mt, hd, rp)
     t, inv, att, soft = rope_numbers(cfg, mt, rp, base, d, cfg.get("max_position_embeddings"))
@@ -230,7 +270,13 @@ def describe(cfg):
         if mt == "exaone4" and tc.get("sliding_window") is not None and lt != "sliding_attention":
             use = False
         if not use:
-            layers.append({"method": "none"})
+            none = {"method": "none"}
+            # modeling_llama4.py: attn_temperature_tuning and not use_rope scales q by
+            # log1p(floor((pos + 1) / floor_scale)) * attn_scale + 1 (Llama4TextConfig defaults)
+            if mt in ("llama4", "llama4_text") and tc.get("attn_temperature_tuning", True):
+                none["query_scale"] = {"attn_scale": float(tc.get("attn_scale", 0.1)),
+                                       "floor_scale": float(tc.get("floor_scale", 8192))}
+            layers.append(none)
             continue
         key = lt if (per_type or gemma3) else "all"
         if key not in cache:
@@ -246,7 +292,7 @@ def describe(cfg):
                 base = float(get(tc, "rope_local_base_freq", mt))
             else:
                 base = base_of(tc, mt, rp)
-            cache[key] = rope_kind(c, mt, r, base)
+            cache[key] = rope_kind(c, mt, r, base, lt)
         layers.append(cache[key])
     return mt, layers, n
 

@@ -1,0 +1,141 @@
+/*
+ * api/model_method_parts.c -- parts of POST /model/method's kinds that follow from Hugging Face
+ * class facts rather than from the file (see model_method_parts.h).
+ */
+#include "api/model_method_parts.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "api/req.h"
+
+static const json_t *member(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    return (v == NULL || json_is_null(v)) ? NULL : v;
+}
+
+/*
+ * mrope_section of the scaling object sc (of cfg at ptr): integers >= 0 whose sum is the pair
+ * count rotary_dim / 2 (HF Qwen2-VL apply_multimodal_rotary_pos_emb splits cos / sin into
+ * mrope_section * 2 chunks over the rotary dims). Returns 0, or -1 with a 422 at its pointer.
+ */
+int api_mm_check_sections(api_problem *pb, const json_t *sc, const json_t *cfg, const char *ptr,
+                          const json_t *sections, int64_t rd)
+{
+    char fp[2 * API_MC_PTR];
+    api_ptr(fp, sizeof fp, ptr,
+            member(cfg, "rope_scaling") == sc ? "rope_scaling" : "rope_parameters");
+    char sp[2 * API_MC_PTR + 16];
+    api_ptr(sp, sizeof sp, fp, "mrope_section");
+    int64_t sum = 0;
+    int ok = json_is_array(sections) && json_array_size(sections) > 0;
+    for (size_t i = 0; ok && i < json_array_size(sections); i++) {
+        const json_t *e = json_array_get(sections, i);
+        ok = json_is_integer(e) && json_integer_value(e) >= 0 && json_integer_value(e) <= rd;
+        sum += ok ? json_integer_value(e) : 0;
+    }
+    if (!ok) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, sp,
+                          "must be an array of integers >= 0 (pairs per axis: temporal, height, "
+                          "width)");
+        return -1;
+    }
+    if (sum != rd / 2) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, sp,
+                          "sums to %lld pairs, but the rotary dim %lld has %lld (HF splits "
+                          "cos / sin by mrope_section * 2 over the rotary dims)",
+                          (long long)sum, (long long)rd, (long long)(rd / 2));
+        return -1;
+    }
+    return 0;
+}
+
+/* The keys a sparse wrapped text config (LLaVA) takes from its class's defaults. */
+static const char *const FILLABLE[] = {"hidden_size", "num_attention_heads", "num_hidden_layers",
+                                       "rope_theta", NULL};
+
+/* Writes into the kind's edited (flat) text config the class defaults the nested one relied on
+ * (api_model_text_default), so that its ready /rope request stands alone. Returns the bits
+ * (1 << index in FILLABLE) of the keys written. */
+unsigned api_mm_fill_defaults(json_t *edited, const api_model_text *text)
+{
+    unsigned bits = 0;
+    for (unsigned i = 0; FILLABLE[i]; i++) {
+        const api_model_default *d = api_model_text_default(text, FILLABLE[i]);
+        if (member(edited, FILLABLE[i]) != NULL || d == NULL ||
+            api_model_default_find(text->model_type, FILLABLE[i]) == d)
+            continue; /* present, no default, or a default the flat config gets anyway */
+        json_object_set_new(edited, FILLABLE[i],
+                            strcmp(FILLABLE[i], "rope_theta") == 0
+                                ? json_real(d->value)
+                                : json_integer((json_int_t)d->value));
+        bits |= 1u << i;
+    }
+    return bits;
+}
+
+/* In the kind's sources, every word naming a key written by api_mm_fill_defaults
+ * ("config.text_config.hidden_size") becomes "default of <class> (<key>)". */
+void api_mm_name_defaults(json_t *sources, const api_model_text *text, unsigned filled)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(sources, k, v)
+    {
+        const char *src = json_string_value(v);
+        char buf[4 * API_MC_PTR];
+        size_t n = 0;
+        for (const char *w = src; w && *w && n + 1 < sizeof buf;) {
+            size_t len = strcspn(w, " ");
+            const char *hit = NULL;
+            for (unsigned i = 0; FILLABLE[i] && hit == NULL; i++) {
+                size_t kl = strlen(FILLABLE[i]);
+                if ((filled & (1u << i)) && len > kl && w[len - kl - 1] == '.' &&
+                    strncmp(w + len - kl, FILLABLE[i], kl) == 0)
+                    hit = FILLABLE[i];
+            }
+            int m = hit ? snprintf(buf + n, sizeof buf - n, "default of %s (%s)",
+                                   api_model_text_default(text, hit)->hf, hit)
+                        : snprintf(buf + n, sizeof buf - n, "%.*s", (int)len, w);
+            if (m < 0 || (size_t)m >= sizeof buf - n)
+                break;
+            n += (size_t)m;
+            w += len;
+            while (*w == ' ' && n + 1 < sizeof buf) {
+                buf[n++] = ' ';
+                w++;
+            }
+        }
+        buf[n < sizeof buf ? n : sizeof buf - 1] = '\0';
+        if (src != NULL)
+            json_object_set_new(sources, k, json_string(buf));
+    }
+}
+
+/* A source of tt (text.src-based) named from the config's root (where). */
+static json_t *temp_src(const char *src, const api_model_text *text, const char *where)
+{
+    size_t n = strlen(text->src);
+    char buf[3 * API_MC_PTR];
+    if (strncmp(src, text->src, n) == 0 && src[n] == '.')
+        snprintf(buf, sizeof buf, "%s%s", where, src + n);
+    else if (n == 0 && strncmp(src, "default", 7) != 0)
+        snprintf(buf, sizeof buf, "%s%s", where, src);
+    else
+        snprintf(buf, sizeof buf, "%s", src);
+    return json_string(buf);
+}
+
+/* The query_scale object of a Llama 4 no-RoPE kind: the rule, its numbers and their sources. */
+json_t *api_mm_query_scale(const api_model_temp *tt, const api_model_text *text, const char *where)
+{
+    return json_pack("{s:s, s:f, s:f, s:s, s:{s:o, s:o, s:o}}", "rule",
+                     "q x (log1p(floor((pos + 1) / floor_scale)) x attn_scale + 1) at token "
+                     "position pos (modeling_llama4.py, attn_temperature_tuning)",
+                     "attn_scale", tt->attn_scale, "floor_scale", tt->floor_scale, "route",
+                     "/attention (method rope, config and layer)", "sources",
+                     "attn_temperature_tuning", temp_src(tt->on_src, text, where), "attn_scale",
+                     temp_src(tt->attn_scale_src, text, where), "floor_scale",
+                     temp_src(tt->floor_scale_src, text, where));
+}

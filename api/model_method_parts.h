@@ -1,0 +1,39 @@
+/*
+ * api/model_method_parts.h -- parts of POST /model/method's kinds that follow from Hugging Face
+ * class facts rather than from the file: the class defaults a sparse text config nested in a
+ * wrapper relies on (LLaVA-1.5: LlamaConfig), Llama 4's query scale in its no-RoPE layers, and
+ * the M-RoPE section rule. Pure but for allocation; thread-safe.
+ */
+#ifndef API_MODEL_METHOD_PARTS_H
+#define API_MODEL_METHOD_PARTS_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "api/model_config.h"
+#include "api/problem.h"
+
+/*
+ * mrope_section of the scaling object sc (a member of cfg, which sits at pointer ptr): integers
+ * >= 0 summing to rotary_dim / 2 (HF Qwen2-VL apply_multimodal_rotary_pos_emb splits cos / sin
+ * by mrope_section * 2 over the rotary dims). Returns 0, or -1 with a 422 at its pointer.
+ */
+int api_mm_check_sections(api_problem *pb, const json_t *sc, const json_t *cfg, const char *ptr,
+                          const json_t *sections, int64_t rd);
+
+/* Writes into edited (a flat copy of text's object) the wrapped-only class defaults the nested
+ * text config relies on (api_model_text_default: hidden_size, num_attention_heads,
+ * num_hidden_layers, rope_theta), so that a kind's /rope request stands alone. Returns the keys
+ * written, as bits for api_mm_name_defaults. */
+unsigned api_mm_fill_defaults(json_t *edited, const api_model_text *text);
+
+/* Rewrites in sources (a kind's {name: source text}) every word naming a key written by
+ * api_mm_fill_defaults ("config.text_config.hidden_size") to "default of <class> (<key>)". */
+void api_mm_name_defaults(json_t *sources, const api_model_text *text, unsigned filled);
+
+/* Llama 4's query_scale object for a no-RoPE kind: {rule, attn_scale, floor_scale, route,
+ * sources} with sources named from the config's root `where` ("config.text_config"). New
+ * reference (NULL when out of memory). */
+json_t *api_mm_query_scale(const api_model_temp *tt, const api_model_text *text, const char *where);
+
+#endif
