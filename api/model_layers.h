@@ -48,7 +48,8 @@ typedef struct {
     int64_t n_layers; /* 0 when the config does not say (one kind, nothing per layer) */
     size_t n_kinds;
     api_ml_kind kind[API_ML_MAX_KINDS];
-    uint8_t *kind_of; /* [n_layers] (owned; NULL when n_layers is 0) */
+    uint8_t *kind_of;    /* [n_layers] (owned; NULL when n_layers is 0) */
+    api_model_temp temp; /* Llama 4's query temperature of its no-RoPE kinds (temp.on) */
 } api_ml_plan;
 
 /*
