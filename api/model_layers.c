@@ -134,7 +134,8 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
     const api_model_default *dn = api_model_text_default(text, "num_hidden_layers");
     if (n == 0 && dn != NULL)
         n = (int64_t)dn->value; /* a sparse wrapped text config (LLaVA): the class default */
-    if (check_layer_keys(pb, cfg, ptr, n, n_from_file) < 0)
+    if (check_layer_keys(pb, cfg, ptr, n, n_from_file) < 0 ||
+        api_model_temp_tuning(pb, text, &out->temp) < 0)
         return -1;
     if (n == 0)
         return 0;

@@ -48,14 +48,18 @@ typedef struct {
     int64_t n_layers; /* 0 when the config does not say (one kind, nothing per layer) */
     size_t n_kinds;
     api_ml_kind kind[API_ML_MAX_KINDS];
-    uint8_t *kind_of; /* [n_layers] (owned; NULL when n_layers is 0) */
+    uint8_t *kind_of;    /* [n_layers] (owned; NULL when n_layers is 0) */
+    api_model_temp temp; /* Llama 4's query temperature of its no-RoPE kinds (temp.on) */
 } api_ml_plan;
 
 /*
  * Plans the layers of the text config text->obj (at pointer text->ptr): n_layers from
- * num_hidden_layers | n_layer | num_layers | n_layers (1 .. API_ML_MAX_LAYERS; 0 when none), kinds
- * in the order their first layer appears. Errors: 422 at the pointer of a key of the wrong type,
- * 503 out of memory. Returns 0, or -1 with pb filled; free the plan with api_ml_plan_free either
+ * num_hidden_layers | n_layer | num_layers | n_layers (1 .. API_ML_MAX_LAYERS; a sparse text config
+ * nested in a LLaVA wrapper: LlamaConfig's 32; 0 when none), kinds in the order their first layer
+ * appears. Errors: 422 at the pointer of a key of the wrong type (layer_types an array of
+ * strings and no_rope_layers of 0 / 1, each with one entry per layer when the file gives the
+ * layer count; sliding_window an integer or null; use_sliding_window a boolean), 503 out of
+ * memory. Returns 0, or -1 with pb filled; free the plan with api_ml_plan_free either
  * way.
  */
 int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan *out);

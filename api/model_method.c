@@ -20,7 +20,13 @@
  *                     text config edited down to that kind}.
  *   none              RoPE models' no-RoPE layers: no_rope_layers (Llama 4, SmolLM3: 0 = none,
  *                     default every 4th layer), EXAONE 4 full-attention layers when sliding_window
- *                     is set.
+ *                     is set; Llama 4's carry `query_scale` (attention temperature tuning,
+ *                     api/model_method_parts.h).
+ * Class defaults: a sparse text_config nested in a LLaVA wrapper takes LlamaConfig's (the kind's
+ * request carries them written out, its sources name them as defaults); gpt2 without n_positions
+ * GPT2Config's 1024. Keys of the wrong JSON type or shape are 422s (api/model_layers.h for the
+ * layer-structure keys, mrope_section summing to rotary_dim / 2); an Accept refusing JSON is a
+ * 406 (api/api.c: the route has no array).
  * Unknown model types without rotary keys are a 422 at /model_type. Pure but for allocation;
  * thread-safe.
  */

@@ -199,6 +199,18 @@ void api_rope_write_kind_open(wire_jw *out, const api_ml_plan *p, int k)
         wire_jw_key(out, "why");
         wire_jw_str(out, kd->why);
     }
+    if (!kd->rope && p->temp.on) { /* Llama 4: POST /attention applies it, per position */
+        wire_jw_key(out, "query_scale");
+        wire_jw_obj_begin(out);
+        wire_jw_key(out, "rule");
+        wire_jw_str(out, "q x (log1p(floor((pos + 1) / floor_scale)) x attn_scale + 1) "
+                         "(modeling_llama4.py; POST /attention with this layer applies it)");
+        wire_jw_key(out, "attn_scale");
+        wire_jw_double(out, p->temp.attn_scale);
+        wire_jw_key(out, "floor_scale");
+        wire_jw_double(out, p->temp.floor_scale);
+        wire_jw_obj_end(out);
+    }
 }
 
 void api_rope_write_kind(wire_jw *out, const api_ml_plan *p, int k)

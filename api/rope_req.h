@@ -273,7 +273,8 @@ void api_rope_write(wire_jw *out, const api_rope_req *r, const api_rope_res *res
 void api_rope_write_open(wire_jw *out, const api_rope_req *r, const api_rope_res *res);
 
 /* Writes kind k of plan p as {"kind", "method" ("rope" | "none"), "layer_types"?, "layers",
- * "why"?} (the members of layer_kind and of each layer_kinds entry), object left open. */
+ * "why"?, "query_scale"? (Llama 4's no-RoPE kinds: rule, attn_scale, floor_scale)} (the members
+ * of layer_kind and of each layer_kinds entry), object left open. */
 void api_rope_write_kind_open(wire_jw *out, const api_ml_plan *p, int k);
 
 /* api_rope_write_kind_open, closed. */

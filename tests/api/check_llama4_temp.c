@@ -98,6 +98,14 @@ START_TEST(test_temp_model_method)
     ck_assert(strstr(json_string_value(json_object_get(src, "attn_temperature_tuning")),
                      "Llama4TextConfig") != NULL);
     json_decref(j);
+    /* POST /rope lists the kinds; the no-RoPE one names its query scale too */
+    resp = au_send(api_rope, "{\"config\": " CFG "}", &st);
+    ck_assert_msg(st == 200, "%s", resp);
+    j = au_parse(resp);
+    free(resp);
+    qs = json_object_get(json_array_get(json_object_get(j, "layer_kinds"), 1), "query_scale");
+    ck_assert(au_num(qs, "floor_scale", -1, -1, -1) == 2.0);
+    json_decref(j);
 }
 END_TEST
 
