@@ -233,41 +233,71 @@ static int headers_done(wire_mp *m)
     return 0;
 }
 
-/* Matches the delimiter over buf[i..n) in the preamble or a part. Returns the index just past a
- * complete delimiter (state moved to MP_AFTER_DELIM), n when the input ran out, or -1. */
+/* Emits buf[from..to) as part data (in a part; the preamble is dropped). 0 or -1. */
+static int emit(wire_mp *m, const unsigned char *buf, size_t from, size_t to)
+{
+    if (m->state != MP_BODY || to <= from)
+        return 0;
+    return m->cb->data(m->cls, buf + from, to - from) < 0 ? stop(m) : 0;
+}
+
+/* The delimiter is complete: the part (if any) ends. Returns 0 or -1. */
+static int delimiter(wire_mp *m)
+{
+    m->matched = 0;
+    int body = m->state == MP_BODY;
+    m->state = MP_AFTER_DELIM;
+    m->dash = 0;
+    if (body) {
+        m->in_part = 0;
+        if (m->cb->end(m->cls) < 0)
+            return stop(m);
+    }
+    return 0;
+}
+
+/* Matches the delimiter over buf[i..n) in the preamble or a part. Data between candidates goes
+ * out in one piece; a CR that does not start the delimiter costs one comparison. Returns the
+ * index just past a complete delimiter (state moved to MP_AFTER_DELIM), n when the input ran out
+ * (a partial match at its end kept in m->matched), or -1. */
 static long scan(wire_mp *m, const unsigned char *buf, size_t i, size_t n)
 {
-    int body = m->state == MP_BODY;
-    while (i < n) {
-        if (m->matched == 0) {
-            const unsigned char *cr = memchr(buf + i, '\r', n - i);
-            size_t stop_at = cr ? (size_t)(cr - buf) : n;
-            if (body && stop_at > i && m->cb->data(m->cls, buf + i, stop_at - i) < 0)
-                return stop(m);
-            i = stop_at;
-            if (i >= n)
-                break;
+    while (m->matched > 0 && i < n) { /* a match left over from the previous feed */
+        if (buf[i] != (unsigned char)m->delim[m->matched]) {
+            if (emit(m, (const unsigned char *)m->delim, 0, m->matched) < 0)
+                return -1;
+            m->matched = 0; /* buf[i] is looked at again below */
+            break;
         }
-        if (buf[i] == (unsigned char)m->delim[m->matched]) {
-            i++;
-            if (++m->matched == m->delim_len) {
-                m->matched = 0;
-                if (body) {
-                    m->in_part = 0;
-                    if (m->cb->end(m->cls) < 0)
-                        return stop(m);
-                }
-                m->state = MP_AFTER_DELIM;
-                m->dash = 0;
-                return (long)i;
-            }
-        } else {
-            if (body && m->cb->data(m->cls, (const unsigned char *)m->delim, m->matched) < 0)
-                return stop(m);
-            m->matched = 0; /* buf[i] is looked at again */
-        }
+        i++;
+        if (++m->matched == m->delim_len)
+            return delimiter(m) < 0 ? -1 : (long)i;
     }
-    return (long)n;
+    if (m->matched > 0)
+        return (long)n;
+    size_t start = i;
+    while (i < n) {
+        const unsigned char *cr = memchr(buf + i, '\r', n - i);
+        if (cr == NULL)
+            break;
+        size_t j = (size_t)(cr - buf), avail = n - j, k = 1;
+        size_t lim = avail < m->delim_len ? avail : m->delim_len;
+        while (k < lim && buf[j + k] == (unsigned char)m->delim[k])
+            k++;
+        if (k == m->delim_len) {
+            if (emit(m, buf, start, j) < 0 || delimiter(m) < 0)
+                return -1;
+            return (long)(j + k);
+        }
+        if (k == avail) { /* the input ends inside a possible delimiter */
+            if (emit(m, buf, start, j) < 0)
+                return -1;
+            m->matched = k;
+            return (long)n;
+        }
+        i = j + 1;
+    }
+    return emit(m, buf, start, n) < 0 ? -1 : (long)n;
 }
 
 int wire_mp_feed(wire_mp *m, const void *data, size_t n)

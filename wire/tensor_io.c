@@ -73,35 +73,54 @@ double wire_bf16_to_double(uint16_t h)
     return (double)f;
 }
 
+/* The index of the first non-finite value of x[0..n), or n. Branch-free in blocks, so that the
+ * common case (all finite) vectorizes. */
+static size_t first_nonfinite(const double *x, size_t n)
+{
+    for (size_t b = 0; b < n; b += 1024) {
+        size_t e = n - b < 1024 ? n : b + 1024;
+        uint64_t any = 0;
+        for (size_t i = b; i < e; i++) {
+            uint64_t u;
+            memcpy(&u, &x[i], 8);
+            any |= (uint64_t)((u & 0x7ff0000000000000ull) == 0x7ff0000000000000ull);
+        }
+        if (any) {
+            for (size_t i = b; i < e; i++)
+                if (!isfinite(x[i]))
+                    return i;
+        }
+    }
+    return n;
+}
+
 size_t wire_decode_le(wire_dtype dt, const unsigned char *src, size_t n, double *out)
 {
-    for (size_t i = 0; i < n; i++) {
-        double v;
-        switch (dt) {
-        case WIRE_DT_F16:
-            v = wire_f16_to_double((uint16_t)wire_le_get(src + 2 * i, 2));
-            break;
-        case WIRE_DT_BF16:
-            v = wire_bf16_to_double((uint16_t)wire_le_get(src + 2 * i, 2));
-            break;
-        case WIRE_DT_F32: {
+    switch (dt) {
+    case WIRE_DT_F16:
+        for (size_t i = 0; i < n; i++)
+            out[i] = wire_f16_to_double((uint16_t)wire_le_get(src + 2 * i, 2));
+        break;
+    case WIRE_DT_BF16:
+        for (size_t i = 0; i < n; i++)
+            out[i] = wire_bf16_to_double((uint16_t)wire_le_get(src + 2 * i, 2));
+        break;
+    case WIRE_DT_F32:
+        for (size_t i = 0; i < n; i++) {
             uint32_t b = (uint32_t)wire_le_get(src + 4 * i, 4);
             float f;
             memcpy(&f, &b, sizeof f);
-            v = (double)f;
-            break;
+            out[i] = (double)f;
         }
-        default: { /* F64; in place is fine: element i is read before it is written */
+        break;
+    default: /* F64; in place is fine: element i is read before it is written */
+        for (size_t i = 0; i < n; i++) {
             uint64_t b = wire_le_get(src + 8 * i, 8);
-            memcpy(&v, &b, sizeof v);
-            break;
+            memcpy(&out[i], &b, 8);
         }
-        }
-        if (!isfinite(v))
-            return i;
-        out[i] = v;
+        break;
     }
-    return n;
+    return first_nonfinite(out, n);
 }
 
 void wire_encode_f64_le(const double *x, size_t n, unsigned char *out)
