@@ -1,7 +1,8 @@
 /*
  * api/bin.c -- a binary request's parts as they arrive (api/bin.h): the multipart reader's
  * callbacks; the params part kept as text and parsed when it ends; each .npy part's header parsed
- * as soon as it is whole, its data written to the spool; and api_bin_run, which puts the steps
+ * as soon as it is whole (the first one plans the request), its data rotated into the spool window
+ * by window (bin_rotate.c); and api_bin_run, which puts the steps
  * together once the body is complete.
  */
 #include <errno.h>
@@ -44,10 +45,9 @@ int api_bin_hold(api_bin *b, size_t bytes)
     return 0;
 }
 
-/* Bytes held now besides the run's windows: the params text and the headers arriving. */
-static size_t held_now(const api_bin *b)
+size_t api_bin_held_now(const api_bin *b)
 {
-    return b->params_cap + b->t[0].hdr_cap + b->t[1].hdr_cap;
+    return b->params_cap + b->t[0].hdr_cap + b->t[1].hdr_cap + b->win.bytes;
 }
 
 /* Grows *buf to hold need bytes (cap at most max), told to hold. 0 or -1 (b failed). */
@@ -60,7 +60,7 @@ static int grow(api_bin *b, unsigned char **buf, size_t *cap, size_t need)
         nc *= 2;
     size_t old = *cap;
     *cap = nc;
-    if (api_bin_hold(b, held_now(b)) < 0) {
+    if (api_bin_hold(b, api_bin_held_now(b)) < 0) {
         *cap = old;
         return -1;
     }
@@ -108,34 +108,6 @@ static int on_begin(void *cls, const char *name, const char *ctype)
     return 0;
 }
 
-/* Writes n bytes of part p's data to the spool. 0 or -1 (b failed). */
-static int spool_write(api_bin *b, api_bin_part *p, const unsigned char *buf, size_t n)
-{
-    char ptr[8];
-    snprintf(ptr, sizeof ptr, "/%s", api_bin_part_names[p - b->t]);
-    if (n > p->info.data_bytes - p->got) {
-        api_bin_fail(b, API_PB_INVALID_FIELD, ptr,
-                     "the part holds more bytes than its .npy header's shape (%zu data bytes)",
-                     p->info.data_bytes);
-        return -1;
-    }
-    while (n > 0) {
-        ssize_t w = pwrite(b->sp.fd, buf, n, (off_t)(p->off + p->got));
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            api_bin_fail(b, API_PB_INSUFFICIENT_STORAGE, NULL,
-                         "the spool cannot take the tensors now (%s); retry later",
-                         w < 0 ? strerror(errno) : "short write");
-            return -1;
-        }
-        p->got += (uint64_t)w;
-        buf += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* The header of part p is whole: check the sizes, reserve its spool range. 0 or -1. */
 static int header_done(api_bin *b, api_bin_part *p, const char *ptr)
 {
@@ -160,7 +132,8 @@ static int header_done(api_bin *b, api_bin_part *p, const char *ptr)
                      (unsigned long long)p->info.data_bytes);
         return -1;
     }
-    return 0;
+    int i = (int)(p - b->t);
+    return api_bin_plan_part(b, i) < 0 ? -1 : api_bin_window_open(b, i);
 }
 
 /* Bytes of part p while its header arrives. 0 or -1. */
@@ -186,13 +159,14 @@ static int tensor_header(api_bin *b, api_bin_part *p, const unsigned char *buf, 
     if (header_done(b, p, ptr) < 0)
         return -1;
     size_t extra = p->hdr_n - p->info.header_len; /* data bytes that came with the header */
-    if (extra > 0 && spool_write(b, p, p->hdr + p->info.header_len, extra) < 0)
+    int i = (int)(p - b->t);
+    if (extra > 0 && api_bin_window_feed(b, i, p->hdr + p->info.header_len, extra) < 0)
         return -1;
     free(p->hdr);
     p->hdr = NULL;
     p->hdr_cap = p->hdr_n = 0;
-    api_bin_hold(b, held_now(b));
-    return take < n ? spool_write(b, p, buf + take, n - take) : 0;
+    api_bin_hold(b, api_bin_held_now(b));
+    return take < n ? api_bin_window_feed(b, i, buf + take, n - take) : 0;
 }
 
 static int on_data(void *cls, const unsigned char *buf, size_t n)
@@ -212,7 +186,7 @@ static int on_data(void *cls, const unsigned char *buf, size_t n)
         return 0;
     }
     api_bin_part *p = &b->t[b->cur];
-    return p->hdr_done ? spool_write(b, p, buf, n) : tensor_header(b, p, buf, n);
+    return p->hdr_done ? api_bin_window_feed(b, b->cur, buf, n) : tensor_header(b, p, buf, n);
 }
 
 /* The params part ended: parse it (an object) and read its dtype. 0 or -1. */
@@ -235,7 +209,7 @@ static int params_end(api_bin *b)
     }
     const json_t *dt = json_object_get(b->pj, "dtype");
     b->bf16 = json_is_string(dt) && strcmp(json_string_value(dt), "bfloat16") == 0;
-    return api_bin_hold(b, held_now(b));
+    return api_bin_hold(b, api_bin_held_now(b));
 }
 
 static int on_end(void *cls)
@@ -259,17 +233,19 @@ static int on_end(void *cls)
         return -1;
     }
     p->complete = 1;
+    api_bin_window_free(b);
     return 0;
 }
 
-api_bin *api_bin_new(const api_route *route, const char *boundary, const api_limits *lim,
+api_bin *api_bin_new(const api_ctx *ctx, const api_route *route, const char *boundary,
                      const api_spool *sp, api_arena_hold_fn hold, void *hold_cls)
 {
     api_bin *b = calloc(1, sizeof *b);
     if (b == NULL)
         return NULL;
+    b->ctx = ctx;
     b->route = route;
-    b->lim = lim;
+    b->lim = ctx->lim;
     b->sp = *sp;
     b->hold = hold;
     b->hold_cls = hold_cls;
@@ -294,8 +270,7 @@ int api_bin_failed(const api_bin *b)
     return b->failed;
 }
 
-void api_bin_run(api_bin *b, const api_ctx *ctx, const api_opts *opts, const char *request_id,
-                 api_response *out)
+void api_bin_run(api_bin *b, const api_opts *opts, const char *request_id, api_response *out)
 {
     memset(out, 0, sizeof *out);
     if (!b->failed && wire_mp_finish(&b->mp) < 0)
@@ -303,8 +278,6 @@ void api_bin_run(api_bin *b, const api_ctx *ctx, const api_opts *opts, const cha
     if (!b->failed && !b->t[API_BIN_Q].present && !b->t[API_BIN_K].present)
         api_bin_fail(b, API_PB_INVALID_FIELD, "/q",
                      "send q, k or both as .npy parts (multipart/form-data)");
-    if (!b->failed && (api_bin_plan(b, ctx) < 0 || api_bin_rotate(b) < 0))
-        b->failed = 1;
     if (b->failed) {
         api_problem_response(&b->pb, request_id, out);
         return;
@@ -326,6 +299,9 @@ void api_bin_free(api_bin *b)
         api_rope_req_free(&b->r);
     }
     free(b->pos);
+    api_bin_window_free(b);
+    if (b->table != NULL)
+        pe_cache_release(b->ctx->cache, b->table);
     if (b->sp.reserve != NULL && b->spool_total > 0)
         b->sp.reserve(b->sp.cls, 0);
     if (b->hold != NULL && b->held > 0)

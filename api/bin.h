@@ -5,12 +5,12 @@
  * then a 2-byte descr holds the raw patterns). The answer is .npz (q_rotated, k_rotated, and cos /
  * sin / cos_hf / sin_hf when `include` asks) or one .npy (?array=), in the tensors' own dtype.
  *
- * Memory does not grow with the tensors: each part's data goes to a spool file (api_spool, opened
- * by the caller) as it arrives; once the body is complete (api_bin_run, on a compute thread) the
- * spool is rotated in place, one window of positions at a time (cos/sin computed once per
- * position and window, the rows of every head of that window read, rotated and written back), and
- * the answer streams from it. In memory: the params text, one .npy header, and the window buffers
- * (API_BIN_WINDOW_BYTES each), all told to the hold hook.
+ * Memory does not grow with the tensors: params must come first; when the first .npy header is
+ * whole, params and the shapes are read and the frequency table taken (the shared cache's, up to
+ * its bounds); then each part's data is rotated as it arrives, one window of whole rows at a time,
+ * and written to a spool file (api_spool, opened by the caller), from which the answer streams.
+ * In memory: the params text, one .npy header and one window (API_BIN_WINDOW_BYTES of float64,
+ * plus its raw bytes and cos / sin), all told to the hold hook.
  *
  * Shapes (the last axis is head_dim D; H heads; B batch rows; T positions):
  *   rank 2 [T, D], or [T, H*D] with num_heads (q) / num_key_value_heads (k; default num_heads);
@@ -48,30 +48,31 @@ typedef struct {
 typedef struct api_bin api_bin;
 
 /*
- * A binary request for route (api_route_rope; others: NULL) with the multipart boundary,
- * limits lim (max_tensor_bytes caps the data of q and k together, max_body_bytes the params
- * part), spool sp (copied) and hold (memory; may be NULL). NULL when out of memory.
+ * A binary request for route (api_route_rope) with the multipart boundary, ctx (borrowed: its
+ * limits -- max_tensor_bytes caps the data of q and k together, max_body_bytes the params part
+ * -- and the frequency-table cache), spool sp (copied) and hold (memory; may be NULL). NULL when
+ * out of memory.
  */
-api_bin *api_bin_new(const api_route *route, const char *boundary, const api_limits *lim,
+api_bin *api_bin_new(const api_ctx *ctx, const api_route *route, const char *boundary,
                      const api_spool *sp, api_arena_hold_fn hold, void *hold_cls);
 
 /* Feeds the next n bytes of the body. 0, or -1 once the request has failed (sticky: later bytes
  * are read and dropped; api_bin_run answers the first error). Runs on the HTTP thread: parses
- * the params part when it ends and the .npy headers, writes tensor data to the spool. */
+ * the params part when it ends, reads params and the tensors' shapes when the first .npy header
+ * is whole, rotates the data window by window into the spool. */
 int api_bin_feed(api_bin *b, const void *buf, size_t n);
 
 /* 1 once the request has failed (the rest of the body is dropped). */
 int api_bin_failed(const api_bin *b);
 
 /*
- * The body is complete: validates the params against the tensors, rotates them in the spool and
- * fills out (the .npz / .npy stream reading the spool, or a problem: 4xx naming the part ("/q",
+ * The body is complete: fills out (the .npz / .npy stream reading the spool, or a problem: 4xx
+ * naming the part ("/q",
  * "/params") or the field of params ("/positions"), 503 out of memory or overloaded, 507 spool
  * quota or disk full). opts: npy chooses .npy, array the members (api_opts). The stream borrows b:
  * free b only after the stream (api_bin_free after api_response_free).
  */
-void api_bin_run(api_bin *b, const api_ctx *ctx, const api_opts *opts, const char *request_id,
-                 api_response *out);
+void api_bin_run(api_bin *b, const api_opts *opts, const char *request_id, api_response *out);
 
 /* Frees b (NULL allowed); gives back its spool reservation and memory hold. */
 void api_bin_free(api_bin *b);

@@ -223,45 +223,73 @@ static json_t *derived_request(api_bin *b, const json_t *pj, json_t *flat, size_
     return req;
 }
 
-int api_bin_plan(api_bin *b, const api_ctx *ctx)
+/* A part after the first: its shape, sharing the first's batch, positions and head_dim. */
+static int plan_later(api_bin *b, int i)
 {
+    int64_t heads = i == API_BIN_Q ? b->nh : (b->nkv ? b->nkv : b->nh);
+    if (part_shape(b, i, b->bhtd, b->has_layout, heads) < 0)
+        return -1;
+    const api_bin_part *p = &b->t[i], *f = &b->t[b->first];
+    if (p->B != f->B || p->T != f->T || p->D != f->D) {
+        char ptr[8];
+        snprintf(ptr, sizeof ptr, "/%s", api_bin_part_names[i]);
+        api_bin_fail(b, API_PB_INVALID_FIELD, ptr,
+                     "%s is [B=%zu, T=%zu, D=%zu] but %s is [B=%zu, T=%zu, D=%zu]: they share "
+                     "batch, positions and head_dim (heads may differ)",
+                     api_bin_part_names[i], p->B, p->T, p->D, api_bin_part_names[b->first], f->B,
+                     f->T, f->D);
+        return -1;
+    }
+    return 0;
+}
+
+/* The frequency table for the rotations: the shared cache's, holding positions up to the largest
+ * one when its bounds allow (rows past it are computed: rope_run.c's rule). 0 or -1. */
+static int take_table(api_bin *b, size_t n_pos)
+{
+    int64_t maxp = -1;
+    for (size_t i = 0; i < n_pos; i++)
+        if (b->pos[i] > maxp)
+            maxp = b->pos[i];
+    pe_status st = PE_OK;
+    b->table = pe_cache_get(b->ctx->cache, &b->res.p, (size_t)(maxp + 1), &st);
+    if (b->table == NULL) {
+        api_bin_fail(b, API_PB_UNAVAILABLE, NULL, "out of memory for the frequency table (%s)",
+                     pe_status_str(st));
+        return -1;
+    }
+    return 0;
+}
+
+int api_bin_plan_part(api_bin *b, int i)
+{
+    if (b->planned)
+        return plan_later(b, i);
+    b->planned = 1;
+    b->first = i;
     json_t *empty = b->pj ? NULL : json_object();
     const json_t *pj = b->pj ? b->pj : empty;
-    int bhtd = 0, has_layout = 0, rc = -1;
-    json_t *flat = NULL, *req = NULL;
-    if (pj == NULL || check_params(b, pj, &bhtd, &has_layout) < 0)
+    int rc = -1;
+    json_t *flat = NULL;
+    if (pj == NULL || check_params(b, pj, &b->bhtd, &b->has_layout) < 0)
         goto out;
-    int64_t nh = opt_count(b, pj, "num_heads"), nkv = opt_count(b, pj, "num_key_value_heads");
-    if (nh < 0 || nkv < 0)
+    b->nh = opt_count(b, pj, "num_heads");
+    b->nkv = opt_count(b, pj, "num_key_value_heads");
+    if (b->nh < 0 || b->nkv < 0)
         goto out;
-    const api_bin_part *first = NULL;
-    for (int i = 0; i < API_BIN_NT; i++) {
-        if (!b->t[i].present)
-            continue;
-        if (part_shape(b, i, bhtd, has_layout, i == API_BIN_Q ? nh : (nkv ? nkv : nh)) < 0)
-            goto out;
-        const api_bin_part *p = &b->t[i];
-        if (first != NULL && (p->B != first->B || p->T != first->T || p->D != first->D)) {
-            api_bin_fail(b, API_PB_INVALID_FIELD, "/k",
-                         "k is [B=%zu, T=%zu, D=%zu] but q is [B=%zu, T=%zu, D=%zu]: they share "
-                         "batch, positions and head_dim (heads may differ)",
-                         p->B, p->T, p->D, first->B, first->T, first->D);
-            goto out;
-        }
-        if (first == NULL)
-            first = p;
-    }
+    if (part_shape(b, i, b->bhtd, b->has_layout,
+                   i == API_BIN_Q ? b->nh : (b->nkv ? b->nkv : b->nh)) < 0)
+        goto out;
+    const api_bin_part *first = &b->t[i];
     if (read_positions(b, pj, first->B, first->T, &flat) < 0)
         goto out;
-    req = derived_request(b, pj, flat, first->D);
+    b->req = derived_request(b, pj, flat, first->D); /* api_rope_req borrows from it */
     flat = NULL;
-    if (req == NULL)
+    if (b->req == NULL)
         goto out;
-    b->req = req; /* api_rope_req borrows from it */
-    req = NULL;
     b->has_r = 1;
-    if (api_rope_parse(&b->pb, ctx->lim, b->req, NULL, &b->r) < 0 ||
-        api_rope_run(ctx->cache, &b->r, &b->res, &b->pb) < 0) {
+    if (api_rope_parse(&b->pb, b->ctx->lim, b->req, NULL, &b->r) < 0 ||
+        api_rope_run(b->ctx->cache, &b->r, &b->res, &b->pb) < 0) {
         b->failed = 1;
         goto out;
     }
@@ -271,15 +299,16 @@ int api_bin_plan(api_bin *b, const api_ctx *ctx)
         goto out;
     }
     if ((size_t)b->r.head_dim != first->D) {
-        api_bin_fail(b, API_PB_INVALID_FIELD, first == &b->t[0] ? "/q" : "/k",
+        char ptr[8];
+        snprintf(ptr, sizeof ptr, "/%s", api_bin_part_names[i]);
+        api_bin_fail(b, API_PB_INVALID_FIELD, ptr,
                      "the last axis holds %zu values per head but head_dim is %lld (from %s)",
                      first->D, (long long)b->r.head_dim, b->r.head_dim_o.src);
         goto out;
     }
-    rc = 0;
+    rc = take_table(b, b->pos_b * first->T);
 out:
     json_decref(flat);
-    json_decref(req);
     json_decref(empty);
     return rc;
 }

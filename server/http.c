@@ -155,7 +155,7 @@ static void compute_job(void *arg)
 {
     srv_req *rq = arg;
     if (rq->bin != NULL)
-        api_bin_run(rq->bin, &rq->ctx->api, &rq->opts, rq->request_id, &rq->ar);
+        api_bin_run(rq->bin, &rq->opts, rq->request_id, &rq->ar);
     else
         api_handle_route(&rq->ctx->api, rq->row->compute, rq->buf, rq->len, rq->request_id,
                          &rq->opts, &rq->ar);

@@ -82,7 +82,7 @@ enum MHD_Result srv_bin_headers(srv_ctx *ctx, struct MHD_Connection *c, srv_req 
         return srv_send_problem(ctx, c, rq, API_PB_INSUFFICIENT_STORAGE, d, NULL);
     }
     api_spool sp = {fd, reserve, rq};
-    rq->bin = api_bin_new(rq->row->compute, boundary, &ctx->cfg->lim, &sp, hold, rq);
+    rq->bin = api_bin_new(&ctx->api, rq->row->compute, boundary, &sp, hold, rq);
     if (rq->bin == NULL) {
         close(fd);
         return srv_send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);

@@ -90,14 +90,14 @@ api_response bu_run(const bu_body *b, const bu_opts *o)
     ck_assert_ptr_nonnull(f);
     bu_state st = {o->quota, (size_t)o->refuse_hold_at};
     api_spool sp = {fileno(f), bu_reserve, &st};
-    api_bin *bin = api_bin_new(&api_route_rope, BU_BOUNDARY, &au_lim, &sp, bu_hold, &st);
+    api_bin *bin = api_bin_new(&au_ctx, &api_route_rope, BU_BOUNDARY, &sp, bu_hold, &st);
     ck_assert_ptr_nonnull(bin);
     size_t piece = o->piece ? o->piece : b->len;
     for (size_t i = 0; i < b->len; i += piece)
         api_bin_feed(bin, b->buf + i, b->len - i < piece ? b->len - i : piece);
     api_opts opts = {.npy = o->npy, .npz = !o->npy, .array = o->array, .stream = 0};
     api_response r;
-    api_bin_run(bin, &au_ctx, &opts, "t", &r);
+    api_bin_run(bin, &opts, "t", &r);
     api_bin_free(bin); /* the body is buffered (stream 0) */
     fclose(f);
     return r;
