@@ -68,18 +68,33 @@ size_t wire_encode_le(wire_dtype dt, const double *x, size_t n, unsigned char *o
             wire_encode_f64_le(x, n, out);
         return n;
     case WIRE_DT_F32: {
-        uint32_t any = 0; /* branch-free, so that the loop vectorizes; the index found after */
-        for (size_t i = 0; i < n; i++) {
-            float f = (float)x[i];
-            uint32_t u;
-            memcpy(&u, &f, 4);
-            any |= (uint32_t)((u & 0x7f800000u) == 0x7f800000u);
-            wire_le_put(out + 4 * i, &f, 4);
+        enum { BLOCK = 256 }; /* constant trip counts: the loops vectorize */
+        float f[BLOCK];
+        for (size_t b = 0; b < n; b += BLOCK) {
+            size_t len = n - b < BLOCK ? n - b : BLOCK;
+            uint32_t any = 0;
+            if (len == BLOCK) {
+                for (size_t i = 0; i < BLOCK; i++)
+                    f[i] = (float)x[b + i];
+                for (size_t i = 0; i < BLOCK; i++) {
+                    uint32_t u;
+                    memcpy(&u, &f[i], 4);
+                    any |= (uint32_t)((u & 0x7f800000u) == 0x7f800000u);
+                }
+            } else {
+                for (size_t i = 0; i < len; i++) {
+                    f[i] = (float)x[b + i];
+                    any |= (uint32_t)!isfinite(f[i]);
+                }
+            }
+            if (any) {
+                for (size_t i = 0; i < len; i++)
+                    if (!isfinite(f[i]))
+                        return b + i;
+            }
+            for (size_t i = 0; i < len; i++)
+                wire_le_put(out + 4 * (b + i), &f[i], 4);
         }
-        if (any)
-            for (size_t i = 0; i < n; i++)
-                if (!isfinite((float)x[i]))
-                    return i;
         return n;
     }
     case WIRE_DT_F16:
