@@ -179,8 +179,13 @@ class HttpBase:
                 return bytearray(resp.content), resp.headers
             buf = bytearray(n)
             view, got = memoryview(buf), 0
+            # http.client's response reads straight into the buffer (urllib3's readinto reads a
+            # bytes object first and copies it); the body has no Content-Encoding here
+            raw = getattr(resp.raw, "_fp", None)
+            if raw is None or resp.headers.get("Content-Encoding") or not hasattr(raw, "readinto"):
+                raw = resp.raw
             while got < n:
-                k = resp.raw.readinto(view[got:])
+                k = raw.readinto(view[got:])
                 if not k:
                     raise requests.ConnectionError(f"{path}: the answer ended after {got} of {n} bytes")
                 got += k
