@@ -203,6 +203,42 @@ START_TEST(test_f16_bf16)
 }
 END_TEST
 
+/* Many windows (api/bin_rotate.c: 128 KiB of float64 each): q [1, 3, 200, 64] "bhtd" is 600 rows
+ * of 64 values, 256 rows per window, so windows cross head boundaries (positions not consecutive:
+ * cos/sin copied) and end in a partial one; positions 3990 .. 4189 cross the fixture cache's 4096
+ * tabulated rows (rows past them computed). Every head equals the JSON answer bit for bit. */
+START_TEST(test_many_windows)
+{
+    size_t H = 3, T = 200, D = 64, shape[4] = {1, 3, 200, 64};
+    int64_t pos[200];
+    char params[2400];
+    size_t n = (size_t)snprintf(params, sizeof params,
+                                "{\"head_dim\": 64, \"tensor_layout\": \"bhtd\", \"positions\": [");
+    for (size_t t = 0; t < T; t++) {
+        pos[t] = 3990 + (int64_t)t;
+        n += (size_t)snprintf(params + n, sizeof params - n, "%s%lld", t ? "," : "",
+                              (long long)pos[t]);
+    }
+    snprintf(params + n, sizeof params - n, "]}");
+    double *q = inputs(H * T * D, 0.75, 0);
+    bu_body b = {0};
+    bu_params(&b, params);
+    bu_npy(&b, "q", WIRE_DT_F64, shape, 4, q);
+    bu_end(&b);
+    bu_opts o = {.piece = 4093, .npy = 1};
+    api_response r = bu_run(&b, &o);
+    const unsigned char *got = bu_npy_data(&r, WIRE_DT_F64, H * T * D);
+    for (size_t h = 0; h < H; h++) {
+        double *want = json_rotated("\"head_dim\": 64", q + h * T * D, T, D, pos);
+        ck_assert_msg(memcmp(got + 8 * h * T * D, want, 8 * T * D) == 0, "head %zu differs", h);
+        free(want);
+    }
+    api_response_free(&r);
+    free(q);
+    free(b.buf);
+}
+END_TEST
+
 /* 1 when needle occurs in hay[0..n). */
 static int has_bytes(const char *hay, size_t n, const char *needle)
 {
@@ -362,6 +398,7 @@ Suite *api_bin_suite(void)
     tcase_add_test(tc, test_f64_rank2_bit_identical);
     tcase_add_test(tc, test_f32_bhtd_per_batch_gqa);
     tcase_add_test(tc, test_layouts_agree);
+    tcase_add_test(tc, test_many_windows);
     tcase_add_test(tc, test_f16_bf16);
     tcase_add_test(tc, test_npz_members);
     tcase_add_test(tc, test_errors);
