@@ -60,7 +60,7 @@ TEST_LIB   := $(sort $(filter-out tests/lib/check_main.c,$(wildcard tests/lib/*.
 UNIT_OBJ   := $(UNIT_SUITES:%.c=$(BUILD)/%.o) $(TEST_LIB:%.c=$(BUILD)/%.o)
 HTTP_OBJ   := $(HTTP_SUITES:%.c=$(BUILD)/%.o) $(TEST_LIB:%.c=$(BUILD)/%.o)
 
-.PHONY: all run check unit asan lint format deps clean oracle-local bench web-compressed
+.PHONY: all run check unit http asan lint format deps clean oracle-local bench web-compressed
 all: $(BUILD)/posencd web-compressed
 
 # The demo's text files precompressed next to themselves (web/x.js.gz, and web/x.js.br when Debian's
@@ -144,6 +144,10 @@ run: deps
 # Every suite that needs no daemon (core, wire, store, api, server units): seconds.
 unit: $(BUILD)/check_unit
 	$(BUILD)/check_unit
+
+# The suites against a live daemon (tests/http): about a minute.
+http: $(BUILD)/posencd $(BUILD)/check_http
+	POSENC_BIN=$(BUILD)/posencd $(BUILD)/check_http
 
 check: deps
 	$(MAKE) all $(TESTS)

@@ -20,6 +20,7 @@ void api_limits_default(api_limits *lim)
     lim->max_work = (size_t)1 << 30;
     lim->max_inflight_bytes = (size_t)256 << 20;
     lim->max_parse_bytes = (size_t)128 << 20;
+    lim->max_tensor_bytes = (size_t)2 << 30;
     lim->max_tables = 100000;
     lim->max_store_bytes = (size_t)16 << 30;
 }

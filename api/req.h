@@ -39,6 +39,9 @@ typedef struct {
     size_t max_tables;          /* stored tables in the data directory (100,000; 507 above;
                                  * counted from the directory, shared by replicas) */
     size_t max_store_bytes;     /* bytes of stored table files (16 GiB; 507 above) */
+    size_t max_tensor_bytes;    /* the data of the .npy parts (q and k) of one binary request,
+                                 * bytes (2 GiB; 413 above). They wait in the spool, not in
+                                 * memory: the in-flight budget counts only what is held */
 } api_limits;
 
 /*

@@ -249,6 +249,12 @@ void api_rope_req_free(api_rope_req *r);
  */
 int api_rope_run(pe_cache *cache, const api_rope_req *r, api_rope_res *res, api_problem *pb);
 
+/* cos / sin rows [np][n] of positions pos[0..np) into c, s: from table t where it holds the
+ * position, else pe_rope_cos_sin on its inv_freq (bit-identical either way). The JSON path's
+ * rotations and the binary path's windows (api/bin_rotate.c) both take them from here. */
+void api_rope_rows_cos_sin(const pe_freq_table *t, const int64_t *pos, size_t np, double *c,
+                           double *s);
+
 /* Releases res's buffers and its hold on the cache's table. */
 void api_rope_res_free(api_rope_res *res);
 

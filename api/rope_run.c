@@ -114,9 +114,8 @@ static void cache_failure(api_problem *pb, const api_rope_req *r, pe_status st)
                       pe_status_str(st));
 }
 
-/* Fills cos/sin rows for positions: from the table where it has them, else computed. */
-static void rows_cos_sin(const pe_freq_table *t, const int64_t *pos, size_t np, double *c,
-                         double *s)
+void api_rope_rows_cos_sin(const pe_freq_table *t, const int64_t *pos, size_t np, double *c,
+                           double *s)
 {
     size_t n = t->n_freq;
     for (size_t i = 0; i < np; i++) {
@@ -152,7 +151,7 @@ static int rotate_side(api_problem *pb, const api_rope_req *r, const pe_freq_tab
         free(o);
         return -1;
     }
-    rows_cos_sin(t, ps->v, np, c, s);
+    api_rope_rows_cos_sin(t, ps->v, np, c, s);
     pe_rope_rotate(x, is_vec ? 0 : hd, c, s, np, hd, (size_t)r->rotary_dim, r->layout,
                    t->attention_factor, o);
     free(c);
@@ -303,7 +302,7 @@ static int run_one_d(pe_cache *cache, const api_rope_req *r, api_rope_res *res, 
         res->sin = api_alloc(pb, r->tpos.n * n, sizeof *res->sin);
         if (res->cos == NULL || res->sin == NULL)
             return -1;
-        rows_cos_sin(t, r->tpos.v, r->tpos.n, res->cos, res->sin);
+        api_rope_rows_cos_sin(t, r->tpos.v, r->tpos.n, res->cos, res->sin);
         if (r->cos_sin_hf && cos_sin_hf(pb, r, res) < 0)
             return -1;
     }

@@ -282,6 +282,37 @@ def st_seeds():
     put("safetensors", b"\x02\x00\x00", "cut_len")
 
 
+def multipart_seeds():
+    """Binary /rope bodies (fuzz_multipart.c): boundary "fz", the first byte the feeding pattern."""
+    def body(params, parts, flag=0):
+        out = b""
+        if params is not None:
+            out += b'--fz\r\nContent-Disposition: form-data; name="params"\r\n\r\n'
+            out += compact(params).encode() + b"\r\n"
+        for name, data in parts:
+            out += (b'--fz\r\nContent-Disposition: form-data; name="%s"; filename="%s.npy"\r\n'
+                    b"Content-Type: application/octet-stream\r\n\r\n" % (name.encode(), name.encode()))
+            out += data + b"\r\n"
+        return bytes([flag]) + out + b"--fz--\r\n"
+    bf16 = npy("<u2", (1, 2), data=struct.pack("<HH", 0x3F80, 0x3F00))
+    yarn = {"rope_theta": 500000, "scaling": {"type": "yarn", "factor": 4,
+                                              "original_max_position_embeddings": 16}}
+    cases = [
+        ("rank2", body({}, [("q", npy("<f4", (2, 4)))])),
+        ("include", body({"include": ["cos_sin", "cos_sin_hf"], "positions": [3, 5]},
+                         [("q", npy("<f8", (2, 4))), ("k", npy("<f8", (2, 4)))], 128)),
+        ("bhtd", body({"tensor_layout": "bhtd", "positions": [[0, 1], [7, 9]]},
+                      [("q", npy("<f4", (2, 1, 2, 4))), ("k", npy("<f4", (2, 1, 2, 4)))], 5)),
+        ("bthd", body({"tensor_layout": "bthd"}, [("q", npy("<f4", (1, 2, 2, 4)))], 13)),
+        ("heads", body({"num_heads": 2}, [("q", npy("<f4", (2, 8)))], 1)),
+        ("bf16", body({"dtype": "bfloat16"}, [("q", bf16)], 2)),
+        ("f16", body({}, [("q", npy("<f2", (2, 4)))], 3)),
+        ("yarn", body(yarn, [("q", npy("<f4", (2, 4)))], 200)),
+    ]
+    for tag, data in cases:
+        put("multipart", data, tag)
+
+
 def dicts():
     names = set()
     for path in glob.glob(os.path.join(ROOT, "api", "*.c")):
@@ -323,6 +354,7 @@ def main():
     handler_extra_seeds()
     npy_seeds()
     st_seeds()
+    multipart_seeds()
     dicts()
     for h in sorted(written):
         print("%-12s %d seeds" % (h, written[h]))

@@ -26,7 +26,8 @@ echo "fuzz: ${#names[@]} harnesses x ${secs} s, $jobs at a time"
 run_one() {
   local h=$1 secs=$2 B=build-fuzz
   local dict=fuzz/posenc.dict maxlen=16384
-  case $h in npy|safetensors) dict=fuzz/tensor.dict; maxlen=65536 ;; esac
+  case $h in npy|safetensors) dict=fuzz/tensor.dict; maxlen=65536 ;;
+    multipart) dict=fuzz/multipart.dict; maxlen=16384 ;; esac
   mkdir -p "$B/corpus/$h"
   local dirs=("$B/corpus/$h")
   [ -d "fuzz/corpus/$h" ] && dirs+=("fuzz/corpus/$h")

@@ -86,6 +86,14 @@ static const opt_row OPTS[] = {
      "bytes of stored table files in the data directory, counted from it (507 above)"},
     {"table-cache-bytes", OPT_SIZE, OFF(table_cache_bytes), 0, "268435456", 0, 1LL << 40,
      "stored tables kept in memory after use, bytes of data (least recently used out)"},
+    {"max-tensor-bytes", OPT_SIZE, OFF(lim.max_tensor_bytes), 0, "2147483648", 64, 1LL << 44,
+     "the .npy data (q and k) of one binary request, bytes (413 above); it waits in the spool, "
+     "so only the windows being rotated count in max-inflight-bytes"},
+    {"spool-dir", OPT_STR, STR(spool_dir), "", 0, 0,
+     "directory where binary tensors wait while they are rotated (\"\" = $TMPDIR, else /tmp); "
+     "files are unlinked at once"},
+    {"spool-quota", OPT_SIZE, OFF(spool_quota), 0, "8589934592", 0, 1LL << 50,
+     "bytes of binary tensors in the spool at once, all requests (507 above)"},
     {"healthcheck", OPT_FLAG, OFF(healthcheck), 0, "0", 0, 1,
      "GET /healthz on 127.0.0.1:PORT, exit 0 when healthy (for container health checks)"},
 };

@@ -36,6 +36,8 @@ typedef struct {
     char write_token_file[512];  /* file holding the write token ("" = none; server/auth.c) */
     char write_token[256];       /* the write token: from write_token_file, else POSENC_TOKEN */
     int allow_unauthenticated_writes; /* write routes without a token on a non-loopback bind */
+    char spool_dir[512];              /* binary tensors wait here ("" = $TMPDIR, else /tmp) */
+    size_t spool_quota;               /* bytes of tensors in the spool at once (507 above) */
     api_limits lim;                   /* request limits (docs/api.md#limits) */
 } srv_config;
 

@@ -20,6 +20,7 @@
 #include "server/negotiate.h"
 #include "server/pool.h"
 #include "server/routes.h"
+#include "wire/multipart.h"
 
 /* Seconds since t0 (CLOCK_MONOTONIC). */
 static double now_since(const struct timespec *t0)
@@ -83,6 +84,39 @@ static enum MHD_Result dispatch_other(srv_ctx *ctx, struct MHD_Connection *c, sr
     }
 }
 
+/* First call of a compute POST whose body is multipart/form-data (boundary NULL: invalid): binary
+ * tensors (api/bin.h), for POST /rope only; the body is read into the spool as it arrives. */
+static enum MHD_Result binary_headers(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                      const char *boundary)
+{
+    if (rq->row->compute != &api_route_rope)
+        return srv_send_problem(ctx, c, rq, API_PB_UNSUPPORTED_MEDIA_TYPE,
+                                "multipart/form-data (binary tensors) is taken by POST /rope; "
+                                "send this route application/json",
+                                NULL);
+    if (boundary == NULL)
+        return srv_send_problem(ctx, c, rq, API_PB_BAD_REQUEST,
+                                "multipart/form-data needs a boundary parameter of 1 to 70 "
+                                "characters",
+                                NULL);
+    if (!srv_body_encoding_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Encoding")))
+        return srv_send_problem(ctx, c, rq, API_PB_UNSUPPORTED_MEDIA_TYPE,
+                                "Content-Encoding is not supported: send the body uncompressed "
+                                "(no Content-Encoding, or identity)",
+                                NULL);
+    const api_limits *l = &ctx->cfg->lim;
+    unsigned long long n = srv_declared_length(c), max = l->max_tensor_bytes;
+    max += l->max_body_bytes + 65536ull; /* the tensors, params, and the parts' headers */
+    if (n > max) {
+        char d[160];
+        snprintf(d, sizeof d,
+                 "the body of %llu bytes exceeds max_tensor_bytes (%zu) plus max_body_bytes (%zu)",
+                 n, l->max_tensor_bytes, l->max_body_bytes);
+        return srv_send_problem(ctx, c, rq, API_PB_TOO_LARGE, d, NULL);
+    }
+    return srv_bin_headers(ctx, c, rq, boundary);
+}
+
 /* First call of a compute POST (headers only): refuse at once what cannot succeed, so that a large
  * body is never read (MHD then closes the connection). */
 static enum MHD_Result compute_headers(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
@@ -90,6 +124,10 @@ static enum MHD_Result compute_headers(srv_ctx *ctx, struct MHD_Connection *c, s
     if (atomic_load(&ctx->draining))
         return srv_send_problem(ctx, c, rq, API_PB_SHUTTING_DOWN, "the server is draining", NULL);
     const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+    char boundary[WIRE_MP_MAX_BOUNDARY + 1];
+    int mb = wire_mp_boundary(ct, boundary, sizeof boundary);
+    if (mb != 0)
+        return binary_headers(ctx, c, rq, mb < 0 ? NULL : boundary);
     if (!srv_json_content_type(ct))
         return srv_send_problem(ctx, c, rq, API_PB_UNSUPPORTED_MEDIA_TYPE,
                                 "Content-Type must be application/json", NULL);
@@ -116,8 +154,11 @@ static enum MHD_Result compute_headers(srv_ctx *ctx, struct MHD_Connection *c, s
 static void compute_job(void *arg)
 {
     srv_req *rq = arg;
-    api_handle_route(&rq->ctx->api, rq->row->compute, rq->buf, rq->len, rq->request_id, &rq->opts,
-                     &rq->ar);
+    if (rq->bin != NULL)
+        api_bin_run(rq->bin, &rq->opts, rq->request_id, &rq->ar);
+    else
+        api_handle_route(&rq->ctx->api, rq->row->compute, rq->buf, rq->len, rq->request_id,
+                         &rq->opts, &rq->ar);
     free(rq->buf);
     rq->buf = NULL;
     srv_budget_hold(&rq->ctx->budget, &rq->held, 0, NULL); /* before the resume: see on_completed */
@@ -200,6 +241,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (*upload_size > 0) {
         size_t n = *upload_size;
         *upload_size = 0;
+        if (rq->bin) { /* binary tensors: parts parsed, data spooled; errors are sticky */
+            api_bin_feed(rq->bin, upload, n);
+            return MHD_YES;
+        }
         if (rq->up.st) { /* streamed: only the wanted tensor is kept; errors are sticky */
             wire_st_feed(rq->up.st, upload, n);
             return MHD_YES;
@@ -252,6 +297,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     /* whatever this request still holds (also after an abort: this runs for every request) */
     srv_budget_hold(&ctx->budget, &rq->held, 0, NULL);
     api_response_free(&rq->ar); /* a pool result that was never sent (client gone) */
+    srv_bin_close(ctx, rq);     /* after the response: its stream reads the spool */
     free(rq);
 }
 

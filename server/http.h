@@ -22,10 +22,13 @@ typedef struct {
     struct srv_pool *pool; /* compute threads (NULL: compute on the HTTP threads) */
     srv_budget budget;     /* request bodies held in memory (max_inflight_bytes; init by main) */
     atomic_int draining;   /* 1 after SIGTERM: /readyz 503, Connection: close, new work 503 */
-    atomic_uint_fast64_t next_id; /* request id counter */
-    atomic_uint open_conns;       /* connections open now (MHD_OPTION_NOTIFY_CONNECTION) */
-    unsigned long long id_salt;   /* random per process, so ids differ across replicas */
-    char *spec;                   /* openapi.yaml contents (NULL if unreadable) */
+    atomic_uint_fast64_t next_id;       /* request id counter */
+    atomic_uint open_conns;             /* connections open now (MHD_OPTION_NOTIFY_CONNECTION) */
+    unsigned long long id_salt;         /* random per process, so ids differ across replicas */
+    atomic_uint_fast64_t spool_used;    /* bytes of binary tensors reserved in the spool now */
+    atomic_uint_fast64_t spool_peak;    /* the most spool_used has been */
+    atomic_uint_fast64_t spool_refused; /* binary requests refused with 507 by the quota */
+    char *spec;                         /* openapi.yaml contents (NULL if unreadable) */
     size_t spec_len;
 } srv_ctx;
 

@@ -8,9 +8,11 @@
 
 #include <microhttpd.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "api/api.h"
+#include "api/bin.h"
 #include "api/tables.h"
 #include "server/http.h"
 
@@ -35,6 +37,9 @@ typedef struct {
     int compute;               /* a POST to a compute route */
     int table_put;             /* a PUT /tables/{name} (an upload) */
     api_table_upload up;       /* table_put: the upload (api/tables.h) */
+    api_bin *bin;              /* a multipart (binary tensors) compute POST (api/bin.h), or NULL */
+    int spool_fd;              /* its spool file (valid while bin != NULL) */
+    uint64_t spool_held;       /* bytes it reserved in ctx->spool_used */
     int queued;                /* a response was queued */
     int submitted;             /* the computation was handed to the pool (connection suspended) */
     struct MHD_Connection *conn; /* for the pool job: the suspended connection */
@@ -95,6 +100,15 @@ int srv_st_hold(void *cls, size_t bytes);
 enum MHD_Result srv_append_body(srv_ctx *ctx, srv_req *rq, const char *upload, size_t n);
 /* Frees the body buffer and gives back its reservation. */
 void srv_drop_body(srv_ctx *ctx, srv_req *rq);
+
+/* ---- spool.c: where binary tensors wait (api/bin.h) --------------------------------------- */
+
+/* First call of a multipart compute POST with boundary: opens the spool file and rq->bin. MHD_YES
+ * reads the body; else the queued answer (503 when the spool cannot be opened). */
+enum MHD_Result srv_bin_headers(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                const char *boundary);
+/* The spool and rq->bin of rq, after its response is freed. */
+void srv_bin_close(srv_ctx *ctx, srv_req *rq);
 
 /* ---- accesslog.c: the access log (stdout), every field escaped ----------------------------- */
 

@@ -34,15 +34,17 @@ enum MHD_Result srv_get_readyz(srv_ctx *ctx, struct MHD_Connection *c, srv_req *
 enum MHD_Result srv_get_limits(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
     const api_limits *l = &ctx->cfg->lim;
-    char tmp[640];
+    char tmp[768];
     snprintf(tmp, sizeof tmp,
              "{\"max_body_bytes\":%zu,\"max_table_bytes\":%zu,\"max_output_elements\":%zu,"
              "\"max_dim\":%zu,\"max_heads\":%zu,\"max_positions\":%zu,\"max_position\":%lld,"
              "\"max_work\":%zu,\"max_inflight_bytes\":%zu,\"max_parse_bytes\":%zu,"
-             "\"max_tables\":%zu,\"max_store_bytes\":%zu}",
+             "\"max_tables\":%zu,\"max_store_bytes\":%zu,\"max_tensor_bytes\":%zu,"
+             "\"spool_quota_bytes\":%zu}",
              l->max_body_bytes, l->max_table_bytes, l->max_output_elements, l->max_dim,
              l->max_heads, l->max_positions, (long long)l->max_position, l->max_work,
-             l->max_inflight_bytes, l->max_parse_bytes, l->max_tables, l->max_store_bytes);
+             l->max_inflight_bytes, l->max_parse_bytes, l->max_tables, l->max_store_bytes,
+             l->max_tensor_bytes, ctx->cfg->spool_quota);
     return srv_send_text(ctx, c, rq, 200, "application/json", tmp);
 }
 
@@ -124,6 +126,26 @@ static char *append_pool_metrics(srv_pool *pool, char *b, size_t *len)
     return append_text(b, len, t, n < (int)sizeof t ? n : -1);
 }
 
+/* Appends the spool of binary tensors (server/spool.c): bytes now, the peak, quota, refusals. */
+static char *append_spool_metrics(srv_ctx *ctx, char *b, size_t *len)
+{
+    char t[900];
+    int n = snprintf(
+        t, sizeof t,
+        "# HELP posenc_spool_bytes Bytes of binary tensors reserved in the spool now.\n"
+        "# TYPE posenc_spool_bytes gauge\nposenc_spool_bytes %llu\n"
+        "# HELP posenc_spool_peak_bytes The most bytes the spool has held since start.\n"
+        "# TYPE posenc_spool_peak_bytes gauge\nposenc_spool_peak_bytes %llu\n"
+        "# HELP posenc_spool_quota_bytes The spool's bound (spool-quota).\n"
+        "# TYPE posenc_spool_quota_bytes gauge\nposenc_spool_quota_bytes %zu\n"
+        "# HELP posenc_spool_refusals_total Binary requests refused with 507 (spool quota).\n"
+        "# TYPE posenc_spool_refusals_total counter\nposenc_spool_refusals_total %llu\n",
+        (unsigned long long)atomic_load(&ctx->spool_used),
+        (unsigned long long)atomic_load(&ctx->spool_peak), ctx->cfg->spool_quota,
+        (unsigned long long)atomic_load(&ctx->spool_refused));
+    return append_text(b, len, t, n < (int)sizeof t ? n : -1);
+}
+
 enum MHD_Result srv_get_metrics(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
     size_t len = 0;
@@ -132,6 +154,8 @@ enum MHD_Result srv_get_metrics(srv_ctx *ctx, struct MHD_Connection *c, srv_req 
         b = append_pool_metrics(ctx->pool, b, &len);
     if (b != NULL && ctx->store != NULL)
         b = append_store_metrics(ctx->store, b, &len);
+    if (b != NULL)
+        b = append_spool_metrics(ctx, b, &len);
     if (b == NULL)
         return srv_send_problem(ctx, c, rq, API_PB_UNAVAILABLE, "out of memory", NULL);
     return srv_send_buffer(ctx, c, rq, 200, "text/plain; version=0.0.4; charset=utf-8", b, len);

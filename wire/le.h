@@ -27,8 +27,12 @@ static inline void wire_le_put(unsigned char *out, const void *v, size_t n)
 static inline uint64_t wire_le_get(const unsigned char *p, size_t n)
 {
     uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&v, p, n); /* one load where n is a constant */
+#else
     for (size_t i = n; i > 0; i--)
         v = (v << 8) | p[i - 1];
+#endif
     return v;
 }
 

@@ -90,6 +90,7 @@ class HttpBase:
         content_type: Optional[str] = None,
         accept: Optional[str] = None,
         params: Optional[Mapping[str, str]] = None,
+        stream: bool = False,
     ) -> requests.Response:
         """Sends one request (with the retries described on the class) and returns a 2xx answer.
 
@@ -115,7 +116,8 @@ class HttpBase:
                 body.seek(start)  # type: ignore[union-attr]
             try:
                 resp = self.session.request(
-                    method, url, data=body, headers=headers, params=params, timeout=self.timeout
+                    method, url, data=body, headers=headers, params=params, timeout=self.timeout,
+                    stream=stream,
                 )
             except requests.ConnectionError:
                 if attempt >= self.retries or not replayable:
@@ -162,6 +164,34 @@ class HttpBase:
         if not ctype.startswith(_NPY):
             raise ValueError(f"{path}: expected {_NPY}, the daemon answered {ctype or 'no type'}")
         return _wire.read_npy(resp.content), resp.headers.get("X-Posenc-Array", "")
+
+    def post_multipart(
+        self, path: str, body: Any, accept: str, params: Optional[Mapping[str, str]] = None
+    ) -> Tuple[bytearray, Mapping[str, str]]:
+        """``POST path`` with a multipart body (:class:`posenc._binary.MultipartBody`), asking for
+        ``accept``; returns the answer's bytes (read into one buffer of its Content-Length) and
+        its headers."""
+        resp = self.request("POST", path, body=body, content_type=body.content_type, accept=accept,
+                            params=params, stream=True)
+        try:
+            n = int(resp.headers.get("Content-Length", "-1"))
+            if n < 0:
+                return bytearray(resp.content), resp.headers
+            buf = bytearray(n)
+            view, got = memoryview(buf), 0
+            # http.client's response reads straight into the buffer (urllib3's readinto reads a
+            # bytes object first and copies it); the body has no Content-Encoding here
+            raw = getattr(resp.raw, "_fp", None)
+            if raw is None or resp.headers.get("Content-Encoding") or not hasattr(raw, "readinto"):
+                raw = resp.raw
+            while got < n:
+                k = raw.readinto(view[got:])
+                if not k:
+                    raise requests.ConnectionError(f"{path}: the answer ended after {got} of {n} bytes")
+                got += k
+            return buf, resp.headers
+        finally:
+            resp.close()
 
     def limits(self) -> Dict[str, Any]:
         """``GET /limits``: the daemon's limits in force (``max_body_bytes``, ``max_positions``, …)."""

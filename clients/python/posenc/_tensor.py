@@ -15,7 +15,7 @@ from typing import Any, Dict, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["DEFAULT_LAYOUTS", "RowPlan", "plan_rows"]
+__all__ = ["DEFAULT_LAYOUTS", "RowPlan", "as_positions", "plan_rows"]
 
 #: The layout assumed for each rank when ``tensor_layout`` is not given: Hugging Face's
 #: attention shape [batch, num_heads, seq_len, head_dim] for rank 4.
@@ -41,7 +41,7 @@ class RowPlan:
         return np.ascontiguousarray(np.transpose(out, np.argsort(self.order)))
 
 
-def _as_positions(positions: Any, name: str) -> npt.NDArray[np.int64]:
+def as_positions(positions: Any, name: str) -> npt.NDArray[np.int64]:
     p = np.asarray(positions)
     if p.dtype.kind == "f":
         if not np.all(np.isfinite(p)) or not np.all(p == np.floor(p)):
@@ -75,7 +75,7 @@ def plan_rows(x: npt.ArrayLike, layout: Optional[str], positions: Any, name: str
     if lay == "d":
         if positions is None:
             raise ValueError(f"{name}: a single vector needs positions")
-        pos = _as_positions(positions, name).reshape(-1)
+        pos = as_positions(positions, name).reshape(-1)
         rows = np.broadcast_to(a.astype(np.float64), (pos.size, a.shape[0]))
         return RowPlan(np.ascontiguousarray(rows), pos, (pos.size, a.shape[0]), (0, 1))
     if "t" not in lay:
@@ -84,7 +84,7 @@ def plan_rows(x: npt.ArrayLike, layout: Optional[str], positions: Any, name: str
     order = tuple(lead + [lay.index("t"), lay.index("d")])
     xp = np.transpose(a, order)
     T, D = xp.shape[-2], xp.shape[-1]
-    pos = np.arange(T, dtype=np.int64) if positions is None else _as_positions(positions, name)
+    pos = np.arange(T, dtype=np.int64) if positions is None else as_positions(positions, name)
     if pos.ndim == 1:
         if pos.size != T:
             raise ValueError(f"{name}: {pos.size} positions for {T} tokens")

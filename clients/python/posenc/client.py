@@ -11,7 +11,8 @@ import numpy.typing as npt
 
 from . import _wire
 from ._http import HttpBase
-from ._tensor import plan_rows
+from ._binary import MultipartBody, read_npz
+from ._tensor import DEFAULT_LAYOUTS, as_positions, plan_rows
 from ._wire import ConfigLike
 
 __all__ = ["Client", "CosSin", "Rotated"]
@@ -134,14 +135,19 @@ class Client(HttpBase):
                 fields (``head_dim`` defaults to D when neither config nor head_dim is given).
             dtype: ``"float32"`` to get float32 arrays (each the float64 result rounded).
 
-        Every head and batch row is sent as rows of one request ([N·T, D] with each row's
-        position), split into several requests when the body would pass ``max_request_bytes``;
-        ``seq_len`` (used by dynamic and longrope scaling) defaults to the largest position of q
-        and k + 1 and is sent with every part, so that all parts use one scaling. The transport
-        (JSON rows in, .npy out today) may change to binary tensors without this signature
-        changing. Numbers are float64 throughout; results equal the daemon's single-request ones
-        bit for bit.
+        Transport: binary tensors (one multipart request: q and k as .npy parts, the answer an
+        .npz read without copies; docs/api.md "Binary tensors") for the layouts ``"td"``,
+        ``"thd"``, ``"htd"``, ``"bthd"``, ``"bhtd"`` when q and k share their positions; float32
+        arrays travel as float32 with ``dtype="float32"``, everything else as float64. Otherwise
+        (one vector, ``k_positions``, other layouts) every head and batch row is sent as JSON rows
+        ([N·T, D] with each row's position), split into several requests when the body would pass
+        ``max_request_bytes``. ``seq_len`` (used by dynamic and longrope scaling) defaults to the
+        largest position of q and k + 1. Numbers are float64 throughout, rounded once to float32
+        with ``dtype="float32"``: both transports give the same bits.
         """
+        binary = self._rope_binary(q, k, positions, k_positions, tensor_layout, config, dtype, settings)
+        if binary is not None:
+            return binary
         plan_q = plan_rows(q, tensor_layout, positions, "q")
         plan_k = None
         if k is not None:
@@ -160,6 +166,77 @@ class Client(HttpBase):
         if plan_k is not None:
             k_rot = plan_k.restore(self._rotate_rows(plan_k.rows, plan_k.positions, body))
         return Rotated(q_rot, k_rot)
+
+    #: client layouts the binary transport takes, and how the daemon reads them (rank-3 [H, T, D]
+    #: is sent as [1, H, T, D])
+    _BINARY_LAYOUTS: Dict[str, Optional[str]] = {"td": None, "thd": None, "htd": "bhtd", "bthd": "bthd", "bhtd": "bhtd"}
+
+    def _rope_binary(
+        self,
+        q: npt.ArrayLike,
+        k: Optional[npt.ArrayLike],
+        positions: Positions,
+        k_positions: Positions,
+        tensor_layout: Optional[str],
+        config: Optional[ConfigLike],
+        dtype: Optional[str],
+        settings: Mapping[str, Any],
+    ) -> Optional[Rotated]:
+        """rope() over the binary transport, or None when it does not apply (see rope())."""
+        qa = np.asarray(q)
+        ka = None if k is None else np.asarray(k)
+        lay = (tensor_layout or DEFAULT_LAYOUTS.get(qa.ndim, "")).lower()
+        if lay not in self._BINARY_LAYOUTS or len(lay) != qa.ndim or k_positions is not None:
+            return None
+        if qa.dtype.kind not in "fiu" or (ka is not None and (ka.dtype.kind not in "fiu" or ka.ndim != qa.ndim)):
+            return None
+        t_ax = lay.index("t")
+        if ka is not None and (ka.shape[t_ax] != qa.shape[t_ax] or ("b" in lay and ka.shape[0] != qa.shape[0])):
+            return None
+        pos = None
+        if positions is not None:
+            pos = as_positions(positions, "q")
+            T = qa.shape[t_ax]
+            want = (qa.shape[0], T) if "b" in lay else None
+            if not ((pos.ndim == 1 and pos.size == T) or (pos.ndim == 2 and pos.shape == want)):
+                return None  # the row planner says what is wrong
+        f32 = dtype == "float32" and qa.dtype == np.float32 and (ka is None or ka.dtype == np.float32)
+        wire_dt = np.float32 if f32 else np.float64
+        server_layout = self._BINARY_LAYOUTS[lay]
+        tensors = {}
+        for name, a in (("q", qa), ("k", ka)):
+            if a is None:
+                continue
+            if a.dtype.kind == "f" and a.size and not (np.isfinite(a.min()) and np.isfinite(a.max())):
+                raise ValueError(f"{name}: NaN or infinite values cannot be rotated")  # min/max carry NaN
+            a = a.astype(wire_dt, copy=False)
+            if lay == "htd":
+                a = a.reshape((1,) + a.shape)
+            tensors[name] = a
+        params = self._rope_body(config, settings)
+        if config is None and "head_dim" not in params:
+            params["head_dim"] = int(qa.shape[-1])
+        if pos is not None:
+            params["positions"] = pos.tolist()
+            if "seq_len" not in params and pos.size:
+                params["seq_len"] = int(pos.max()) + 1
+        if server_layout is not None:
+            params["tensor_layout"] = server_layout
+        content, _ = self.post_multipart("/rope", MultipartBody(params, tensors), "application/x-npz")
+        arrays = read_npz(content)
+        out = []
+        for name, a in (("q", qa), ("k", ka)):
+            if a is None:
+                out.append(None)
+                continue
+            r = arrays.get(name + "_rotated")
+            if r is None or r.size != a.size:
+                raise ValueError(f"/rope answered no {name}_rotated of {a.size} values")
+            r = r.reshape(a.shape)
+            if dtype == "float32" and r.dtype != np.float32:
+                r = r.astype(np.float32)
+            out.append(r)
+        return Rotated(out[0], out[1])
 
     def _rows_per_request(self, width: int) -> int:
         limits = self._cached_limits()

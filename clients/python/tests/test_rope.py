@@ -149,3 +149,59 @@ def test_bad_layout_is_a_local_error(client: posenc.Client) -> None:
         client.rope(np.zeros((2, 3, 4)), tensor_layout="bhtd")
     with pytest.raises(ValueError, match="positions"):
         client.rope(np.zeros((3, 4)), positions=[0, 1])
+
+
+def test_binary_transport_equals_json_rows(client: posenc.Client) -> None:
+    # rope() sends [B, H, T, D] as one multipart request (binary .npy parts, .npz answer); with
+    # k_positions it falls back to JSON rows. Both give the same bits, float64 and float32.
+    rng = np.random.default_rng(23)
+    q = rng.standard_normal((2, 4, 6, 16))
+    k = rng.standard_normal((2, 2, 6, 16))
+    pos = np.array([[0, 1, 2, 3, 4, 5], [9, 8, 70, 6, 5000, 4]])
+    cfg = dict(head_dim=16, rope_theta=500000, rope_scaling={"rope_type": "yarn", "factor": 4.0,
+                                                           "original_max_position_embeddings": 64})
+    b = client.rope(q, k, positions=pos, **cfg)
+    j = client.rope(q, k, positions=pos, k_positions=pos, **cfg)
+    assert b.q.dtype == np.float64 and b.q.tobytes() == j.q.tobytes()
+    assert b.k is not None and j.k is not None and b.k.tobytes() == j.k.tobytes()
+    q32, k32 = q.astype(np.float32), k.astype(np.float32)
+    b32 = client.rope(q32, k32, positions=pos, dtype="float32", **cfg)
+    j32 = client.rope(q32, k32, positions=pos, k_positions=pos, dtype="float32", **cfg)
+    assert b32.q.dtype == np.float32 and b32.q.tobytes() == j32.q.tobytes()
+    assert b32.k is not None and j32.k is not None and b32.k.tobytes() == j32.k.tobytes()
+    # float64 arrays with dtype="float32": sent as float64, the float64 result rounded once
+    b64 = client.rope(q, k, positions=pos, dtype="float32", **cfg)
+    assert b64.q.dtype == np.float32 and b64.q.tobytes() == j.q.astype(np.float32).tobytes()
+
+
+def test_binary_layouts_and_errors(client: posenc.Client) -> None:
+    # [T, H, D] (thd) and its transpose [H, T, D] (htd) hold the same vectors after rotation.
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((7, 3, 8)).astype(np.float32)
+    a = client.rope(x, tensor_layout="thd", dtype="float32")
+    b = client.rope(np.transpose(x, (1, 0, 2)), tensor_layout="htd", dtype="float32")
+    assert a.q.dtype == np.float32 and np.array_equal(np.transpose(b.q, (1, 0, 2)), a.q)
+    # A 422 from the binary path names the field (head_dim 6 against the tensors' 8).
+    with pytest.raises(posenc.PosencError) as e:
+        client.rope(x, tensor_layout="thd", head_dim=6)
+    assert e.value.status == 422 and e.value.errors[0]["pointer"] == "/q"
+
+
+def test_npz_reader_views_the_answer(client: posenc.Client) -> None:
+    # posencd's .npz (stored members, data descriptors) is read in place: each array views the
+    # received buffer; numpy's own writer (no descriptors) is read too.
+    import io
+
+    from posenc._binary import MultipartBody, read_npz
+
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(4, dtype=np.float32)
+    buf = io.BytesIO()
+    np.savez(buf, q_rotated=a, k_rotated=b)
+    got = read_npz(bytearray(buf.getvalue()))
+    assert np.array_equal(got["q_rotated"], a) and np.array_equal(got["k_rotated"], b)
+    assert not got["q_rotated"].flags.owndata
+    content, headers = client.post_multipart(
+        "/rope", MultipartBody({"include": ["cos_sin"]}, {"q": a[:, :2]}), "application/x-npz")
+    z = read_npz(content)
+    assert sorted(z) == ["cos", "q_rotated", "sin"] and not z["q_rotated"].flags.owndata
+    assert z["q_rotated"][0].tolist() == [0.0, 1.0]  # position 0: unturned

@@ -1,0 +1,409 @@
+/*
+ * tests/api/check_api_bin.c -- binary tensors in (api/bin.h): every shape gives the JSON path's
+ * numbers, bit for bit in float64 and as their float32 rounding in float32 (the JSON answer of the
+ * same vector at the same position is the reference: POST /rope with q as rows), whatever the
+ * pieces the body arrives in; the errors name the part or the params field.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/lib/api_util.h"
+#include "tests/lib/bin_util.h"
+#include "wire/tensor_enc.h"
+
+/* Deterministic inputs: x_i = 3 sin(1.3 i + seed), as float32 values when f32. */
+static double *inputs(size_t n, double seed, int f32)
+{
+    double *x = malloc(n * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = 3.0 * sin(1.3 * (double)i + seed);
+        if (f32)
+            x[i] = (double)(float)x[i];
+    }
+    return x;
+}
+
+/* The JSON path's q_rotated for rows v[0..T) of head_dim D at positions pos (the config fields
+ * cfg, without braces): [T][D], malloc'd. */
+static double *json_rotated(const char *cfg, const double *v, size_t T, size_t D,
+                            const int64_t *pos)
+{
+    size_t cap = 256 + T * D * 26 + T * 24 + strlen(cfg), n = 0;
+    char *req = malloc(cap);
+    ck_assert_ptr_nonnull(req);
+    n += (size_t)snprintf(req + n, cap - n, "{%s%s\"positions\": [", cfg, cfg[0] ? ", " : "");
+    for (size_t t = 0; t < T; t++)
+        n += (size_t)snprintf(req + n, cap - n, "%s%lld", t ? "," : "", (long long)pos[t]);
+    n += (size_t)snprintf(req + n, cap - n, "], \"q\": [");
+    for (size_t t = 0; t < T; t++) {
+        n += (size_t)snprintf(req + n, cap - n, "%s[", t ? "," : "");
+        for (size_t d = 0; d < D; d++)
+            n += (size_t)snprintf(req + n, cap - n, "%s%.17g", d ? "," : "", v[t * D + d]);
+        n += (size_t)snprintf(req + n, cap - n, "]");
+    }
+    snprintf(req + n, cap - n, "]}");
+    json_t *j = au_ok(api_rope, req);
+    double *out = malloc(T * D * sizeof *out);
+    for (size_t t = 0; t < T; t++)
+        for (size_t d = 0; d < D; d++)
+            out[t * D + d] = au_num(j, "q_rotated", (int)t, (int)d, -1);
+    json_decref(j);
+    free(req);
+    return out;
+}
+
+static const char *YARN = "\"head_dim\": 8, \"rope_theta\": 500000, \"scaling\": {\"type\": "
+                          "\"yarn\", \"factor\": 4, \"original_max_position_embeddings\": 16}";
+
+/* float64 [T, D] with explicit positions: every bit equal to the JSON path's, fed in 7-byte
+ * pieces (every delimiter and header split). */
+START_TEST(test_f64_rank2_bit_identical)
+{
+    size_t T = 5, D = 8, shape[2] = {5, 8};
+    int64_t pos[5] = {0, 3, 17, 40, 1000};
+    double *q = inputs(T * D, 0.25, 0);
+    bu_body b = {0};
+    char params[400];
+    snprintf(params, sizeof params, "{%s, \"positions\": [0, 3, 17, 40, 1000]}", YARN);
+    bu_params(&b, params);
+    bu_npy(&b, "q", WIRE_DT_F64, shape, 2, q);
+    bu_end(&b);
+    bu_opts o = {.piece = 7, .npy = 1};
+    api_response r = bu_run(&b, &o);
+    const unsigned char *got = bu_npy_data(&r, WIRE_DT_F64, T * D);
+    double *want = json_rotated(YARN, q, T, D, pos);
+    ck_assert_int_eq(memcmp(got, want, T * D * 8), 0);
+    api_response_free(&r);
+    free(want);
+    free(q);
+    free(b.buf);
+}
+END_TEST
+
+/* float32 [B=2, H=3, T=4, D=8] "bhtd" with per-batch positions, GQA k [2, 1, 4, 8]: each head of
+ * each batch row is the JSON answer for its rows at its row's positions, rounded to float32. */
+START_TEST(test_f32_bhtd_per_batch_gqa)
+{
+    size_t B = 2, H = 3, T = 4, D = 8;
+    size_t qs[4] = {2, 3, 4, 8}, ks[4] = {2, 1, 4, 8};
+    int64_t pos[2][4] = {{0, 1, 2, 3}, {7, 9, 11, 5000}};
+    double *q = inputs(B * H * T * D, 0.5, 1), *k = inputs(B * T * D, 1.5, 1);
+    bu_body b = {0};
+    char params[400];
+    snprintf(params, sizeof params,
+             "{%s, \"tensor_layout\": \"bhtd\", \"positions\": [[0,1,2,3],[7,9,11,5000]]}", YARN);
+    bu_params(&b, params);
+    bu_npy(&b, "q", WIRE_DT_F32, qs, 4, q);
+    bu_npy(&b, "k", WIRE_DT_F32, ks, 4, k);
+    bu_end(&b);
+    for (int side = 0; side < 2; side++) {
+        bu_opts o = {.piece = 61, .npy = 1, .array = side ? "k_rotated" : "q_rotated"};
+        api_response r = bu_run(&b, &o);
+        size_t heads = side ? 1 : H;
+        const double *x = side ? k : q;
+        const unsigned char *got = bu_npy_data(&r, WIRE_DT_F32, B * heads * T * D);
+        for (size_t bi = 0; bi < B; bi++) {
+            for (size_t h = 0; h < heads; h++) {
+                size_t off = (bi * heads + h) * T * D;
+                double *want = json_rotated(YARN, x + off, T, D, pos[bi]);
+                for (size_t i = 0; i < T * D; i++) {
+                    float g, w = (float)want[i];
+                    memcpy(&g, got + 4 * (off + i), 4);
+                    ck_assert_msg(memcmp(&g, &w, 4) == 0, "b %zu h %zu i %zu: %.9g vs %.9g", bi, h,
+                                  i, (double)g, (double)w);
+                }
+                free(want);
+            }
+        }
+        api_response_free(&r);
+    }
+    free(q);
+    free(k);
+    free(b.buf);
+}
+END_TEST
+
+/* The same q as [T, H, D], as [T, H*D] with num_heads and as [1, T, H, D] "bthd": the same
+ * bytes; and [1, H, T, D] "bhtd" (its transpose) holds the same vectors. */
+START_TEST(test_layouts_agree)
+{
+    size_t T = 3, H = 2, D = 4;
+    double *q = inputs(T * H * D, 2.0, 0), *qt = malloc(T * H * D * sizeof *qt);
+    for (size_t t = 0; t < T; t++)
+        for (size_t h = 0; h < H; h++)
+            memcpy(qt + (h * T + t) * D, q + (t * H + h) * D, D * sizeof *q);
+    struct {
+        const char *params;
+        size_t shape[4];
+        int nd;
+        const double *x;
+    } v[4] = {{"{\"head_dim\": 4}", {3, 2, 4}, 3, q},
+              {"{\"num_heads\": 2}", {3, 8}, 2, q},
+              {"{\"tensor_layout\": \"bthd\"}", {1, 3, 2, 4}, 4, q},
+              {"{\"tensor_layout\": \"bhtd\"}", {1, 2, 3, 4}, 4, qt}};
+    unsigned char first[3 * 2 * 4 * 8];
+    for (int i = 0; i < 4; i++) {
+        bu_body b = {0};
+        bu_params(&b, v[i].params);
+        bu_npy(&b, "q", WIRE_DT_F64, v[i].shape, v[i].nd, v[i].x);
+        bu_end(&b);
+        bu_opts o = {.npy = 1};
+        api_response r = bu_run(&b, &o);
+        const unsigned char *got = bu_npy_data(&r, WIRE_DT_F64, T * H * D);
+        if (i == 0)
+            memcpy(first, got, sizeof first);
+        for (size_t t = 0; t < T; t++)
+            for (size_t h = 0; h < H; h++) {
+                size_t src = i == 3 ? (h * T + t) * D : (t * H + h) * D;
+                ck_assert_int_eq(memcmp(got + 8 * src, first + 8 * (t * H + h) * D, 8 * D), 0);
+            }
+        api_response_free(&r);
+        free(b.buf);
+    }
+    free(q);
+    free(qt);
+}
+END_TEST
+
+/* float16 and bfloat16 at position 0 come back unchanged (the rotation by angle 0 with attention
+ * factor 1 is the identity: cos 0 = 1, sin 0 = 0), in their own dtype; at position 1 each pair
+ * (a, b) becomes (a cos 1 - b sin 1, b cos 1 + a sin 1) rounded once to the dtype. */
+START_TEST(test_f16_bf16)
+{
+    for (int bf = 0; bf < 2; bf++) {
+        wire_dtype dt = bf ? WIRE_DT_BF16 : WIRE_DT_F16;
+        double x[4] = {1.0, 0.5, -2.0, 0.25}; /* exact in both */
+        size_t shape[2] = {2, 2};
+        bu_body b = {0};
+        bu_params(&b, bf ? "{\"dtype\": \"bfloat16\"}" : "{}");
+        bu_npy(&b, "q", dt, shape, 2, x);
+        bu_end(&b);
+        bu_opts o = {.npy = 1};
+        api_response r = bu_run(&b, &o);
+        const unsigned char *got = bu_npy_data(&r, dt, 4);
+        uint16_t h[4];
+        memcpy(h, got, 8);
+        uint16_t one = bf ? 0x3f80 : 0x3c00, half = bf ? 0x3f00 : 0x3800;
+        ck_assert_uint_eq(h[0], one);
+        ck_assert_uint_eq(h[1], half);
+        double a = -2.0, c = 0.25, cs = cos(1.0), sn = sin(1.0);
+        uint16_t w0 =
+            bf ? wire_double_to_bf16(a * cs - c * sn) : wire_double_to_f16(a * cs - c * sn);
+        uint16_t w1 =
+            bf ? wire_double_to_bf16(c * cs + a * sn) : wire_double_to_f16(c * cs + a * sn);
+        ck_assert_uint_eq(h[2], w0);
+        ck_assert_uint_eq(h[3], w1);
+        api_response_free(&r);
+        free(b.buf);
+    }
+}
+END_TEST
+
+/* Many windows (api/bin_rotate.c: 128 KiB of float64 each): q [1, 3, 200, 64] "bhtd" is 600 rows
+ * of 64 values, 256 rows per window, so windows cross head boundaries (positions not consecutive:
+ * cos/sin copied) and end in a partial one; positions 3990 .. 4189 cross the fixture cache's 4096
+ * tabulated rows (rows past them computed). Every head equals the JSON answer bit for bit. */
+START_TEST(test_many_windows)
+{
+    size_t H = 3, T = 200, D = 64, shape[4] = {1, 3, 200, 64};
+    int64_t pos[200];
+    char params[2400];
+    size_t n = (size_t)snprintf(params, sizeof params,
+                                "{\"head_dim\": 64, \"tensor_layout\": \"bhtd\", \"positions\": [");
+    for (size_t t = 0; t < T; t++) {
+        pos[t] = 3990 + (int64_t)t;
+        n += (size_t)snprintf(params + n, sizeof params - n, "%s%lld", t ? "," : "",
+                              (long long)pos[t]);
+    }
+    snprintf(params + n, sizeof params - n, "]}");
+    double *q = inputs(H * T * D, 0.75, 0);
+    bu_body b = {0};
+    bu_params(&b, params);
+    bu_npy(&b, "q", WIRE_DT_F64, shape, 4, q);
+    bu_end(&b);
+    bu_opts o = {.piece = 4093, .npy = 1};
+    api_response r = bu_run(&b, &o);
+    const unsigned char *got = bu_npy_data(&r, WIRE_DT_F64, H * T * D);
+    for (size_t h = 0; h < H; h++) {
+        double *want = json_rotated("\"head_dim\": 64", q + h * T * D, T, D, pos);
+        ck_assert_msg(memcmp(got + 8 * h * T * D, want, 8 * T * D) == 0, "head %zu differs", h);
+        free(want);
+    }
+    api_response_free(&r);
+    free(q);
+    free(b.buf);
+}
+END_TEST
+
+/* 1 when needle occurs in hay[0..n). */
+static int has_bytes(const char *hay, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(hay + i, needle, k) == 0)
+            return 1;
+    return 0;
+}
+
+/* .npz by default: q_rotated and k_rotated, cos / sin with include cos_sin (the JSON path's). */
+START_TEST(test_npz_members)
+{
+    double q[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    size_t shape[2] = {2, 4};
+    bu_body b = {0};
+    bu_params(&b, "{\"include\": [\"cos_sin\"]}");
+    bu_npy(&b, "q", WIRE_DT_F64, shape, 2, q);
+    bu_npy(&b, "k", WIRE_DT_F64, shape, 2, q);
+    bu_end(&b);
+    bu_opts o = {0};
+    api_response r = bu_run(&b, &o);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.content_type, "application/x-npz");
+    const char *names[4] = {"q_rotated.npy", "k_rotated.npy", "cos.npy", "sin.npy"};
+    for (int i = 0; i < 4; i++)
+        ck_assert(has_bytes(r.body, r.len, names[i]));
+    ck_assert(!has_bytes(r.body, r.len, "cos_hf"));
+    api_response_free(&r);
+    bu_opts o2 = {.npy = 1, .array = "sin"};
+    r = bu_run(&b, &o2);
+    const unsigned char *s = bu_npy_data(&r, WIRE_DT_F64, 2 * 2);
+    double s1;
+    memcpy(&s1, s + 2 * 8, 8); /* sin at position 1, pair 0: sin(1 x 1) */
+    ck_assert(s1 == sin(1.0));
+    api_response_free(&r);
+    free(b.buf);
+}
+END_TEST
+
+/* Each broken rule: its status and the part or field it names. */
+START_TEST(test_errors)
+{
+    double q[8] = {1, 2, 3, 4, 5, 6, 7, 8}, bad[8] = {1, 2, 3, 4, 5, NAN, 7, 8};
+    size_t s2[2] = {2, 4}, s4[4] = {1, 1, 2, 4}, s1[1] = {8}, sk[2] = {2, 2};
+    struct {
+        const char *params;
+        const double *q;
+        size_t *qs;
+        int qn;
+        size_t *ks;
+        int kn;
+        int params_last;
+        int status;
+        const char *ptr;
+    } c[] = {
+        {"{}", bad, s2, 2, NULL, 0, 0, 422, "/q"},              /* NaN at [1, 1] */
+        {"{}", q, s4, 4, NULL, 0, 0, 422, "/tensor_layout"},    /* rank 4, no layout */
+        {"{}", q, s1, 1, NULL, 0, 0, 422, "/q"},                /* rank 1 */
+        {"{}", q, s2, 2, sk, 2, 0, 422, "/k"},                  /* D 4 vs 2 */
+        {"{\"head_dim\": 8}", q, s2, 2, NULL, 0, 0, 422, "/q"}, /* head_dim vs D */
+        {"{\"q\": [1]}", q, s2, 2, NULL, 0, 0, 422, "/q"},      /* q in params */
+        {"{\"dtype\": \"float32\"}", q, s2, 2, NULL, 0, 0, 422, "/dtype"},
+        {"{\"positions\": [0]}", q, s2, 2, NULL, 0, 0, 422, "/positions"},
+        {"{\"positions\": [0, -1]}", q, s2, 2, NULL, 0, 0, 422, "/positions/1"},
+        {"{\"include\": [\"bands\"]}", q, s2, 2, NULL, 0, 0, 422, "/include/0"},
+        {"{\"base\": 0.5}", q, s2, 2, NULL, 0, 0, 422, "/base"},
+        {"{}", q, s2, 2, NULL, 0, 1, 422, "/params"}, /* params after q */
+        {"{", q, s2, 2, NULL, 0, 0, 400, "/params"},  /* not JSON */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        bu_body b = {0};
+        if (!c[i].params_last)
+            bu_params(&b, c[i].params);
+        bu_npy(&b, "q", WIRE_DT_F64, c[i].qs, c[i].qn, c[i].q);
+        if (c[i].ks)
+            bu_npy(&b, "k", WIRE_DT_F64, c[i].ks, c[i].kn, q);
+        if (c[i].params_last)
+            bu_params(&b, c[i].params);
+        bu_end(&b);
+        bu_opts o = {.npy = 1};
+        api_response r = bu_run(&b, &o);
+        bu_expect_problem(&r, c[i].status, c[i].ptr);
+        api_response_free(&r);
+        free(b.buf);
+    }
+}
+END_TEST
+
+/* The body's framing, the spool quota, the memory budget and the tensor cap. */
+START_TEST(test_body_and_limits)
+{
+    double q[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    size_t s2[2] = {2, 4};
+    bu_body b = {0};
+    bu_params(&b, "{}");
+    bu_npy(&b, "q", WIRE_DT_F64, s2, 2, q);
+    bu_body cut = b; /* no close delimiter */
+    bu_opts o = {.npy = 1};
+    api_response r = bu_run(&cut, &o);
+    bu_expect_problem(&r, 400, NULL);
+    api_response_free(&r);
+    bu_end(&b);
+    bu_opts quota = {.npy = 1, .quota = 63}; /* the data is 64 bytes */
+    r = bu_run(&b, &quota);
+    bu_expect_problem(&r, 507, NULL);
+    api_response_free(&r);
+    bu_opts hold = {.npy = 1, .refuse_hold_at = 100};
+    r = bu_run(&b, &hold);
+    bu_expect_problem(&r, 503, NULL);
+    api_response_free(&r);
+    au_lim.max_tensor_bytes = 63;
+    r = bu_run(&b, &o);
+    bu_expect_problem(&r, 413, "/q");
+    api_response_free(&r);
+    au_lim.max_tensor_bytes = 64;
+    r = bu_run(&b, &o);
+    ck_assert_int_eq(r.status, 200);
+    api_response_free(&r);
+    bu_opts arr = {.npy = 1, .array = "cos"}; /* not asked for */
+    r = bu_run(&b, &arr);
+    bu_expect_problem(&r, 422, NULL);
+    api_response_free(&r);
+    bu_body unk = {0};
+    bu_part(&unk, "v", "x", 1);
+    bu_end(&unk);
+    r = bu_run(&unk, &o);
+    bu_expect_problem(&r, 422, "/v");
+    api_response_free(&r);
+    free(unk.buf);
+    free(b.buf);
+}
+END_TEST
+
+/* A float16 answer that overflows: 60000 at angle pi/4 becomes ~84853 > 65504. */
+START_TEST(test_f16_overflow)
+{
+    double q[2] = {60000.0, 60000.0};
+    size_t s2[2] = {1, 2};
+    bu_body b = {0};
+    bu_params(&b, "{\"positions\": [1], \"inv_freq\": [0.7853981633974483]}");
+    bu_npy(&b, "q", WIRE_DT_F16, s2, 2, q);
+    bu_end(&b);
+    bu_opts o = {.npy = 1};
+    api_response r = bu_run(&b, &o);
+    bu_expect_problem(&r, 422, "/q");
+    api_response_free(&r);
+    free(b.buf);
+}
+END_TEST
+
+Suite *api_bin_suite(void)
+{
+    Suite *s = suite_create("api_bin");
+    TCase *tc = tcase_create("bin");
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
+    tcase_add_test(tc, test_f64_rank2_bit_identical);
+    tcase_add_test(tc, test_f32_bhtd_per_batch_gqa);
+    tcase_add_test(tc, test_layouts_agree);
+    tcase_add_test(tc, test_many_windows);
+    tcase_add_test(tc, test_f16_bf16);
+    tcase_add_test(tc, test_npz_members);
+    tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_body_and_limits);
+    tcase_add_test(tc, test_f16_overflow);
+    suite_add_tcase(s, tc);
+    return s;
+}

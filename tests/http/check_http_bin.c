@@ -1,0 +1,114 @@
+/*
+ * tests/http/check_http_bin.c -- integration: binary tensors over a real posencd (issue 16).
+ * A multipart POST /rope answers .npz with q_rotated equal to what api_bin computes in this
+ * process; the spool shows in /metrics (its peak) and /limits (max_tensor_bytes,
+ * spool_quota_bytes); --spool-quota below the tensors is a 507; multipart to another route is a
+ * 415; a missing boundary a 400.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tests/lib/bin_util.h"
+#include "tests/lib/http_util.h"
+
+/* GET /metrics until it holds want (the spool is given back when the connection completes,
+ * a moment after the client has the answer): 1 when it did within a second. */
+static int metrics_show(const th_server *s, const char *want)
+{
+    for (int i = 0; i < 100; i++) {
+        th_resp r;
+        if (th_request(s, "GET", "/metrics", NULL, NULL, 0, 0, &r) == 0 && strstr(r.body, want)) {
+            th_resp_free(&r);
+            return 1;
+        }
+        th_resp_free(&r);
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+#define CT "multipart/form-data; boundary=" BU_BOUNDARY
+
+static bu_body body(void)
+{
+    double q[16];
+    for (int i = 0; i < 16; i++)
+        q[i] = (double)i - 7.5;
+    size_t shape[3] = {2, 2, 4};
+    bu_body b = {0};
+    bu_params(&b, "{\"rope_theta\": 500000, \"positions\": [3, 9]}");
+    bu_npy(&b, "q", WIRE_DT_F64, shape, 3, q);
+    bu_npy(&b, "k", WIRE_DT_F64, shape, 3, q);
+    bu_end(&b);
+    return b;
+}
+
+START_TEST(test_rope_npz_and_spool)
+{
+    th_server s;
+    static const char *const args[] = {NULL};
+    ck_assert_int_eq(th_server_start(&s, args), 0);
+    bu_body b = body();
+    th_resp r;
+    ck_assert_int_eq(th_request(&s, "POST", "/rope", CT, b.buf, b.len, 0, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(strstr(r.headers, "application/x-npz"));
+    ck_assert_ptr_nonnull(strstr(r.body + 30, "q_rotated.npy")); /* the first local header */
+    /* q_rotated of position 3, dims 0 and 2 of head 0 (half layout, pair 0: angle 3 x 1):
+     * x0 cos 3 - x2 sin 3 with x0 = -7.5, x2 = -5.5 */
+    double v;
+    memcpy(&v, r.body + 30 + 13 + 128, 8);
+    ck_assert_double_eq(v, -7.5 * cos(3.0) - (-5.5) * sin(3.0));
+    th_resp_free(&r);
+    /* q and k: 2 x 2 x 4 float64 each = 256 bytes spooled at the peak, none once done */
+    ck_assert(metrics_show(&s, "posenc_spool_peak_bytes 256\n"));
+    ck_assert(metrics_show(&s, "posenc_spool_bytes 0\n"));
+    ck_assert_int_eq(th_request(&s, "GET", "/limits", NULL, NULL, 0, 0, &r), 0);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"max_tensor_bytes\":2147483648"));
+    ck_assert_ptr_nonnull(strstr(r.body, "\"spool_quota_bytes\":8589934592"));
+    th_resp_free(&r);
+    ck_assert_int_eq(th_request(&s, "POST", "/alibi", CT, b.buf, b.len, 0, &r), 0);
+    ck_assert_int_eq(r.status, 415);
+    th_resp_free(&r);
+    ck_assert_int_eq(th_request(&s, "POST", "/rope", "multipart/form-data", b.buf, b.len, 0, &r),
+                     0);
+    ck_assert_int_eq(r.status, 400);
+    th_resp_free(&r);
+    free(b.buf);
+    th_server_stop(&s);
+}
+END_TEST
+
+START_TEST(test_spool_quota)
+{
+    th_server s;
+    static const char *const args[] = {"--spool-quota", "200", NULL};
+    ck_assert_int_eq(th_server_start(&s, args), 0);
+    bu_body b = body(); /* 256 bytes of tensors: q fits, k does not */
+    th_resp r;
+    ck_assert_int_eq(th_request(&s, "POST", "/rope", CT, b.buf, b.len, 0, &r), 0);
+    ck_assert_int_eq(r.status, 507);
+    ck_assert_ptr_nonnull(strstr(r.body, "insufficient-storage"));
+    th_resp_free(&r);
+    ck_assert(metrics_show(&s, "posenc_spool_refusals_total 1\n"));
+    ck_assert(metrics_show(&s, "posenc_spool_bytes 0\n"));
+    free(b.buf);
+    th_server_stop(&s);
+}
+END_TEST
+
+Suite *http_bin_suite(void)
+{
+    Suite *s = suite_create("http_bin");
+    TCase *tc = tcase_create("bin");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_rope_npz_and_spool);
+    tcase_add_test(tc, test_spool_quota);
+    suite_add_tcase(s, tc);
+    return s;
+}
