@@ -123,14 +123,10 @@ static void compute_job(void *arg)
     /* The body's reservation becomes the response's (what it holds until it is sent; released
      * in on_completed); past the budget the answer is 503 overloaded instead. Before the resume:
      * rq may be gone after it. */
-    if (srv_hold_response(rq->ctx, rq, &rq->ar) < 0) {
-        api_response_free(&rq->ar);
-        srv_budget_hold(&rq->ctx->budget, &rq->held, 0, NULL);
-    } else if (api_response_held(&rq->ar) < SRV_RESPONSE_HOLD_MIN) {
-        srv_budget_hold(&rq->ctx->budget, &rq->held, 0, NULL);
-    } else {
-        srv_budget_hold(&rq->ctx->budget, &rq->held, api_response_held(&rq->ar), NULL);
-    }
+    if (srv_hold_response(rq->ctx, rq, &rq->ar) < 0)
+        api_response_free(&rq->ar); /* rq->overloaded: the resumed call answers 503 */
+    size_t keep = api_response_held(&rq->ar);
+    srv_budget_hold(&rq->ctx->budget, &rq->held, keep >= SRV_RESPONSE_HOLD_MIN ? keep : 0, NULL);
     MHD_resume_connection(rq->conn);
 }
 
