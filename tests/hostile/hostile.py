@@ -33,6 +33,10 @@ Tests (each starts its own daemon on 127.0.0.1:<ephemeral> and has its own deadl
                 quota shared by two daemons (507); a store larger than the memory limit
   upload_hol    (uploads.py) four 12 MB JSON table uploads at once with 2 HTTP threads: /healthz
                 keeps answering within 250 ms (parse and store run on the compute pool)
+  mem_ceiling, amplify
+                (memory.py) a daemon driven at every limit stays below the memory ceiling of GET
+                /limits (docs/operations.md); 16 MiB amplification bodies and 8 concurrent 16 MiB
+                table uploads: VmHWM within the ceiling, /healthz p99 < 50 ms and <= 5 x idle
 Prints one PASS/FAIL line per test with its figures; exit status 1 if any failed.
 Standard library only; all traffic to 127.0.0.1.
 """
