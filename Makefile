@@ -256,6 +256,7 @@ browser: deps
 #   make hostile                 hostile clients against live daemons (tests/hostile/hostile.py)
 #   make durability              SIGKILL during 100 table uploads (tests/hostile/durability.py)
 #   make soak [SOAK_SECONDS=600] mixed load on one daemon: RSS, 5xx, p99 (tests/soak/soak.py)
+#   make nginx-check             framing cases posencd cannot refuse, through nginx (tests/nginx/)
 .PHONY: fuzz fuzz-build fuzz-seeds tsan valgrind hostile durability soak clean-hardening
 FUZZ_BUILD   := build-fuzz
 FUZZ_CC      ?= clang
@@ -322,6 +323,19 @@ durability: $(BUILD)/posencd
 soak: $(BUILD)/posencd
 	python3 tests/soak/soak.py --bin $(BUILD)/posencd --seconds $(SOAK_SECONDS) \
 	  --json $(BUILD)/soak.json
+
+# HTTP framing libmicrohttpd 0.9.75 cannot refuse (a raw NUL in the request line, bare-LF chunk
+# lines, 1,000 query arguments), through a real nginx with docker/nginx.conf's rules on loopback:
+# Debian's nginx (installed when missing, as root; the service the package starts is stopped at
+# once), a temporary prefix, ephemeral ports, no root needed to run (tests/nginx/framing.py).
+NGINX_PKGS := nginx
+.PHONY: nginx-check
+nginx-check: $(BUILD)/posencd
+	@pkg_nginx() { pgrep -f '^nginx: master process /usr/sbin/nginx -g daemon on' | tr '\n' ' '; }; \
+	before=" $$(pkg_nginx) "; $(call install_missing,$(NGINX_PKGS)); \
+	for p in $$(pkg_nginx); do case "$$before" in *" $$p "*) ;; \
+	  *) echo "stopping the nginx service the package started (pid $$p)"; kill -QUIT $$p;; esac; done
+	python3 tests/nginx/framing.py --bin $(BUILD)/posencd --conf docker/nginx.conf
 
 clean-hardening:
 	rm -rf build-fuzz build-tsan

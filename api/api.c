@@ -80,6 +80,14 @@ void api_response_free(api_response *r)
     r->stream = NULL;
 }
 
+size_t api_response_held(const api_response *r)
+{
+    if (r->stream == NULL)
+        return r->body ? r->len : 0;
+    uint64_t held = wire_stream_held(r->stream);
+    return held > SIZE_MAX ? SIZE_MAX : (size_t)held;
+}
+
 static const char OOM_BODY[] =
     "{\"type\":\"urn:posenc:problem:unavailable\",\"title\":\"Service unavailable\","
     "\"status\":503,\"detail\":\"out of memory\"}";

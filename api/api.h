@@ -136,6 +136,9 @@ void api_simple_problem(api_problem_code code, const char *detail, const char *r
                         api_response *out);
 /* Frees the body or the stream. */
 void api_response_free(api_response *r);
+/* An upper bound of the memory r holds until it is freed, bytes: its body, or what its stream
+ * holds (wire_stream_held). */
+size_t api_response_held(const api_response *r);
 
 /* Handlers (one module each). */
 int api_sinusoidal(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *pb);

@@ -161,8 +161,17 @@ static int check_inflight(const api_limits *l)
         other = "max-table-bytes";
         need = l->max_table_bytes;
     }
-    if (other == NULL)
+    if (other == NULL) {
+        /* an answer holds 8 bytes per streamed number while it is sent (server/respond.c): one
+         * of max_output_elements numbers must fit too, or it can only ever be a 503 */
+        if (l->max_output_elements > l->max_inflight_bytes / 8)
+            fprintf(stderr,
+                    "posencd: warning: --max-inflight-bytes (%zu) cannot hold an answer of "
+                    "--max-output-elements (%zu) numbers (8 bytes each): such answers get 503 "
+                    "overloaded\n",
+                    l->max_inflight_bytes, l->max_output_elements);
         return 0;
+    }
     fprintf(stderr,
             "posencd: --max-inflight-bytes (POSENC_MAX_INFLIGHT_BYTES) is %zu, below --%s (%zu): "
             "the budget for request bodies held in memory must hold at least one request's; "

@@ -161,7 +161,13 @@ static void compute_job(void *arg)
                          &rq->opts, &rq->ar);
     free(rq->buf);
     rq->buf = NULL;
-    srv_budget_hold(&rq->ctx->budget, &rq->held, 0, NULL); /* before the resume: see on_completed */
+    /* The body's reservation becomes the response's (what it holds until it is sent; released
+     * in on_completed); past the budget the answer is 503 overloaded instead. Before the resume:
+     * rq may be gone after it. */
+    if (srv_hold_response(rq->ctx, rq, &rq->ar) < 0)
+        api_response_free(&rq->ar); /* rq->overloaded: the resumed call answers 503 */
+    size_t keep = api_response_held(&rq->ar);
+    srv_budget_hold(&rq->ctx->budget, &rq->held, keep >= SRV_RESPONSE_HOLD_MIN ? keep : 0, NULL);
     MHD_resume_connection(rq->conn);
 }
 

@@ -84,6 +84,14 @@ enum MHD_Result srv_send_too_big(srv_ctx *ctx, struct MHD_Connection *c, srv_req
 enum MHD_Result srv_preflight(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
                               const char *allow);
 
+/* Responses that hold less than this are not reserved in the budget (docs/operations.md counts
+ * them per connection instead). */
+#define SRV_RESPONSE_HOLD_MIN ((size_t)64 << 10)
+/* Moves rq's reservation up to what ar holds while it is sent (api_response_held; nothing below
+ * SRV_RESPONSE_HOLD_MIN): 0, or -1 with rq->overloaded set (then free ar and answer
+ * srv_send_overloaded). Released when the request completes (server/http.c). */
+int srv_hold_response(srv_ctx *ctx, srv_req *rq, const api_response *ar);
+
 /* ---- upload.c: request bodies within max_body_bytes and the budget (budget.h) -------------- */
 
 /* The declared Content-Length (0 when absent or not a number). */

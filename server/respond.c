@@ -111,9 +111,21 @@ static struct MHD_Response *stream_response(srv_req *rq, api_response *ar)
     return resp;
 }
 
+int srv_hold_response(srv_ctx *ctx, srv_req *rq, const api_response *ar)
+{
+    size_t need = api_response_held(ar);
+    if (need < SRV_RESPONSE_HOLD_MIN || need <= rq->held)
+        return 0;
+    return srv_req_hold(ctx, rq, need);
+}
+
 enum MHD_Result srv_send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, api_response *ar)
 {
     struct MHD_Response *resp;
+    if (srv_hold_response(ctx, rq, ar) < 0) { /* no room to keep it while it is sent */
+        api_response_free(ar);
+        return srv_send_overloaded(ctx, c, rq);
+    }
     if (ar->stream != NULL) {
         resp = stream_response(rq, ar);
         if (resp == NULL)
@@ -181,7 +193,8 @@ enum MHD_Result srv_send_overloaded(srv_ctx *ctx, struct MHD_Connection *c, srv_
 {
     char d[256];
     snprintf(d, sizeof d,
-             "request bodies held in memory would pass max_inflight_bytes (%zu): %zu bytes are "
+             "request bodies and responses held in memory would pass max_inflight_bytes (%zu): "
+             "%zu bytes are "
              "held now and this request needs %zu more; retry later",
              ctx->budget.max, rq->ovl_seen, rq->ovl_more);
     srv_budget_note_refused(&ctx->budget);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/memory.h"
 #include "server/pool.h"
 #include "server/routes.h"
 
@@ -33,18 +34,33 @@ enum MHD_Result srv_get_readyz(srv_ctx *ctx, struct MHD_Connection *c, srv_req *
 
 enum MHD_Result srv_get_limits(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
 {
-    const api_limits *l = &ctx->cfg->lim;
-    char tmp[768];
+    const srv_config *cfg = ctx->cfg;
+    const api_limits *l = &cfg->lim;
+    srv_memory_terms m;
+    srv_memory_ceiling(cfg, &m);
+    char tmp[1536];
     snprintf(tmp, sizeof tmp,
              "{\"max_body_bytes\":%zu,\"max_table_bytes\":%zu,\"max_output_elements\":%zu,"
              "\"max_dim\":%zu,\"max_heads\":%zu,\"max_positions\":%zu,\"max_position\":%lld,"
              "\"max_work\":%zu,\"max_inflight_bytes\":%zu,\"max_parse_bytes\":%zu,"
              "\"max_tables\":%zu,\"max_store_bytes\":%zu,\"max_tensor_bytes\":%zu,"
-             "\"spool_quota_bytes\":%zu}",
+             "\"spool_quota_bytes\":%zu,"
+             "\"threads\":%u,\"compute_threads\":%u,\"max_queue_depth\":%u,"
+             "\"connection_limit\":%u,\"connection_memory\":%zu,\"cache_bytes\":%zu,"
+             "\"table_cache_bytes\":%zu,"
+             "\"memory_ceiling\":{\"base\":%llu,\"connections\":%llu,\"inflight\":%llu,"
+             "\"parse\":%llu,\"work\":%llu,\"tables\":%llu,\"freq_cache\":%llu,"
+             "\"total\":%llu}}",
              l->max_body_bytes, l->max_table_bytes, l->max_output_elements, l->max_dim,
              l->max_heads, l->max_positions, (long long)l->max_position, l->max_work,
              l->max_inflight_bytes, l->max_parse_bytes, l->max_tables, l->max_store_bytes,
-             l->max_tensor_bytes, ctx->cfg->spool_quota);
+             l->max_tensor_bytes, cfg->spool_quota,
+             cfg->threads < 2 ? 2u : cfg->threads, cfg->compute_threads, cfg->max_queue_depth,
+             cfg->connection_limit, cfg->connection_memory, cfg->cache_bytes,
+             cfg->table_cache_bytes, (unsigned long long)m.base, (unsigned long long)m.connections,
+             (unsigned long long)m.inflight, (unsigned long long)m.parse,
+             (unsigned long long)m.work, (unsigned long long)m.tables,
+             (unsigned long long)m.freq_cache, (unsigned long long)m.total);
     return srv_send_text(ctx, c, rq, 200, "application/json", tmp);
 }
 

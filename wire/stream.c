@@ -259,6 +259,22 @@ uint64_t wire_stream_size(const wire_stream *s)
     return s->npy ? s->total : WIRE_STREAM_SIZE_UNKNOWN;
 }
 
+uint64_t wire_stream_held(const wire_stream *s)
+{
+    if (s->custom)
+        return s->src.size == WIRE_STREAM_SIZE_UNKNOWN ? 0 : 2 * s->src.size;
+    if (s->npy) {
+        uint64_t count = 1;
+        for (int i = 0; i < s->arr.ndim; i++)
+            count *= s->arr.shape[i];
+        return s->hdr_len + 8 * count;
+    }
+    uint64_t held = s->text_len;
+    for (size_t i = 0; i < s->n_segs; i++)
+        held += (uint64_t)s->segs[i].src.rows * s->segs[i].src.cols * 8;
+    return held;
+}
+
 const char *wire_stream_array(const wire_stream *s)
 {
     if (s->custom)

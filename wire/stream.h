@@ -55,6 +55,13 @@ int wire_stream_failed(const wire_stream *s);
 /* The body's total size in bytes when known in advance (.npy), else WIRE_STREAM_SIZE_UNKNOWN. */
 uint64_t wire_stream_size(const wire_stream *s);
 
+/* An upper bound of the memory s holds until it is freed, in bytes: its envelope text, 8 bytes per
+ * number of its deferred matrices or .npy array (a row source computed on demand holds less; a
+ * table's rows are the table), and for a stream of its own (.npz) twice its size (float32 members
+ * keep their numbers as doubles). The daemon reserves it in its memory budget while the body is
+ * sent (server/respond.c). */
+uint64_t wire_stream_held(const wire_stream *s);
+
 /* .npy: the response key whose array it holds ("matrix", "scores", ...); JSON: NULL. */
 const char *wire_stream_array(const wire_stream *s);
 

@@ -268,6 +268,21 @@ START_TEST(test_service_routes)
     ck_assert_int_eq(json_integer_value(json_object_get(j, "max_inflight_bytes")), 268435456);
     /* 128 MiB = 134217728 (api/req.c's default) */
     ck_assert_int_eq(json_integer_value(json_object_get(j, "max_parse_bytes")), 134217728);
+    /* the settings the memory ceiling is made of, and the ceiling is their formula
+     * (server/memory.h; its terms are checked by hand in tests/server/check_memory.c) */
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "connection_memory")), 65536);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "table_cache_bytes")), 268435456);
+    ck_assert_int_ge(json_integer_value(json_object_get(j, "threads")), 2);
+    const json_t *m = json_object_get(j, "memory_ceiling");
+    ck_assert_ptr_nonnull(m);
+    long long sum = 0;
+    const char *terms[] = {"base", "connections", "inflight",  "parse",
+                           "work", "tables",      "freq_cache"};
+    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
+        ck_assert_int_gt(json_integer_value(json_object_get(m, terms[i])), 0);
+        sum += json_integer_value(json_object_get(m, terms[i]));
+    }
+    ck_assert_int_eq(json_integer_value(json_object_get(m, "total")), sum);
     json_decref(j);
     th_resp_free(&r);
     ck_assert_int_eq(th_request(&srv, "OPTIONS", "/rope", NULL, NULL, 0, 0, &r), 0);
