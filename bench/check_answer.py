@@ -6,8 +6,9 @@ order, with equal strings, booleans and integers, arrays of the same lengths, an
 within the tolerance docs/conventions.md gives for comparing posenc with a reference that computes
 the same formulas another way (numpy, Go's math, V8's Math): at most 4 ulp apart
 (np.testing.assert_array_max_ulp(a, b, maxulp=4)) or at most 1e-15 apart (np.allclose(a, b, rtol=0,
-atol=1e-15)). Prints one line (how many numbers, how many bit-identical, the largest difference in
-ulp) and exits 1 on the first difference beyond that, naming its JSON pointer.
+atol=1e-15)). Prints one line (how many numbers, how many bit-identical, the largest difference,
+the largest in ulp among those more than 1e-15 apart) and exits 1 on the first difference beyond
+that, naming its JSON pointer.
 """
 import json
 import math
@@ -50,8 +51,10 @@ def walk(a, b, ptr, stats):
         u = ulps(x, y)
         stats["numbers"] += 1
         stats["identical"] += x == y
-        stats["max_ulp"] = max(stats["max_ulp"], u)
-        stats["max_abs"] = max(stats["max_abs"], abs(x - y))
+        if abs(x - y) > ATOL:
+            stats["max_ulp"] = max(stats["max_ulp"], u)
+        if abs(x - y) > stats["max_abs"]:
+            stats["max_abs"], stats["at"] = abs(x - y), x
         if u > MAX_ULP and abs(x - y) > ATOL:
             return f"{ptr}: {a!r} vs {b!r} ({u:.1f} ulp, {abs(x - y):.3g} apart)"
         return None
@@ -66,13 +69,14 @@ def main():
     except ValueError as e:
         print(f"{name}: not JSON ({e})")
         return 1
-    stats = {"numbers": 0, "identical": 0, "max_ulp": 0.0, "max_abs": 0.0}
+    stats = {"numbers": 0, "identical": 0, "max_ulp": 0.0, "max_abs": 0.0, "at": 0.0}
     err = walk(ref, peer, "", stats)
     if err:
         print(f"{name}: NOT posenc's answer: {err}")
         return 1
-    print(f"{name}: posenc's answer: {stats['numbers']} numbers, {stats['identical']} bit-identical, "
-          f"largest difference {stats['max_ulp']:.1f} ulp ({stats['max_abs']:.2g})")
+    print(f"{name}: posenc's answer: {stats['numbers']} numbers, {stats['identical']} bit-identical; "
+          f"largest difference {stats['max_abs']:.2g} (at {stats['at']:.3g}); "
+          f"at most {stats['max_ulp']:.0f} ulp where more than {ATOL:g} apart")
     return 0
 
 
