@@ -160,10 +160,11 @@ stop_pid "$PPID_"
 fi # BENCH_ONLY
 
 # ---- the small /rope against the Go, Node and FastAPI peers and the transport floor (issue 16) ----
-# Five servers on the server CPU at once (each idle while another is timed): posencd (the product
+# Six servers on the server CPU at once (each idle while another is timed): posencd (the product
 # binary), bench/peer_go.go (net/http + encoding/json), bench/peer_node.mjs (node:http + JSON.parse),
 # bench/peer.py (FastAPI + numpy, 1 uvicorn worker) and the bench build's floor ($B/bench/posencd,
-# POST /bench/floor: the same body read, posenc's answer sent from a prebuilt copy). Each answer is
+# POST /bench/floor: the same body read, posenc's answer sent from a prebuilt copy), and last posencd
+# --inline-work 16384 (tiny requests on the HTTP thread, docs/performance.md). Each answer is
 # checked against posenc's before anything is timed (bench/check_answer.py: docs/conventions.md's
 # tolerance; the floor byte for byte). Then $BENCH_ROUNDS (5) interleaved rounds, each timing every
 # server in turn with wrk as above; every ratio is the median of the per-round ratios. Besides
@@ -171,7 +172,7 @@ fi # BENCH_ONLY
 # the run), which other tenants of a shared CPU change less than they change requests/s.
 ROUNDS=${BENCH_ROUNDS:-5}
 mkdir -p "$OUT/data"
-echo "bench: small /rope, $ROUNDS interleaved rounds: posenc, go, node, fastapi, floor (CPU $SRV_CPU)"
+echo "bench: small /rope, $ROUNDS interleaved rounds: posenc, go, node, fastapi, floor, inline (CPU $SRV_CPU)"
 gotmp=$(realpath -m "$OUT")
 GOCACHE=$gotmp/gocache GOPATH=$gotmp/gopath GO111MODULE=off go build -o "$OUT/peer-go" bench/peer_go.go
 # start_listener NAME CMD...: CMD prints "listening on http://127.0.0.1:PORT"; sets LPORT, LPID
@@ -206,13 +207,18 @@ URL[fastapi]=http://127.0.0.1:$PPORT/rope SPID[fastapi]=$PPID_
 POSENC_BENCH_FLOOR_ANSWER=$OUT/answer-posenc.json start_listener floor "$B/bench/posencd" \
   --bind 127.0.0.1 --port 0 --threads 2 --web-dir "" --data-dir "$OUT/data"
 URL[floor]=http://127.0.0.1:$LPORT/bench/floor SPID[floor]=$LPID
-SERVERS="posenc go node fastapi floor"
-for s in go node fastapi floor; do
+# and posencd with tiny requests answered on its HTTP threads (--inline-work, off by default)
+start_posencd inline --inline-work 16384
+URL[inline]=http://127.0.0.1:$PORT/rope SPID[inline]=$PID
+SERVERS="posenc go node fastapi floor inline"
+for s in go node fastapi floor inline; do
   curl -sf -H 'Content-Type: application/json' --data-binary @"$OUT/rope.json" "${URL[$s]}" \
     >"$OUT/answer-$s.json" || { echo "bench: $s did not answer the small /rope"; exit 1; }
 done
-cmp -s "$OUT/answer-posenc.json" "$OUT/answer-floor.json" || { echo "bench: the floor's answer is not posenc's"; exit 1; }
-echo "  floor: posenc's answer, byte for byte ($(wc -c <"$OUT/answer-floor.json") bytes)"
+for s in floor inline; do
+  cmp -s "$OUT/answer-posenc.json" "$OUT/answer-$s.json" || { echo "bench: $s's answer is not posenc's"; exit 1; }
+done
+echo "  floor, inline: posenc's answer, byte for byte ($(wc -c <"$OUT/answer-floor.json") bytes)"
 for s in go node fastapi; do
   "$PY" bench/check_answer.py "$OUT/answer-posenc.json" "$OUT/answer-$s.json" "$s" | sed 's/^/  /'
 done

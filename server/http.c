@@ -114,19 +114,21 @@ static enum MHD_Result compute_headers(srv_ctx *ctx, struct MHD_Connection *c, s
     return MHD_YES; /* the body follows */
 }
 
-/* Tiny requests are answered on the HTTP thread that read them, without the hand-off to the compute
- * pool (suspend, queue, wake a compute thread, resume: two context switches a request, which the
- * small /rope of `make bench` paid on top of its computation). Tiny means: a body of at most
- * INLINE_MAX_BODY bytes (jansson parses 16 KiB in about 0.3 ms) for a route that counts all its
- * work (api_route.counts_work), within INLINE_MAX_WORK work units (api_limits.max_work: 2^30 is
- * about a second here, so 2^14 is about 16 us; the small /rope counts 10,240). A request over that
- * bound is not answered there but handed to the pool as before (api_opts.defer_work), its body
- * parsed a second time there. What the count leaves out bounds the rest: the cos/sin rows of the
- * rotated positions (at most 32 times the rotations' count) and, the first time a configuration is
- * seen, its cached table of 256 positions (a few ms for the widest head a 16 KiB body can hold).
- * Answers are the same either way (tests/api/check_api_defer.c; docs/performance.md). */
+/* With --inline-work N (0, off, by default), tiny requests are answered on the HTTP thread that
+ * read them, without the hand-off to the compute pool (suspend, queue, wake a compute thread,
+ * resume: about 9 system calls and 2 context switches a request more). Tiny means: a body of at
+ * most INLINE_MAX_BODY bytes (jansson parses 16 KiB in about 0.3 ms) for a route that counts all
+ * its work (api_route.counts_work), within N work units (api_limits.max_work: 2^30 is about a
+ * second here, so 16,384 is about 16 us; the small /rope of `make bench` counts 10,240). A request
+ * over that bound is not answered there but handed to the pool as before (api_opts.defer_work), its
+ * body parsed a second time there. What the count leaves out bounds the rest: the cos/sin rows of
+ * the rotated positions (at most 32 times the rotations' count) and, the first time a
+ * configuration is seen, its cached table of 256 positions (a few ms for the widest head a 16 KiB
+ * body can hold). Answers are the same either way (tests/api/check_api_defer.c). Off by default:
+ * on a CPU shared with other busy processes the pool's short wake-ups are scheduled sooner than an
+ * HTTP thread that computes, and `make bench` measured fewer requests a second with it on
+ * (docs/performance.md). */
 #define INLINE_MAX_BODY ((size_t)16 << 10)
-#define INLINE_MAX_WORK ((size_t)1 << 14)
 
 /* Runs a compute request (on a pool thread, or inline) and resumes its connection; MHD then calls
  * the access handler again, which sends rq->ar. */
@@ -248,8 +250,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                           .npz = answer == SRV_ACCEPT_NPZ,
                           .array = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "array"),
                           .stream = 1};
-    if (ctx->pool != NULL && rq->len <= INLINE_MAX_BODY && rq->row->compute->counts_work) {
-        rq->opts.defer_work = INLINE_MAX_WORK; /* tiny: answered here unless it needs more */
+    size_t inline_work = ctx->cfg->inline_work;
+    if (inline_work != 0 && ctx->pool != NULL && rq->len <= INLINE_MAX_BODY &&
+        rq->row->compute->counts_work) {
+        rq->opts.defer_work = inline_work; /* tiny: answered here unless it needs more */
         api_handle_route(&ctx->api, rq->row->compute, rq->buf, rq->len, rq->request_id, &rq->opts,
                          &rq->ar);
         rq->opts.defer_work = 0;
