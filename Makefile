@@ -27,7 +27,8 @@ PKG_LIBS   = $(shell pkg-config --libs libmicrohttpd jansson zlib 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 GIT_REV   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 VERSION   := 0.1.0
-DEFS      := -DPOSENC_VERSION='"$(VERSION)"' -DPOSENC_GIT_REV='"$(GIT_REV)"'
+DEFS      := -DPOSENC_VERSION='"$(VERSION)"' -DPOSENC_GIT_REV='"$(GIT_REV)"' \
+	$(if $(BENCH_FLOOR),-DPOSENC_BENCH_FLOOR)
 ALL_CFLAGS = $(CFLAGS_STRICT) $(SAN) $(DEFS) -I. $(PKG_CFLAGS) $(CFLAGS)
 # wire/numfmt.cc is the only C++ (a shim over Debian's header-only Dragonbox, see wire/numfmt.h). It
 # needs nothing from libstdc++ today; --as-needed links it only if a future Dragonbox does.
@@ -44,7 +45,12 @@ WIRE_SRC   := $(sort $(wildcard wire/*.c))
 WIRE_CXX   := $(sort $(wildcard wire/*.cc))
 STORE_SRC  := $(sort $(wildcard store/*.c))
 API_SRC    := $(sort $(wildcard api/*.c))
-SERVER_SRC := $(sort $(filter-out server/main.c,$(wildcard server/*.c)))
+# BENCH_FLOOR=1: the bench build of the daemon, with the transport floor of bench/run.sh
+# (server/bench_floor.h, -DPOSENC_BENCH_FLOOR); `make bench` makes it as $(BUILD)/bench/posencd.
+# The product binary never has it.
+BENCH_FLOOR ?=
+SERVER_SRC := $(sort $(filter-out server/main.c server/bench_floor.c,$(wildcard server/*.c))) \
+	$(if $(BENCH_FLOOR),server/bench_floor.c)
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/%.o)
 WIRE_OBJ   := $(WIRE_SRC:%.c=$(BUILD)/%.o) $(WIRE_CXX:%.cc=$(BUILD)/%.o)
 STORE_OBJ  := $(STORE_SRC:%.c=$(BUILD)/%.o)
@@ -113,13 +119,17 @@ $(BUILD)/check_http: $(BUILD)/tests/http/check_main.o $(HTTP_OBJ) $(SERVER_OBJ) 
 	$(CC) $(SAN) -o $@ $^ $(CHECK_LIBS) $(LDLIBS_ALL) -lcurl
 TESTS := $(BUILD)/check_unit $(BUILD)/check_http
 
-# Figures, not tests (issue 8; not part of `make check`): kernels vs memcpy, the JSON number writer vs
-# jansson, posencd under wrk vs a FastAPI + numpy peer, peak RSS while streaming. Installs wrk and the
-# peer's packages when missing (as root). One table at the end; details in bench/run.sh.
-BENCH_PKGS := wrk python3-fastapi python3-uvicorn python3-numpy bc curl
+# Figures, not tests (issues 8 and 16; not part of `make check`): kernels vs memcpy, the JSON number
+# writer vs jansson, posencd under wrk against Go (net/http), Node (node:http) and FastAPI + numpy
+# peers and against its own transport floor (the bench build $(BUILD)/bench/posencd, BENCH_FLOOR=1),
+# peak RSS while streaming. Installs wrk, Go and the peers' packages when missing (as root; Node is
+# the machine's `node`, Debian's nodejs when there is none). One table at the end; see bench/run.sh.
+BENCH_PKGS := wrk python3-fastapi python3-uvicorn python3-numpy bc curl golang-go
 bench: deps
 	@$(call install_missing,$(BENCH_PKGS))
+	@missing=""; command -v node >/dev/null 2>&1 || missing=" nodejs"; $(APT_INSTALL)
 	$(MAKE) all $(BUILD)/bench_micro
+	$(MAKE) BUILD=$(BUILD)/bench BENCH_FLOOR=1 $(BUILD)/bench/posencd
 	bash bench/run.sh $(BUILD)
 
 $(BUILD)/bench_micro: bench/micro.c $(LIB_OBJ)

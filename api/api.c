@@ -28,13 +28,15 @@ static const wire_npy_key NPY_ALIBI[] = {
 static const wire_npy_key NPY_ATTENTION[] = {{"output", 0.0}, {"weights", 0.0}, {NULL, 0.0}};
 static const wire_npy_key NPY_T5[] = {{"buckets", 0.0}, {NULL, 0.0}};
 
-const api_route api_route_sinusoidal = {api_sinusoidal, NPY_MATRIX};
-const api_route api_route_rope = {api_rope, NPY_ROPE};
-const api_route api_route_alibi = {api_alibi, NPY_ALIBI};
-const api_route api_route_attention = {api_attention, NPY_ATTENTION};
-const api_route api_route_t5_buckets = {api_t5_buckets, NPY_T5};
-const api_route api_route_learned = {api_learned, NPY_MATRIX};
-const api_route api_route_model_method = {api_model_method, NULL};
+/* counts_work: /sinusoidal, /rope and /alibi check all their work with api_check_work; /attention
+ * (its learned method reads stored tables), /t5/buckets, /learned and /model/method do not */
+const api_route api_route_sinusoidal = {api_sinusoidal, NPY_MATRIX, 1};
+const api_route api_route_rope = {api_rope, NPY_ROPE, 1};
+const api_route api_route_alibi = {api_alibi, NPY_ALIBI, 1};
+const api_route api_route_attention = {api_attention, NPY_ATTENTION, 0};
+const api_route api_route_t5_buckets = {api_t5_buckets, NPY_T5, 0};
+const api_route api_route_learned = {api_learned, NPY_MATRIX, 0};
+const api_route api_route_model_method = {api_model_method, NULL, 0};
 
 static const struct {
     const char *path;
@@ -246,17 +248,31 @@ static void parse_failed(const api_ctx *ctx, const api_arena *arena, const json_
 }
 
 static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, json_t *req,
-                          const char *request_id, const api_opts *opts, api_response *out);
+                          const char *request_id, const api_opts *opts, int defer,
+                          api_response *out);
 
 /* Parses the body into an arena of its own (api/arena.h) and runs the handler; every jansson
- * allocation of this request is released when it returns. */
-static void handle(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, const char *body,
-                   size_t len, const char *request_id, const api_opts *opts, api_response *out)
+ * allocation of this request is released when it returns. counts_work: the route's (api_route);
+ * with opts->defer_work below max_work the handler runs under that bound instead, and a request
+ * over it comes back deferred (api_opts). */
+static void handle(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, int counts_work,
+                   const char *body, size_t len, const char *request_id, const api_opts *opts,
+                   api_response *out)
 {
     api_opts none = {0};
     if (opts == NULL)
         opts = &none;
     memset(out, 0, sizeof *out);
+    api_limits lowered;
+    api_ctx lowered_ctx;
+    int defer = counts_work && opts->defer_work != 0 && opts->defer_work < ctx->lim->max_work;
+    if (defer) {
+        lowered = *ctx->lim;
+        lowered.max_work = opts->defer_work;
+        lowered_ctx = *ctx;
+        lowered_ctx.lim = &lowered;
+        ctx = &lowered_ctx;
+    }
     api_arena arena;
     api_arena_begin(&arena, ctx->lim->max_parse_bytes, opts->hold, opts->hold_cls);
     json_error_t err;
@@ -265,8 +281,10 @@ static void handle(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, 
     if (req == NULL)
         parse_failed(ctx, &arena, &err, len, request_id, out);
     else
-        handle_parsed(ctx, h, keys, req, request_id, opts, out); /* releases req */
-    if (out->status != 200 && api_arena_failure_of(&arena) != API_ARENA_OK) {
+        handle_parsed(ctx, h, keys, req, request_id, opts, defer, out);
+    /* req is not released value by value (json_decref walks the whole tree and frees each value
+     * and array): the tree lives in the arena, which api_arena_end frees at once */
+    if (!out->deferred && out->status != 200 && api_arena_failure_of(&arena) != API_ARENA_OK) {
         /* the handler ran out of JSON memory (an answer built with jansson): say so, not what the
          * handler made of a failed allocation */
         api_response_free(out);
@@ -276,7 +294,8 @@ static void handle(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, 
 }
 
 static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key *keys, json_t *req,
-                          const char *request_id, const api_opts *opts, api_response *out)
+                          const char *request_id, const api_opts *opts, int defer,
+                          api_response *out)
 {
     int npz = opts->npz && keys != NULL;
     int npy = (opts->npy || npz) && keys != NULL; /* a binary answer */
@@ -293,7 +312,6 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
     wire_npy_key sel[API_MAX_ARRAYS + 1];
     int chosen = select_arrays(keys, opts, opts->npy || opts->npz, sel, &pb);
     if (chosen < 0) {
-        json_decref(req);
         api_problem_response(&pb, request_id, out);
         return;
     }
@@ -301,7 +319,6 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
         keys = sel;
     if (!json_is_object(req)) {
         api_problem_field(&pb, API_PB_INVALID_FIELD, "", "the request body must be a JSON object");
-        json_decref(req);
         api_problem_response(&pb, request_id, out);
         return;
     }
@@ -309,7 +326,6 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
      * "dtype": "bfloat16" is its data */
     int f32 = keys != NULL ? take_dtype(req, npy, &pb) : 0;
     if (f32 < 0) {
-        json_decref(req);
         api_problem_response(&pb, request_id, out);
         return;
     }
@@ -320,7 +336,11 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
     if (npz && wire_jw_npy_multi(&w) < 0)
         api_problem_set(&pb, API_PB_UNAVAILABLE, "out of memory");
     int rc = api_problem_failed(&pb) ? -1 : h(ctx, req, &w, &pb);
-    json_decref(req);
+    if (defer && pb.over_work) { /* over the caller's lower bound: not answered here */
+        wire_jw_free(&w);
+        out->deferred = 1;
+        return;
+    }
     if (rc == 0 && !api_problem_failed(&pb) && wire_jw_ok(&w) && !w.nonfinite &&
         (!chosen || selection_present(&w, keys, &pb))) {
         wire_stream *s = NULL;
@@ -366,11 +386,11 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
 void api_handle(const api_ctx *ctx, api_handler h, const char *body, size_t len,
                 const char *request_id, api_response *out)
 {
-    handle(ctx, h, NULL, body, len, request_id, NULL, out);
+    handle(ctx, h, NULL, 0, body, len, request_id, NULL, out);
 }
 
 void api_handle_route(const api_ctx *ctx, const api_route *route, const char *body, size_t len,
                       const char *request_id, const api_opts *opts, api_response *out)
 {
-    handle(ctx, route->handler, route->npy, body, len, request_id, opts, out);
+    handle(ctx, route->handler, route->npy, route->counts_work, body, len, request_id, opts, out);
 }

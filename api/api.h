@@ -49,6 +49,10 @@ typedef struct {
      * best first (the first one present wins), with the value of masked cells; NULL-key ended.
      * An .npz body (application/x-npz) holds every one of them present, in response order. */
     const wire_npy_key *npy;
+    /* 1: every computation of the route that grows with the request is counted with
+     * api_check_work before it runs (and no stored table is read), so that a caller may try it
+     * under a lower work bound first (api_opts.defer_work); 0: never tried so */
+    int counts_work;
 } api_route;
 
 /* The compute operations (api/api.c), one per route of server/routes.c. */
@@ -86,6 +90,7 @@ typedef struct {
     api_header headers[API_MAX_HEADERS]; /* more headers to send, n_headers of them (a 503
                                           * overloaded carries Retry-After) */
     size_t n_headers;
+    int deferred; /* 1: not answered (status 0, no body): over api_opts.defer_work */
 } api_response;
 
 /* How api_handle_route answers. */
@@ -104,6 +109,13 @@ typedef struct {
      * request, so trees are bounded by compute threads x max_parse_bytes (docs/operations.md). */
     api_arena_hold_fn hold;
     void *hold_cls;
+    /* 0, or a work bound (api_limits.max_work units) below which the caller wants the request
+     * answered now: a route with counts_work whose request needs more than this is not answered
+     * but comes back with api_response.deferred set, to be sent again with defer_work 0 (the
+     * daemon answers tiny requests on its HTTP thread this way, server/http.c). The answer given
+     * is the same as without it: every check passes under the lower bound only if it passes
+     * under max_work. Routes without counts_work ignore it. */
+    size_t defer_work;
 } api_opts;
 
 /*

@@ -55,7 +55,8 @@ void api_arena_install(void);
 void api_arena_begin(api_arena *a, size_t cap, api_arena_hold_fn hold, void *cls);
 
 /* Frees every chunk, reports 0 to the hook and restores the previous current arena. Every json_t
- * allocated while a was current must have been released before. */
+ * allocated while a was current is freed with it, released or not (so a tree made only to be read
+ * need not be json_decref'd: api/api.c does not), and must not be used afterwards. */
 void api_arena_end(api_arena *a);
 
 /* The reason the arena last refused memory (API_ARENA_OK when it never did). */

@@ -56,6 +56,7 @@ typedef struct {
     api_field_error errors[API_PROBLEM_MAX_ERRORS];
     size_t n_errors;  /* slots used */
     size_t n_dropped; /* further errors not kept */
+    int over_work;    /* 1: api_check_work refused (the request needs more than max_work) */
 } api_problem;
 
 /* Resets pb to "no problem". */

@@ -513,6 +513,7 @@ int api_check_work(api_problem *pb, const api_limits *lim, size_t *acc, size_t a
     size_t ab, abc;
     if (!pe_mul_ok(a, b, &ab) || !pe_mul_ok(ab, c, &abc) || abc > lim->max_work ||
         *acc > lim->max_work - abc) {
+        pb->over_work = 1;
         api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
                           "%s would take too long to compute: over max_work (%zu work units); use "
                           "fewer positions or smaller dimensions",

@@ -7,8 +7,10 @@ python3-numpy).
 Endpoints (posenc's field names, only what the benchmark sends):
   GET  /healthz                     {"status": "ok"}
   POST /rope    {head_dim, positions, q, k[, base]} (q, k: one vector of head_dim numbers)
-                -> {inv_freq, q_rotated, k_rotated, scores}: plain RoPE, HF rotate_half layout,
-                   float64 (numpy), scores = q_rot . k_rot^T (no 1/sqrt(d)), like posenc's /rope
+                -> posenc's /rope answer (inv_freq, attention_factor, softmax_scale_factor,
+                   q_positions, q_rotated, k_positions, k_rotated, scores, resolved): plain RoPE,
+                   HF rotate_half layout, float64 (numpy), scores = q_rot . k_rot^T (no
+                   1/sqrt(d)); bench/run.sh checks it against posenc's (bench/check_answer.py)
   POST /alibi   {num_heads, seq_len[, mode]}
                 -> {slopes, bias}: press slopes for a power-of-two head count, bias -m (i - j),
                    null above the diagonal when causal (posenc's /alibi without q/k)
@@ -53,15 +55,20 @@ def rope(r: RopeRequest):
         x1, x2 = x[:, : d // 2], x[:, d // 2:]
         return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=1)
 
-    out = {"inv_freq": inv_freq.tolist()}
+    out = {"inv_freq": inv_freq.tolist(), "attention_factor": 1, "softmax_scale_factor": 1}
     qr = rotate(r.q) if r.q is not None else None
     kr = rotate(r.k) if r.k is not None else None
     if qr is not None:
+        out["q_positions"] = r.positions
         out["q_rotated"] = qr.tolist()
     if kr is not None:
+        out["k_positions"] = r.positions
         out["k_rotated"] = kr.tolist()
     if qr is not None and kr is not None:
         out["scores"] = (qr @ kr.T).tolist()
+    out["resolved"] = {"head_dim": d, "rotary_dim": d, "layout": "half", "inv_freq_source": "computed",
+                       "base": r.base, "scaling": {"type": "default"}, "seq_len": max(r.positions) + 1,
+                       "seq_len_source": "largest position + 1"}
     return out
 
 

@@ -57,6 +57,39 @@ if uh == uh and ur == ur and upr == upr:
     out.append(f"| unpinned: small /rope vs /healthz | {ur / uh:.2f}x | >= 0.5x | {ok(ur / uh >= 0.5)} |")
     out.append(f"| unpinned: small /rope vs the peer with one uvicorn worker per CPU ({upr:,.0f} req/s) | {ur / upr:.0f}x | >= 50x | {ok(ur / upr >= 50)} |")
     out.append(f"| unpinned: small /rope p99 at 64 connections | {v('posenc_u_rope_p99'):.2f} ms | < 5 ms | {ok(v('posenc_u_rope_p99') < 5)} |")
+nr = int(v("rounds", 0))
+if nr > 0:
+    names = ["posenc", "go", "node", "fastapi", "floor", "inline"]
+    labels = {"go": "the Go peer (net/http + encoding/json)", "node": "the Node peer (node:http + JSON.parse)",
+              "fastapi": "the FastAPI + numpy peer", "floor": "the transport floor (same body in, prebuilt answer out)"}
+    targets = {"go": 3.0, "node": 3.0, "fastapi": 25.0, "floor": 0.3}
+
+    def med(xs):
+        xs = sorted(xs)
+        n = len(xs)
+        return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+    rps = {s: [v(f"round{r}_{s}_rps") for r in range(1, nr + 1)] for s in names}
+    cpu = {s: [v(f"round{r}_{s}_cpu_us") for r in range(1, nr + 1)] for s in names}
+    load = f"load average {v('rounds_load_before'):.1f} before, {v('rounds_load_after'):.1f} after"
+    out.append(f"| small /rope, {nr} interleaved rounds ({note('rounds')}; {load}): median req/s | "
+               + ", ".join(f"{s} {med(rps[s]):,.0f}" for s in names) + " | | |")
+    out.append("| the same: median server CPU time per request | "
+               + ", ".join(f"{s} {med(cpu[s]):,.0f} us" for s in names) + " | | |")
+    for s in ["go", "node", "fastapi", "floor"]:
+        ratios = [a / b for a, b in zip(rps["posenc"], rps[s]) if b > 0]
+        cr = [b / a for a, b in zip(cpu["posenc"], cpu[s]) if a > 0]
+        m = med(ratios) if ratios else float("nan")
+        each = ", ".join(f"{x:.2f}" for x in ratios)
+        out.append(f"| small /rope ÷ {labels[s]}, median of {len(ratios)} rounds | {m:.2f}x "
+                   f"(rounds: {each}); by CPU time per request {med(cr):.2f}x | >= {targets[s]:g}x | "
+                   f"{ok(m >= targets[s])} |")
+    ri = [b / a for a, b in zip(rps["posenc"], rps["inline"]) if a > 0]
+    ci = [a / b for a, b in zip(cpu["posenc"], cpu["inline"]) if b > 0]
+    if ri:
+        out.append(f"| posencd --inline-work 16384 ÷ posencd (tiny requests on the HTTP thread), median | "
+                   f"{med(ri):.2f}x req/s (rounds: {', '.join(f'{x:.2f}' for x in ri)}); "
+                   f"{med(ci):.2f}x by CPU time per request | | |")
 out.append(f"| posencd POST /alibi (demo heatmap: 8 heads, 16 positions) | {a:,.0f} req/s, p99 {v('posenc_alibi_p99'):.2f} ms; {a / pa:.0f}x the peer ({pa:,.0f} req/s) | | |")
 out.append(f"| FastAPI + numpy peer GET /healthz | {ph:,.0f} req/s, p99 {v('peer_healthz_p99'):.2f} ms | | |")
 out.append(f"| posencd 4096x1024 /sinusoidal (82 MB JSON each), 4 connections | {v('posenc_sinusoidal_mbps'):,.0f} MB/s | | |")

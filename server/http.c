@@ -21,6 +21,9 @@
 #include "server/pool.h"
 #include "server/routes.h"
 #include "wire/multipart.h"
+#ifdef POSENC_BENCH_FLOOR
+#include "server/bench_floor.h"
+#endif
 
 /* Seconds since t0 (CLOCK_MONOTONIC). */
 static double now_since(const struct timespec *t0)
@@ -149,6 +152,22 @@ static enum MHD_Result compute_headers(srv_ctx *ctx, struct MHD_Connection *c, s
     return MHD_YES; /* the body follows */
 }
 
+/* With --inline-work N (0, off, by default), tiny requests are answered on the HTTP thread that
+ * read them, without the hand-off to the compute pool (suspend, queue, wake a compute thread,
+ * resume: about 9 system calls and 2 context switches a request more). Tiny means: a body of at
+ * most INLINE_MAX_BODY bytes (jansson parses 16 KiB in about 0.3 ms) for a route that counts all
+ * its work (api_route.counts_work), within N work units (api_limits.max_work: 2^30 is about a
+ * second here, so 16,384 is about 16 us; the small /rope of `make bench` counts 10,240). A request
+ * over that bound is not answered there but handed to the pool as before (api_opts.defer_work), its
+ * body parsed a second time there. What the count leaves out bounds the rest: the cos/sin rows of
+ * the rotated positions (at most 32 times the rotations' count) and, the first time a
+ * configuration is seen, its cached table of 256 positions (a few ms for the widest head a 16 KiB
+ * body can hold). Answers are the same either way (tests/api/check_api_defer.c). Off by default:
+ * on a CPU shared with other busy processes the pool's short wake-ups are scheduled sooner than an
+ * HTTP thread that computes, and `make bench` measured fewer requests a second with it on
+ * (docs/performance.md). */
+#define INLINE_MAX_BODY ((size_t)16 << 10)
+
 /* Runs a compute request (on a pool thread, or inline) and resumes its connection; MHD then calls
  * the access handler again, which sends rq->ar. */
 static void compute_job(void *arg)
@@ -189,6 +208,12 @@ static srv_req *req_new(srv_ctx *ctx, struct MHD_Connection *c, const char *url,
                  ctx->id_salt & 0xffffffffULL,
                  (unsigned long long)atomic_fetch_add(&ctx->next_id, 1) & 0xffffffULL);
     rq->row = srv_route_find(url, method);
+#ifdef POSENC_BENCH_FLOOR
+    if (srv_bench_floor_is(url, method)) { /* read like a /rope body, answered prebuilt */
+        rq->row = srv_route_find("/rope", method);
+        rq->bench_floor = 1;
+    }
+#endif
     rq->label = rq->row->kind == SRV_COMPUTE ? rq->row->label : srv_route_of(SRV_NO_ROUTE)->label;
     return rq;
 }
@@ -266,8 +291,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return srv_send_overloaded(ctx, c, rq);
     if (rq->submitted) /* resumed: the pool job computed the response */
         return srv_send_api(ctx, c, rq, &rq->ar);
-    if (ctx->pool != NULL && srv_pool_reserve(ctx->pool) != 0) /* the queue is full */
-        return srv_send_queue_full(ctx, c, rq);
+#ifdef POSENC_BENCH_FLOOR
+    if (rq->bench_floor)
+        return srv_bench_floor_send(ctx, c, rq);
+#endif
     const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
     srv_accept answer = srv_accept_answer(accept);
     rq->opts = (api_opts){.npy = answer == SRV_ACCEPT_NPY,
@@ -275,6 +302,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                           .array = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "array"),
                           .stream = 1,
                           .json_refused = !srv_accept_json(accept)};
+    size_t inline_work = ctx->cfg->inline_work;
+    if (inline_work != 0 && ctx->pool != NULL && rq->bin == NULL && rq->len <= INLINE_MAX_BODY &&
+        rq->row->compute->counts_work) {   /* (binary tensors are spooled: always the pool) */
+        rq->opts.defer_work = inline_work; /* tiny: answered here unless it needs more */
+        api_handle_route(&ctx->api, rq->row->compute, rq->buf, rq->len, rq->request_id, &rq->opts,
+                         &rq->ar);
+        rq->opts.defer_work = 0;
+        if (!rq->ar.deferred) {
+            free(rq->buf);
+            rq->buf = NULL;
+            srv_budget_hold(&ctx->budget, &rq->held, 0, NULL);
+            return srv_send_api(ctx, c, rq, &rq->ar);
+        }
+        api_response_free(&rq->ar);
+    }
+    if (ctx->pool != NULL && srv_pool_reserve(ctx->pool) != 0) /* the queue is full */
+        return srv_send_queue_full(ctx, c, rq);
     rq->conn = c;
     rq->submitted = 1;
     /* Compute on a pool thread with the connection suspended, so that this HTTP thread keeps
@@ -367,6 +411,10 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
 struct MHD_Daemon *srv_http_start(srv_ctx *ctx, unsigned *port_out)
 {
     const srv_config *cfg = ctx->cfg;
+#ifdef POSENC_BENCH_FLOOR
+    if (srv_bench_floor_load() != 0)
+        return NULL;
+#endif
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);
     addr.sin_family = AF_INET;

@@ -47,7 +47,8 @@ typedef struct {
     api_opts opts;               /* response options (npy, streaming) */
     api_response ar;             /* the pool job's result, sent when the connection resumes */
     int status;                  /* status of the queued response */
-    int close; /* answer with Connection: close (framing refused at the headers) */
+    int close;       /* answer with Connection: close (framing refused at the headers) */
+    int bench_floor; /* POST /bench/floor: the bench build's transport floor (bench_floor.h) */
     size_t resp_bytes;
     struct timespec t0;
 } srv_req;
