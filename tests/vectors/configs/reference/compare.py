@@ -57,28 +57,31 @@ def flat(m):
 
 def score_diff(cli, cfg, kind, first, want):
     """(max abs, max rel) of q_rotated, k_rotated and scores between posenc and the reference's
-    probe of one kind: POST /rope {config, layer, q, k, positions} for a RoPE kind (the
+    probes of one kind: POST /rope {config, layer, q, k, positions} for a RoPE kind (the
     reference's order[] maps HF's output order back to the input's), POST /attention (method
     rope with config and layer, offset per block, scale 1) for a no-RoPE kind with a query scale."""
-    pr = want.get("probe")
-    if pr is None:
+    probes = want.get("probes")
+    if not probes:
         return None
-    if want["method"] == "rope":
-        r = run(cli, "rope", {"config": cfg, "layer": first, "q": pr["q"], "k": pr["k"],
-                              "positions": pr["positions"]})
-        order = pr.get("order") or list(range(len(pr["q"])))
-        got = flat([[row[i] for i in order] for row in r["q_rotated"]]) + \
-            flat([[row[i] for i in order] for row in r["k_rotated"]]) + flat(r["scores"])
-        ref = flat(pr["q_rotated"]) + flat(pr["k_rotated"]) + flat(pr["scores"])
-        return diff(got, ref)
     ab, rel = 0.0, 0.0
-    for b in pr["blocks"]:
-        t = len(b["scores"])
-        r = run(cli, "attention", {"q": [pr["q"]] * t, "k": [pr["k"]] * t, "scale": 1,
-                                   "method": "rope",
-                                   "rope": {"config": cfg, "layer": first, "offset": b["offset"]}})
-        x, y = diff(flat(r["scores"]), flat(b["scores"]))
-        ab, rel = max(ab, x), max(rel, y)
+    for pr in probes:
+        if want["method"] == "rope":
+            r = run(cli, "rope", {"config": cfg, "layer": first, "q": pr["q"], "k": pr["k"],
+                                  "positions": pr["positions"]})
+            order = pr.get("order") or list(range(len(pr["q"])))
+            got = flat([[row[i] for i in order] for row in r["q_rotated"]]) + \
+                flat([[row[i] for i in order] for row in r["k_rotated"]]) + flat(r["scores"])
+            ref = flat(pr["q_rotated"]) + flat(pr["k_rotated"]) + flat(pr["scores"])
+            x, y = diff(got, ref)
+            ab, rel = max(ab, x), max(rel, y)
+            continue
+        for b in pr["blocks"]:
+            t = len(b["scores"])
+            r = run(cli, "attention", {"q": [pr["q"]] * t, "k": [pr["k"]] * t, "scale": 1,
+                                       "method": "rope", "rope": {"config": cfg, "layer": first,
+                                                                  "offset": b["offset"]}})
+            x, y = diff(flat(r["scores"]), flat(b["scores"]))
+            ab, rel = max(ab, x), max(rel, y)
     return ab, rel
 
 
@@ -103,7 +106,10 @@ def main(argv):
                 sc = d if sc is None else (max(sc[0], d[0]), max(sc[1], d[1]))
             if k["method"] != "rope":
                 continue
-            r = run(cli, "rope", k["request"])
+            req = dict(k["request"])
+            if w["type"] == "longrope":  # the reference's numbers: seq_len = original length
+                req["seq_len"] = w["original_max_position_embeddings"]
+            r = run(cli, "rope", req)
             a = r["inv_freq"] + [r["attention_factor"], r["softmax_scale_factor"]]
             b = w["inv_freq"] + [w["attention_factor"], w["softmax_scale_factor"]]
             x, y = diff(a, b)

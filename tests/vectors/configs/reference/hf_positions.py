@@ -16,7 +16,7 @@ RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as re
                        learned offsets (RoBERTa padding_idx + 1, OPT/BART 2), ALiBi, T5 buckets,
                        the DeepSeek softmax mscale
 
-  apply_rotary_pos_emb rotated q / k and scores of every RoPE kind at a few positions ("probe":
+  apply_rotary_pos_emb rotated q / k and scores of every RoPE kind at a few positions ("probes":
                        rotate_half, adjacent pairs, DeepSeek's permuted interleave; Ministral 3's
                        query scale after RoPE), and Llama 4's temperature-scaled no-RoPE scores
 
@@ -191,11 +191,17 @@ def rope_numbers(cfg, mt, rp, base, d, maxpos):
         soft = mscale(s, mad) ** 2 if (mad and mt in DEEPSEEK_SOFTMAX) else 1.0
         return "yarn", out, att, soft
     if rtype == "longrope":
+        # _compute_longrope_parameters: factor = rope_parameters.factor, else (Phi-3's configs carry
+        # none) max_position_embeddings / original_max_position_embeddings; short_factor while
+        # seq_len <= the original length (long_factor: longrope_long below)
         lst = rp["short_factor"]
         out = [1.0 / (e * base ** ((2 * j) / d)) for j, e in enumerate(lst)]
+        f = rp.get("factor")
+        if f is None:
+            f = maxpos / l0
         att = rp.get("attention_factor")
         if att is None:
-            att = 1.0 if s <= 1 else math.sqrt(1 + math.log(s) / math.log(l0))
+            att = 1.0 if f <= 1 else math.sqrt(1 + math.log(f) / math.log(l0))
         return "longrope", out, att, 1.0
     raise ValueError("rope type " + rtype)
 
@@ -233,6 +239,9 @@ def rope_kind(cfg, mt, rp, base, lt=None):
     l0 = (rp or {}).get("original_max_position_embeddings") or cfg.get("original_max_position_embeddings")
     if l0:
         out["original_max_position_embeddings"] = int(l0)
+    if t == "longrope":  # seq_len > original length: long_factor (_longrope_frequency_update)
+        out["inv_freq_long"] = [1.0 / (e * base ** ((2 * j) / d))
+                                for j, e in enumerate(rp["long_factor"])]
     if out["layout"] == "interleaved" and mt in DEEPSEEK_APPLY:
         out["hf_apply"] = "deepseek_interleave"
     return out
@@ -321,19 +330,26 @@ def probe_vectors(n):
 
 
 def probe_positions(tc, kind):
-    """0, 1, 7, 1000, the original length L0 (where the scaling has one below the maximum) and
-    max_position_embeddings - 1: positions every scaling of the corpus treats alike at one
-    seq_len (HF's dynamic / longrope updates read max(position_ids) + 1, at most the maximum
-    here)."""
+    """The probes' position sets: 0, 1, 7, 1000, the original length L0 (where the scaling has
+    one below the maximum) and max_position_embeddings - 1. HF's longrope update reads seq_len =
+    max(position_ids) + 1 and takes long_factor beyond L0: such a kind gets a second set that
+    stays within L0 (0, 1, 7, 1000, L0 - 1), answered with short_factor. Returns [(positions,
+    inv_freq)]."""
     maxpos = tc.get("max_position_embeddings") or tc.get("n_positions") or 2048
     ps = {0, 1, 7, 1000, maxpos - 1}
     l0 = kind.get("original_max_position_embeddings")
     if l0 and l0 < maxpos:
         ps.add(int(l0))
-    return sorted(p for p in ps if p < maxpos)
+    sets = [(sorted(p for p in ps if p < maxpos), kind["inv_freq"])]
+    if kind["type"] == "longrope":
+        top = l0 if l0 else maxpos
+        if max(sets[0][0]) + 1 > top:
+            sets[0] = (sets[0][0], kind["inv_freq_long"])
+        sets.append((sorted(p for p in {0, 1, 7, 1000, top - 1} if p < top), kind["inv_freq"]))
+    return sets
 
 
-def rotate(x, kind, p):
+def rotate(x, kind, p, inv_freq):
     """x (head_dim numbers) at position p as HF's modeling code of the kind's layout rotates it.
     cos/sin as the rotary embeddings return them: angle = p * inv_freq[j] (float64 here), both
     times attention_factor; only the first rotary_dim dims rotate, the rest pass through.
@@ -349,8 +365,8 @@ def rotate(x, kind, p):
     d, af = kind["rotary_dim"], kind["attention_factor"]
     rot, rest = x[:d], x[d:]
     h = d // 2
-    c = [math.cos(p * f) * af for f in kind["inv_freq"]]
-    s = [math.sin(p * f) * af for f in kind["inv_freq"]]
+    c = [math.cos(p * f) * af for f in inv_freq]
+    s = [math.sin(p * f) * af for f in inv_freq]
     if kind["layout"] == "interleaved" and kind.get("hf_apply") != "deepseek_interleave":
         out = []
         for j in range(h):
@@ -364,21 +380,20 @@ def rotate(x, kind, p):
     return [rot[i] * cc[i] + rh[i] * ss[i] for i in range(d)] + rest
 
 
-def probe_rope(tc, mt, kind):
-    """The kind's probe: q, k, positions, q_rotated / k_rotated [P][head_dim] in HF's output
-    order, scores [P][P] = q_rotated(p) . k_rotated(p') (no 1/sqrt(d), no softmax factor), and
+def probe_rope(tc, mt, kind, pos, inv_freq):
+    """A probe of the kind at positions pos with frequencies inv_freq: q, k, positions,
+    q_rotated / k_rotated [P][head_dim] in HF's output order, scores [P][P] = q_rotated(p) . k_rotated(p') (no 1/sqrt(d), no softmax factor), and
     q_scale [P] where the model scales queries after RoPE (modeling_ministral3.py:
     q * (1 + beta * log(1 + floor(cache_position / original_max_position_embeddings))), beta =
     rope_parameters.llama_4_scaling_beta)."""
     q, k = probe_vectors(kind["head_dim"])
-    pos = probe_positions(tc, kind)
     rp = rope_params(tc) or {}
     qs = [1.0] * len(pos)
     if mt == "ministral3" and rp.get("llama_4_scaling_beta") is not None:
         beta, l0 = float(rp["llama_4_scaling_beta"]), rp["original_max_position_embeddings"]
         qs = [1 + beta * math.log(1 + math.floor(p / l0)) for p in pos]
-    qr = [[v * qs[a] for v in rotate(q, kind, p)] for a, p in enumerate(pos)]
-    kr = [rotate(k, kind, p) for p in pos]
+    qr = [[v * qs[a] for v in rotate(q, kind, p, inv_freq)] for a, p in enumerate(pos)]
+    kr = [rotate(k, kind, p, inv_freq) for p in pos]
     sc = [[math.fsum(x * y for x, y in zip(qa, kb)) for kb in kr] for qa in qr]
     out = {"q": q, "k": k, "positions": pos, "q_rotated": qr, "k_rotated": kr, "scores": sc}
     if mt == "ministral3" and rp.get("llama_4_scaling_beta") is not None:
@@ -422,9 +437,10 @@ def main(paths):
         tc = text_model(cfg)[0]
         for kd in kinds:
             if kd["method"] == "rope":
-                kd["probe"] = probe_rope(tc, mt, kd)
+                kd["probes"] = [probe_rope(tc, mt, kd, pos, inv)
+                                for pos, inv in probe_positions(tc, kd)]
             elif kd.get("query_scale"):
-                kd["probe"] = probe_none(tc, kd)
+                kd["probes"] = [probe_none(tc, kd)]
         out = {"model_type": mt, "num_layers": n,
                "methods": [lay["method"] for lay in layers], "layers": index, "kinds": kinds}
         name = os.path.splitext(os.path.basename(p))[0]
