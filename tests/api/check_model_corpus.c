@@ -8,6 +8,9 @@
  * kinds; for each RoPE kind, its request sent to POST /rope gives the reference inv_freq (abs 1e-15
  * or rel 1e-12), attention_factor and softmax_scale_factor (rel 1e-12), layout, rotary_dim and
  * scaling type; learned kinds their offset; T5 kinds their buckets, distance and direction.
+ * Per RoPE kind, the reference's probe (fixed q, k at positions up to max_position_embeddings - 1)
+ * sent with the pasted file and the kind's first layer gives HF's rotated q, k and scores within
+ * 1e-11 abs or rel; Llama 4's no-RoPE kind its temperature-scaled scores through /attention.
  */
 #include <check.h>
 #include <jansson.h>
@@ -25,6 +28,7 @@ static const char *const CORPUS[] = {
     "bart_large_cnn",
     "bert_base_uncased",
     "bloom_3b",
+    "codegemma_7b_it",
     "deepseek_v3",
     "deepseek_v32",
     "distilbert_base_uncased",
@@ -49,6 +53,7 @@ static const char *const CORPUS[] = {
     "mistral_7b_v0.1",
     "mixtral_8x7b_v0.1",
     "opt_1.3b",
+    "phi3_mini_128k_instruct",
     "phi_2",
     "qwen2.5_7b",
     "qwen2.5_vl_7b_instruct",
@@ -116,12 +121,24 @@ static void check_rope_answer(const char *name, const json_t *r, const json_t *w
     }
 }
 
+/* A longrope kind's numbers depend on seq_len (POST /rope asks for it): the reference's kind
+ * holds them at seq_len = original_max_position_embeddings (short_factor), so a request for such
+ * a kind carries that seq_len. Adds it to req (a new object) when want is such a kind. */
+static json_t *with_seq_len(json_t *req, const json_t *want)
+{
+    if (strcmp(str(want, "type"), "longrope") == 0)
+        json_object_set(req, "seq_len", json_object_get(want, "original_max_position_embeddings"));
+    return req;
+}
+
 /* The reference's scaling type names posenc's variant: the same words. */
 static void check_rope_kind(const char *name, const json_t *got, const json_t *want)
 {
     ck_assert_msg(strcmp(str(got, "variant"), str(want, "type")) == 0, "%s: variant %s, want %s",
                   name, str(got, "variant"), str(want, "type"));
-    json_t *r = post(api_rope, json_object_get(got, "request"), 0, name);
+    json_t *req = with_seq_len(json_deep_copy(json_object_get(got, "request")), want);
+    json_t *r = post(api_rope, req, 0, name);
+    json_decref(req);
     check_rope_answer(name, r, want);
     json_decref(r);
 }
@@ -193,6 +210,16 @@ START_TEST(test_corpus)
 }
 END_TEST
 
+/* The first layer of reference kind w. */
+static size_t first_layer(const json_t *wl, size_t w)
+{
+    size_t first = 0;
+    for (size_t l = json_array_size(wl); l-- > 0;)
+        if ((size_t)json_integer_value(json_array_get(wl, l)) == w)
+            first = l;
+    return first;
+}
+
 /* Sends text to h, returns the status and (in *body) the parsed answer. */
 static int send_json(api_handler h, json_t *req, json_t **body)
 {
@@ -228,9 +255,11 @@ START_TEST(test_corpus_layers)
                 first = l;
                 count++;
             }
-        json_t *req = json_pack("{s:O, s:I}", "config", cfg, "layer", (json_int_t)first), *r;
-        int st = send_json(api_rope, req, &r);
         const json_t *wkind = json_array_get(wk, w);
+        json_t *req =
+            with_seq_len(json_pack("{s:O, s:I}", "config", cfg, "layer", (json_int_t)first), wkind);
+        json_t *r;
+        int st = send_json(api_rope, req, &r);
         char what[128];
         snprintf(what, sizeof what, "%s layer %zu", name, first);
         if (strcmp(str(wkind, "method"), "rope") == 0) {
@@ -248,7 +277,7 @@ START_TEST(test_corpus_layers)
         json_decref(r);
         json_decref(req);
     }
-    json_t *req = json_pack("{s:O}", "config", cfg), *r;
+    json_t *req = with_seq_len(json_pack("{s:O}", "config", cfg), json_array_get(wk, 0)), *r;
     ck_assert_int_eq(send_json(api_rope, req, &r), 200);
     const json_t *lks = json_object_get(r, "layer_kinds");
     ck_assert_msg(n_kinds == 1 ? lks == NULL : json_array_size(lks) == n_kinds,
@@ -273,6 +302,107 @@ START_TEST(test_corpus_layers)
     json_decref(r);
     json_decref(req);
 done:
+    json_decref(cfg);
+    json_decref(want);
+}
+END_TEST
+
+/* |got - want| <= 1e-11, or <= 1e-11 |want| (the score tolerance). */
+static int score_close(double got, double want)
+{
+    return au_close(got, want, 1e-11, 0) || au_close(got, want, 0, 1e-11);
+}
+
+/* got [P][n] against want [P][n]; with order, want[a][i] is got[a][order[i]] (HF's DeepSeek
+ * function returns the rotated dims reordered, posenc in the input's order). */
+static void check_rows(const char *what, const char *field, const json_t *got, const json_t *want,
+                       const json_t *order)
+{
+    ck_assert_msg(json_array_size(got) == json_array_size(want), "%s: %s has %zu rows, want %zu",
+                  what, field, json_array_size(got), json_array_size(want));
+    for (size_t a = 0; a < json_array_size(want); a++) {
+        const json_t *g = json_array_get(got, a), *w = json_array_get(want, a);
+        ck_assert_msg(json_array_size(g) == json_array_size(w), "%s: %s[%zu] length", what, field,
+                      a);
+        for (size_t i = 0; i < json_array_size(w); i++) {
+            size_t j = order ? (size_t)json_integer_value(json_array_get(order, i)) : i;
+            double x = au_number(json_array_get(g, j)), y = au_number(json_array_get(w, i));
+            ck_assert_msg(score_close(x, y), "%s: %s[%zu][%zu] = %.17g, want %.17g", what, field, a,
+                          j, x, y);
+        }
+    }
+}
+
+/* One RoPE probe: POST /rope {config, layer, q, k, positions} against the reference. */
+static void check_rope_probe(const char *what, const json_t *cfg, json_int_t layer,
+                             const json_t *pr)
+{
+    json_t *r, *req = json_pack("{s:O, s:I, s:O, s:O, s:O}", "config", cfg, "layer", layer, "q",
+                                json_object_get(pr, "q"), "k", json_object_get(pr, "k"),
+                                "positions", json_object_get(pr, "positions"));
+    int st = send_json(api_rope, req, &r);
+    ck_assert_msg(st == 200, "%s: status %d", what, st);
+    const json_t *order = json_object_get(pr, "order");
+    check_rows(what, "q_rotated", json_object_get(r, "q_rotated"), json_object_get(pr, "q_rotated"),
+               order);
+    check_rows(what, "k_rotated", json_object_get(r, "k_rotated"), json_object_get(pr, "k_rotated"),
+               order);
+    check_rows(what, "scores", json_object_get(r, "scores"), json_object_get(pr, "scores"), NULL);
+    json_decref(r);
+    json_decref(req);
+}
+
+/* One no-RoPE probe (Llama 4's temperature): per block, POST /attention with method rope, the
+ * config, layer and the block's offset, scale 1; scores = s(p) q . k. */
+static void check_none_probe(const char *what, const json_t *cfg, json_int_t layer,
+                             const json_t *pr)
+{
+    const json_t *blocks = json_object_get(pr, "blocks");
+    ck_assert_uint_gt(json_array_size(blocks), 0);
+    for (size_t b = 0; b < json_array_size(blocks); b++) {
+        const json_t *blk = json_array_get(blocks, b), *ws = json_object_get(blk, "scores");
+        json_t *q = json_array(), *k = json_array(), *r;
+        for (size_t t = 0; t < json_array_size(ws); t++) {
+            json_array_append(q, json_object_get(pr, "q"));
+            json_array_append(k, json_object_get(pr, "k"));
+        }
+        json_t *req = json_pack("{s:o, s:o, s:i, s:s, s:{s:O, s:I, s:O}}", "q", q, "k", k, "scale",
+                                1, "method", "rope", "rope", "config", cfg, "layer", layer,
+                                "offset", json_object_get(blk, "offset"));
+        int st = send_json(api_attention, req, &r);
+        ck_assert_msg(st == 200, "%s: /attention status %d", what, st);
+        check_rows(what, "scores", json_object_get(r, "scores"), ws, NULL);
+        json_decref(r);
+        json_decref(req);
+    }
+}
+
+/*
+ * Scores: for every kind with probes in the reference (Phi-3's longrope: one within the original
+ * length, one beyond), POST /rope {config: the file, layer: the kind's first layer, q, k,
+ * positions} gives q_rotated, k_rotated (Ministral 3's query scale
+ * included) and scores equal to HF's apply_rotary_pos_emb as the reference computes it (1e-11 abs
+ * or rel); a no-RoPE kind with a query scale (Llama 4) goes through POST /attention (method rope,
+ * the same config and layer, offset per block, scale 1): scores = s(p) q . k.
+ */
+START_TEST(test_corpus_scores)
+{
+    const char *name = CORPUS[_i];
+    json_t *cfg = load("", name), *want = load("expected/", name);
+    const json_t *wl = json_object_get(want, "layers"), *wk = json_object_get(want, "kinds");
+    for (size_t w = 0; w < json_array_size(wk); w++) {
+        const json_t *kind = json_array_get(wk, w), *probes = json_object_get(kind, "probes");
+        json_int_t first = (json_int_t)first_layer(wl, w);
+        char what[128];
+        snprintf(what, sizeof what, "%s layer %lld", name, (long long)first);
+        for (size_t i = 0; i < json_array_size(probes); i++) {
+            const json_t *pr = json_array_get(probes, i);
+            if (strcmp(str(kind, "method"), "rope") == 0)
+                check_rope_probe(what, cfg, first, pr);
+            else
+                check_none_probe(what, cfg, first, pr);
+        }
+    }
     json_decref(cfg);
     json_decref(want);
 }
@@ -389,11 +519,11 @@ START_TEST(test_corpus_keys)
     for (size_t w = 0; w < json_array_size(wk); w++) {
         if (strcmp(str(json_array_get(wk, w), "method"), "rope") != 0)
             continue;
-        size_t first = 0;
-        for (size_t l = json_array_size(wl); l-- > 0;)
-            if ((size_t)json_integer_value(json_array_get(wl, l)) == w)
-                first = l;
-        json_t *req = json_pack("{s:O, s:I}", "config", cfg, "layer", (json_int_t)first), *r;
+        size_t first = first_layer(wl, w);
+        json_t *req =
+            with_seq_len(json_pack("{s:O, s:I}", "config", cfg, "layer", (json_int_t)first),
+                         json_array_get(wk, w));
+        json_t *r;
         int st = send_json(api_rope, req, &r);
         char *dump = json_dumps(r, JSON_COMPACT);
         ck_assert_msg(st == 200, "%s layer %zu: status %d: %.400s", name, first, st, dump);
@@ -439,6 +569,7 @@ Suite *model_corpus_suite(void)
     tcase_add_loop_test(tc, test_corpus, 0, (int)N_CORPUS);
     tcase_add_loop_test(tc, test_corpus_layers, 0, (int)N_CORPUS);
     tcase_add_loop_test(tc, test_corpus_keys, 0, (int)N_CORPUS);
+    tcase_add_loop_test(tc, test_corpus_scores, 0, (int)N_CORPUS);
     tcase_add_test(tc, test_bare_and_errors);
     suite_add_tcase(s, tc);
     return s;

@@ -51,11 +51,45 @@ def diff(a, b):
     return ab, rel
 
 
+def flat(m):
+    return [x for row in m for x in row]
+
+
+def score_diff(cli, cfg, kind, first, want):
+    """(max abs, max rel) of q_rotated, k_rotated and scores between posenc and the reference's
+    probes of one kind: POST /rope {config, layer, q, k, positions} for a RoPE kind (the
+    reference's order[] maps HF's output order back to the input's), POST /attention (method
+    rope with config and layer, offset per block, scale 1) for a no-RoPE kind with a query scale."""
+    probes = want.get("probes")
+    if not probes:
+        return None
+    ab, rel = 0.0, 0.0
+    for pr in probes:
+        if want["method"] == "rope":
+            r = run(cli, "rope", {"config": cfg, "layer": first, "q": pr["q"], "k": pr["k"],
+                                  "positions": pr["positions"]})
+            order = pr.get("order") or list(range(len(pr["q"])))
+            got = flat([[row[i] for i in order] for row in r["q_rotated"]]) + \
+                flat([[row[i] for i in order] for row in r["k_rotated"]]) + flat(r["scores"])
+            ref = flat(pr["q_rotated"]) + flat(pr["k_rotated"]) + flat(pr["scores"])
+            x, y = diff(got, ref)
+            ab, rel = max(ab, x), max(rel, y)
+            continue
+        for b in pr["blocks"]:
+            t = len(b["scores"])
+            r = run(cli, "attention", {"q": [pr["q"]] * t, "k": [pr["k"]] * t, "scale": 1,
+                                       "method": "rope", "rope": {"config": cfg, "layer": first,
+                                                                  "offset": b["offset"]}})
+            x, y = diff(flat(r["scores"]), flat(b["scores"]))
+            ab, rel = max(ab, x), max(rel, y)
+    return ab, rel
+
+
 def main(argv):
     cli = argv[1] if len(argv) > 1 else "build/posenc"
     print("| file | model_type | layers | method per layer (posenc = reference) | RoPE kinds "
-          "| max abs diff | max rel diff |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+          "| max abs diff | max rel diff | max score diff (abs, rel) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for path in sorted(glob.glob(os.path.join(CONFIGS, "*.json"))):
         name = os.path.splitext(os.path.basename(path))[0]
         cfg = json.load(open(path))
@@ -63,13 +97,19 @@ def main(argv):
         got = run(cli, "model/method", {"config": cfg})
         gm = [got["kinds"][k]["method"] for k in got["layers"]]
         same = "=" if gm == want["methods"] else "DIFFERS"
-        kinds, ab, rel = [], 0.0, 0.0
+        kinds, ab, rel, sc = [], 0.0, 0.0, None
         for k in got["kinds"]:
-            if k["method"] != "rope":
-                continue
             first = got["layers"].index(got["kinds"].index(k))
             w = want["kinds"][want["layers"][first]]
-            r = run(cli, "rope", k["request"])
+            d = score_diff(cli, cfg, w, first, w)
+            if d is not None:
+                sc = d if sc is None else (max(sc[0], d[0]), max(sc[1], d[1]))
+            if k["method"] != "rope":
+                continue
+            req = dict(k["request"])
+            if w["type"] == "longrope":  # the reference's numbers: seq_len = original length
+                req["seq_len"] = w["original_max_position_embeddings"]
+            r = run(cli, "rope", req)
             a = r["inv_freq"] + [r["attention_factor"], r["softmax_scale_factor"]]
             b = w["inv_freq"] + [w["attention_factor"], w["softmax_scale_factor"]]
             x, y = diff(a, b)
@@ -79,10 +119,11 @@ def main(argv):
         mt = cfg.get("model_type", "")
         if want["model_type"] != mt:
             mt = "%s (text: %s)" % (mt, want["model_type"])
-        print("| %s | %s | %d | %s %s | %s | %s | %s |" % (
+        print("| %s | %s | %d | %s %s | %s | %s | %s | %s |" % (
             name + ".json", mt, want["num_layers"], runs(gm), "" if same == "=" else same,
             "; ".join(kinds) or "-", "%.1e" % ab if kinds else "-",
-            "%.1e" % rel if kinds else "-"))
+            "%.1e" % rel if kinds else "-",
+            "%.1e, %.1e" % sc if sc is not None else "-"))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,10 @@ RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as re
                        learned offsets (RoBERTa padding_idx + 1, OPT/BART 2), ALiBi, T5 buckets,
                        the DeepSeek softmax mscale
 
+  apply_rotary_pos_emb rotated q / k and scores of every RoPE kind at a few positions ("probes":
+                       rotate_half, adjacent pairs, DeepSeek's permuted interleave; Ministral 3's
+                       query scale after RoPE), and Llama 4's temperature-scaled no-RoPE scores
+
 Written for posenc's corpus test without reading posenc's code or output. Python stdlib only.
 Usage: hf_positions.py CONFIG.json [...]  -> writes ../expected/<name>.json next to this folder.
 """
@@ -104,6 +108,9 @@ def base_of(cfg, mt, rp):
 ADJACENT = {"gptj", "codegen", "glm", "glm4", "glm4v", "glm4v_text", "ernie4_5", "ernie4_5_moe",
             "deepseek_v32", "llama4", "llama4_text"}
 INTERLEAVE_DEFAULT_TRUE = {"deepseek_v2", "deepseek_v3", "glm4_moe_lite"}
+# apply_rotary_pos_emb_interleave of modeling_deepseek_v3.py (deepseek_v32 imports it): permute
+# the pairs apart, rotate_half, keep the permuted order
+DEEPSEEK_APPLY = {"deepseek_v3", "deepseek_v32"}
 DEEPSEEK_SOFTMAX = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite"}
 
 
@@ -184,11 +191,17 @@ def rope_numbers(cfg, mt, rp, base, d, maxpos):
         soft = mscale(s, mad) ** 2 if (mad and mt in DEEPSEEK_SOFTMAX) else 1.0
         return "yarn", out, att, soft
     if rtype == "longrope":
+        # _compute_longrope_parameters: factor = rope_parameters.factor, else (Phi-3's configs carry
+        # none) max_position_embeddings / original_max_position_embeddings; short_factor while
+        # seq_len <= the original length (long_factor: longrope_long below)
         lst = rp["short_factor"]
         out = [1.0 / (e * base ** ((2 * j) / d)) for j, e in enumerate(lst)]
+        f = rp.get("factor")
+        if f is None:
+            f = maxpos / l0
         att = rp.get("attention_factor")
         if att is None:
-            att = 1.0 if s <= 1 else math.sqrt(1 + math.log(s) / math.log(l0))
+            att = 1.0 if f <= 1 else math.sqrt(1 + math.log(f) / math.log(l0))
         return "longrope", out, att, 1.0
     raise ValueError("rope type " + rtype)
 
@@ -220,9 +233,18 @@ def rope_kind(cfg, mt, rp, base, lt=None):
     hd = head_dim(cfg, mt)
     d = rotary_dim(cfg, mt, hd, rp)
     t, inv, att, soft = rope_numbers(cfg, mt, rp, base, d, cfg.get("max_position_embeddings"))
-    return {"method": "rope", "head_dim": hd, "rotary_dim": d, "base": base,
-            "layout": layout(cfg, mt), "type": t, "inv_freq": inv, "attention_factor": att,
-            "softmax_scale_factor": soft}
+    out = {"method": "rope", "head_dim": hd, "rotary_dim": d, "base": base,
+           "layout": layout(cfg, mt), "type": t, "inv_freq": inv, "attention_factor": att,
+           "softmax_scale_factor": soft}
+    l0 = (rp or {}).get("original_max_position_embeddings") or cfg.get("original_max_position_embeddings")
+    if l0:
+        out["original_max_position_embeddings"] = int(l0)
+    if t == "longrope":  # seq_len > original length: long_factor (_longrope_frequency_update)
+        out["inv_freq_long"] = [1.0 / (e * base ** ((2 * j) / d))
+                                for j, e in enumerate(rp["long_factor"])]
+    if out["layout"] == "interleaved" and mt in DEEPSEEK_APPLY:
+        out["hf_apply"] = "deepseek_interleave"
+    return out
 
 
 def describe(cfg):
@@ -297,6 +319,110 @@ def describe(cfg):
     return mt, layers, n
 
 
+
+# ---- scores: HF's apply_rotary_pos_emb on fixed q, k at a few positions ----------------------
+
+def probe_vectors(n):
+    """The fixed q and k of every probe, length n (head_dim): q[i] = sin(0.37 (i + 1)),
+    k[i] = cos(0.11 (i + 1) + 0.5)."""
+    return ([math.sin(0.37 * (i + 1)) for i in range(n)],
+            [math.cos(0.11 * (i + 1) + 0.5) for i in range(n)])
+
+
+def probe_positions(tc, kind):
+    """The probes' position sets: 0, 1, 7, 1000, the original length L0 (where the scaling has
+    one below the maximum) and max_position_embeddings - 1. HF's longrope update reads seq_len =
+    max(position_ids) + 1 and takes long_factor beyond L0: such a kind gets a second set that
+    stays within L0 (0, 1, 7, 1000, L0 - 1), answered with short_factor. Returns [(positions,
+    inv_freq)]."""
+    maxpos = tc.get("max_position_embeddings") or tc.get("n_positions") or 2048
+    ps = {0, 1, 7, 1000, maxpos - 1}
+    l0 = kind.get("original_max_position_embeddings")
+    if l0 and l0 < maxpos:
+        ps.add(int(l0))
+    sets = [(sorted(p for p in ps if p < maxpos), kind["inv_freq"])]
+    if kind["type"] == "longrope":
+        top = l0 if l0 else maxpos
+        if max(sets[0][0]) + 1 > top:
+            sets[0] = (sets[0][0], kind["inv_freq_long"])
+        sets.append((sorted(p for p in {0, 1, 7, 1000, top - 1} if p < top), kind["inv_freq"]))
+    return sets
+
+
+def rotate(x, kind, p, inv_freq):
+    """x (head_dim numbers) at position p as HF's modeling code of the kind's layout rotates it.
+    cos/sin as the rotary embeddings return them: angle = p * inv_freq[j] (float64 here), both
+    times attention_factor; only the first rotary_dim dims rotate, the rest pass through.
+      half         rotate_half: emb = cat(freqs, freqs); x * cos + cat(-x2, x1) * sin
+                   (modeling_llama.py apply_rotary_pos_emb; gpt_neox, phi, gemma*, qwen*, ...)
+      interleaved  adjacent pairs: cos/sin repeat_interleave(2); x * cos + rotate_every_two(x) *
+                   sin with rotate_every_two = stack(-x[1::2], x[0::2]).flatten (modeling_gptj.py;
+                   glm4's rotate_half_llm, ernie4_5) -- Llama 4's complex product
+                   (x0 + i x1) * (cos + i sin) is the same pair rotation
+      deepseek     apply_rotary_pos_emb_interleave (modeling_deepseek_v3.py, used by
+                   deepseek_v32): x.view(d/2, 2).transpose -> (x0, x2, ..., x1, x3, ...), then
+                   rotate_half; the result stays in that order (returned as order[])."""
+    d, af = kind["rotary_dim"], kind["attention_factor"]
+    rot, rest = x[:d], x[d:]
+    h = d // 2
+    c = [math.cos(p * f) * af for f in inv_freq]
+    s = [math.sin(p * f) * af for f in inv_freq]
+    if kind["layout"] == "interleaved" and kind.get("hf_apply") != "deepseek_interleave":
+        out = []
+        for j in range(h):
+            a, b = rot[2 * j], rot[2 * j + 1]
+            out += [a * c[j] + (-b) * s[j], b * c[j] + a * s[j]]
+        return out + rest
+    if kind.get("hf_apply") == "deepseek_interleave":
+        rot = rot[0::2] + rot[1::2]
+    cc, ss = c + c, s + s
+    rh = [-v for v in rot[h:]] + rot[:h]
+    return [rot[i] * cc[i] + rh[i] * ss[i] for i in range(d)] + rest
+
+
+def probe_rope(tc, mt, kind, pos, inv_freq):
+    """A probe of the kind at positions pos with frequencies inv_freq: q, k, positions,
+    q_rotated / k_rotated [P][head_dim] in HF's output order, scores [P][P] = q_rotated(p) . k_rotated(p') (no 1/sqrt(d), no softmax factor), and
+    q_scale [P] where the model scales queries after RoPE (modeling_ministral3.py:
+    q * (1 + beta * log(1 + floor(cache_position / original_max_position_embeddings))), beta =
+    rope_parameters.llama_4_scaling_beta)."""
+    q, k = probe_vectors(kind["head_dim"])
+    rp = rope_params(tc) or {}
+    qs = [1.0] * len(pos)
+    if mt == "ministral3" and rp.get("llama_4_scaling_beta") is not None:
+        beta, l0 = float(rp["llama_4_scaling_beta"]), rp["original_max_position_embeddings"]
+        qs = [1 + beta * math.log(1 + math.floor(p / l0)) for p in pos]
+    qr = [[v * qs[a] for v in rotate(q, kind, p, inv_freq)] for a, p in enumerate(pos)]
+    kr = [rotate(k, kind, p, inv_freq) for p in pos]
+    sc = [[math.fsum(x * y for x, y in zip(qa, kb)) for kb in kr] for qa in qr]
+    out = {"q": q, "k": k, "positions": pos, "q_rotated": qr, "k_rotated": kr, "scores": sc}
+    if mt == "ministral3" and rp.get("llama_4_scaling_beta") is not None:
+        out["q_scale"] = qs
+    if kind.get("hf_apply") == "deepseek_interleave":
+        d = kind["rotary_dim"]
+        out["order"] = list(range(0, d, 2)) + list(range(1, d, 2)) + list(range(d, len(q)))
+    return out
+
+
+def probe_none(tc, kind):
+    """A no-RoPE kind with Llama 4's query temperature: contiguous blocks of positions (offset,
+    offset + 1, ...), q and k unrotated, q times log1p(floor((p + 1) / floor_scale)) * attn_scale
+    + 1 (modeling_llama4.py, cache_position), scores [T][T] = q_scaled(p) . k per block."""
+    hd = tc.get("head_dim") or tc["hidden_size"] // tc["num_attention_heads"]
+    q, k = probe_vectors(hd)
+    qs_ = kind["query_scale"]
+    maxpos = tc.get("max_position_embeddings") or 2048
+    fs = int(qs_["floor_scale"])
+    blocks = []
+    for off in (0, fs - 3, 2 * fs - 2, maxpos - 4):
+        pos = list(range(off, off + 4))
+        s = [math.log1p(math.floor((p + 1) / qs_["floor_scale"])) * qs_["attn_scale"] + 1
+             for p in pos]
+        qk = math.fsum(x * y for x, y in zip(q, k))
+        blocks.append({"offset": off, "q_scale": s, "scores": [[sa * qk] * 4 for sa in s]})
+    return {"q": q, "k": k, "blocks": blocks}
+
+
 def main(paths):
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = os.path.join(os.path.dirname(here), "expected")
@@ -308,6 +434,13 @@ def main(paths):
             if lay not in kinds:
                 kinds.append(lay)
             index.append(kinds.index(lay))
+        tc = text_model(cfg)[0]
+        for kd in kinds:
+            if kd["method"] == "rope":
+                kd["probes"] = [probe_rope(tc, mt, kd, pos, inv)
+                                for pos, inv in probe_positions(tc, kd)]
+            elif kd.get("query_scale"):
+                kd["probes"] = [probe_none(tc, kd)]
         out = {"model_type": mt, "num_layers": n,
                "methods": [lay["method"] for lay in layers], "layers": index, "kinds": kinds}
         name = os.path.splitext(os.path.basename(p))[0]
