@@ -1,7 +1,9 @@
 /*
  * api/attention.c -- POST /attention (docs/api.md#attention): q [T][d], k [T][d], optional v
- * [T][dv], causal (default false), scale (default 1/sqrt(d)), method (default "none") and the
- * method's object under the key of the same name → {scores, weights, output?, resolved}.
+ * [T][dv], causal (default false), scale (default 1/sqrt(d); a method may set the pasted
+ * model's own, api_att_plan.has_model_scale: rope with `config`, api/model_scale.h), method
+ * (default "none") and the method's object under the key of the same name → {scores, weights,
+ * output?, resolved}.
  *
  * This file owns the fields shared by every method and the pipeline (see attention_method.h):
  * per head, scores = scale * q'.k'^T + bias (null where masked), weights = masked softmax,

@@ -16,6 +16,10 @@
  * rotated: with attn_temperature_tuning (Llama4TextConfig's default) its queries are multiplied
  * by log1p(floor((pos + 1) / floor_scale)) * attn_scale + 1 at each position (HF
  * Llama4TextAttention, `attn_temperature_tuning and not self.use_rope`), keys unchanged.
+ *
+ * With a pasted config the scale defaults to the model's own (api/model_scale.h: Gemma 2
+ * query_pre_attn_scalar^-0.5, Gemma 4 1, ...) and Gemma 2's scores are soft-capped; the keys used
+ * leave resolved.ignored for resolved.sources (scale, attn_logit_softcapping).
  */
 #include <math.h>
 #include <stdint.h>

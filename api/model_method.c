@@ -22,6 +22,8 @@
  *                     default every 4th layer), EXAONE 4 full-attention layers when sliding_window
  *                     is set; Llama 4's carry `query_scale` (attention temperature tuning,
  *                     api/model_method_parts.h).
+ * Every kind also carries the model's attention scale (parameters.scale, sources.scale:
+ * api/model_scale.h, api_mm_attn_scale) and Gemma 2's attn_logit_softcapping.
  * Class defaults: a sparse text_config nested in a LLaVA wrapper takes LlamaConfig's (the kind's
  * request carries them written out, its sources name them as defaults); gpt2 without n_positions
  * GPT2Config's 1024. Keys of the wrong JSON type or shape are 422s (api/model_layers.h for the

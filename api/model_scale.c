@@ -277,7 +277,12 @@ int api_model_attn_scale(api_problem *pb, const api_model_text *t, int64_t head_
         if (rc < 0)
             return -1;
         out->softcap = c;
-        if (rc > 0) {
+        if (rc > 0 && c == 0.0) { /* null: None */
+            snprintf(out->softcap_key, sizeof out->softcap_key, "%s.attn_logit_softcapping",
+                     t->src);
+            snprintf(out->softcap_src, sizeof out->softcap_src, "%s is null: no soft-capping (%s)",
+                     out->softcap_key, SOFTCAP[i].hf);
+        } else if (rc > 0) {
             snprintf(out->softcap_key, sizeof out->softcap_key, "%s.attn_logit_softcapping",
                      t->src);
             snprintf(out->softcap_src, sizeof out->softcap_src, "%s (%s)", out->softcap_key,
