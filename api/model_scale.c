@@ -36,6 +36,10 @@ typedef struct {
     "the model adds a learned sink logit per head to the softmax (weights from the checkpoint, "   \
     "modeling_gpt_oss.py): scores are exact, weights and output are without the sinks"
 
+#define MLA_NOTE                                                                                   \
+    "multi-head latent attention: q.k^T here is the rotary part only (qk_rope_head_dim); the "     \
+    "model adds q_nope.k_nope (qk_nope_head_dim) before the scale (modeling_deepseek_v3.py)"
+
 static const row TABLE[] = {
     HD("llama", "modeling_llama.py"),
     HD("llama4", "modeling_llama4.py"),
@@ -112,15 +116,15 @@ static const row TABLE[] = {
     {"deepseek_v2", R_MLA, NULL, 0.0,
      "modeling_deepseek_v2.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
      "qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor)",
-     NULL},
+     MLA_NOTE},
     {"deepseek_v3", R_MLA, NULL, 0.0,
      "modeling_deepseek_v3.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
      "qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor)",
-     NULL},
+     MLA_NOTE},
     {"deepseek_v32", R_MLA, NULL, 0.0,
      "modeling_deepseek_v32.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
      "qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor)",
-     NULL},
+     MLA_NOTE},
     {"mpt", R_MPT, NULL, 0.0,
      "modeling_mpt.py: softmax_scale = attn_config.softmax_scale, else 1/sqrt(head_dim)", NULL},
     {"t5", R_ONE, NULL, 0.0, "modeling_t5.py: T5Attention does not scale q.k^T", NULL},
