@@ -1,7 +1,9 @@
 /*
  * api/attention.c -- POST /attention (docs/api.md#attention): q [T][d], k [T][d], optional v
- * [T][dv], causal (default false), scale (default 1/sqrt(d)), method (default "none") and the
- * method's object under the key of the same name → {scores, weights, output?, resolved}.
+ * [T][dv], causal (default false), scale (default 1/sqrt(d); a method may set the pasted
+ * model's own, api_att_plan.has_model_scale: rope with `config`, api/model_scale.h), method
+ * (default "none") and the method's object under the key of the same name → {scores, weights,
+ * output?, resolved}.
  *
  * This file owns the fields shared by every method and the pipeline (see attention_method.h):
  * per head, scores = scale * q'.k'^T + bias (null where masked), weights = masked softmax,
@@ -181,6 +183,8 @@ static int evaluate(const api_att_input *in, att_bufs *b, api_problem *pb)
                           "scale x q.k^T is not finite (overflow); use smaller q, k or scale");
         return -1;
     }
+    if (b->plan.softcap > 0.0) /* the model's soft-capping (Gemma 2), before bias and mask */
+        pe_attention_softcap(b->logits, n, b->plan.softcap);
     char mptr[160];
     api_ptr(mptr, sizeof mptr, "", m->name);
     for (size_t h = 0; h < H; h++) {
@@ -309,7 +313,8 @@ int api_attention(const api_ctx *ctx, const json_t *req, wire_jw *out, api_probl
                         .k = b.k,
                         .v = b.v,
                         .causal = causal,
-                        .scale = scale};
+                        .scale = scale,
+                        .scale_given = rc_s > 0};
     b.mth = mth;
     b.plan.n_heads = 1;
     b.plan.head_axis = 0;
@@ -319,6 +324,8 @@ int api_attention(const api_ctx *ctx, const json_t *req, wire_jw *out, api_probl
         release_all(&b);
         return -1;
     }
+    if (b.plan.has_model_scale && !in.scale_given) /* a pasted config's own attention scale */
+        in.scale = scale = b.plan.model_scale;
 
     /* scores + weights [H][t][t], output [H][t][dv]: checked before allocating them. */
     size_t H = b.plan.n_heads, n, hn, total, o = 0;
@@ -367,7 +374,21 @@ int api_attention(const api_ctx *ctx, const json_t *req, wire_jw *out, api_probl
     wire_jw_key(out, "causal");
     wire_jw_bool(out, causal);
     wire_jw_key(out, "scale");
-    wire_jw_double(out, scale);
+    wire_jw_double(out, scale);     /* before the method's scale_mult (softmax_scale_factor) */
+    if (b.plan.scale_src != NULL) { /* a pasted config: where the scale came from */
+        wire_jw_key(out, "scale_source");
+        wire_jw_str(out, b.plan.scale_src);
+    }
+    if (b.plan.softcap > 0.0) {
+        wire_jw_key(out, "attn_logit_softcapping");
+        wire_jw_double(out, b.plan.softcap);
+    }
+    if (b.plan.caveat != NULL) {
+        wire_jw_key(out, "caveats");
+        wire_jw_arr_begin(out);
+        wire_jw_str(out, b.plan.caveat);
+        wire_jw_arr_end(out);
+    }
     wire_jw_key(out, "seq_len");
     wire_jw_int(out, (int64_t)t);
     wire_jw_key(out, "d");

@@ -37,6 +37,7 @@ typedef struct {
     const double *v;     /* [t][dv] or NULL */
     int causal;          /* 1: keys after the query are masked */
     double scale;        /* logit multiplier (default 1/sqrt(d)) */
+    int scale_given;     /* 1: the request set `scale` (it wins over a model's) */
 } api_att_input;
 
 /* What a method's prepare hook decides; the driver zero-initialises it (n_heads 1, scale_mult 1).
@@ -45,7 +46,13 @@ typedef struct {
     size_t n_heads;    /* heads evaluated, >= 1 */
     int head_axis;     /* 1: scores/weights/output carry a leading [n_heads] axis */
     double scale_mult; /* extra logit factor (RoPE's softmax_scale_factor); 1 otherwise */
-    void *state;       /* method-owned, released by the release hook */
+    /* a pasted model config's own attention (api/model_scale.h), set by prepare: */
+    int has_model_scale;   /* 1: model_scale replaces the default scale (no `scale` given) */
+    double model_scale;    /* the model's scale (before scale_mult) */
+    const char *scale_src; /* where the scale used came from (method-owned; NULL: default) */
+    double softcap;        /* > 0: scores = softcap tanh(scores / softcap) before bias and mask */
+    const char *caveat;    /* what the answer does not model (method-owned; NULL: none) */
+    void *state;           /* method-owned, released by the release hook */
 } api_att_plan;
 
 /*

@@ -16,6 +16,10 @@
  * rotated: with attn_temperature_tuning (Llama4TextConfig's default) its queries are multiplied
  * by log1p(floor((pos + 1) / floor_scale)) * attn_scale + 1 at each position (HF
  * Llama4TextAttention, `attn_temperature_tuning and not self.use_rope`), keys unchanged.
+ *
+ * With a pasted config the scale defaults to the model's own (api/model_scale.h: Gemma 2
+ * query_pre_attn_scalar^-0.5, Gemma 4 1, ...) and Gemma 2's scores are soft-capped; the keys used
+ * leave resolved.ignored for resolved.sources (scale, attn_logit_softcapping).
  */
 #include <math.h>
 #include <stdint.h>
@@ -26,6 +30,7 @@
 #include "api/attention_method.h"
 #include "api/model_config.h"
 #include "api/model_layers.h"
+#include "api/model_scale.h"
 #include "api/req.h"
 #include "api/rope_req.h"
 #include "core/rope_qscale.h"
@@ -48,6 +53,9 @@ typedef struct {
     const char *why; /* static: the rule that makes the layer no-RoPE */
     api_model_temp tt;
     double *q_scale; /* [t] */
+    /* a pasted config's attention scale (api/model_scale.h) */
+    api_model_scale ms;
+    char scale_src[API_MS_SRC + 96];
 } rope_state;
 
 static void rope_release(api_att_plan *plan)
@@ -123,6 +131,61 @@ static int nope_temp_layer(const api_att_input *in, rope_state *s, api_problem *
     return 1;
 }
 
+/* Drops entry key from r's resolved.ignored (it is used now), or gives it reason why. */
+static void unignore(api_rope_req *r, const char *key, const char *why)
+{
+    for (size_t i = 0; key[0] && i < r->ign.n; i++) {
+        if (strcmp(r->ign.k[i].key, key) != 0)
+            continue;
+        if (why != NULL) {
+            r->ign.k[i].why = why;
+            continue;
+        }
+        memmove(&r->ign.k[i], &r->ign.k[i + 1], (r->ign.n - i - 1) * sizeof r->ign.k[0]);
+        r->ign.n--;
+        i--;
+    }
+}
+
+/*
+ * The pasted config's own attention scale and soft-capping (api/model_scale.h), for plan: the
+ * scale replaces the default 1/sqrt(d) unless the request set `scale` (which wins, said so in
+ * the source). r (NULL on a no-RoPE layer) gets the sources, and the keys used leave its
+ * resolved.ignored. 0 without a config or on success, -1 with pb filled.
+ */
+static int model_scale(const api_att_input *in, rope_state *s, api_rope_req *r, api_att_plan *plan,
+                       api_problem *pb)
+{
+    const json_t *cfg = api_member(in->obj, "config");
+    if (cfg == NULL || !json_is_object(cfg))
+        return 0;
+    api_model_text text; /* named as /rope names the object's members: config.<key> */
+    api_model_text_find(cfg, "/config", &text);
+    api_problem sp;
+    api_problem_init(&sp);
+    if (api_model_attn_scale(&sp, &text, (int64_t)in->d, &s->ms) < 0) {
+        reroot_errors(&sp, in->base, pb);
+        return -1;
+    }
+    if (in->scale_given)
+        snprintf(s->scale_src, sizeof s->scale_src, "request (wins over the model's %.17g: %.200s)",
+                 s->ms.scale, s->ms.src);
+    else
+        snprintf(s->scale_src, sizeof s->scale_src, "%s", s->ms.src);
+    plan->has_model_scale = 1;
+    plan->model_scale = s->ms.scale;
+    plan->scale_src = s->scale_src;
+    plan->softcap = s->ms.softcap;
+    plan->caveat = s->ms.caveat[0] ? s->ms.caveat : NULL;
+    if (r != NULL) {
+        snprintf(r->scale_src, sizeof r->scale_src, "%s", s->scale_src);
+        snprintf(r->softcap_src, sizeof r->softcap_src, "%s", s->ms.softcap_src);
+        unignore(r, s->ms.key, in->scale_given ? "the request's scale wins" : NULL);
+        unignore(r, s->ms.softcap_key, NULL);
+    }
+    return 0;
+}
+
 static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem *pb)
 {
     const api_limits *lim = in->ctx->lim;
@@ -159,7 +222,7 @@ static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem
         s->positions[i] = s->offset + (int64_t)i;
     rc = nope_temp_layer(in, s, pb);
     if (rc != 0)
-        return rc < 0 ? -1 : 0;
+        return rc < 0 ? -1 : model_scale(in, s, NULL, plan, pb);
     /* /rope's rules for the object (its `offset` is ours: api_rope_check_fields knows it not,
      * but the object's fields were checked against FIELDS already and /rope reads no offset) */
     api_rope_direct dir = {.positions = s->positions,
@@ -189,7 +252,7 @@ static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem
         return -1;
     }
     plan->scale_mult = s->res.softmax_scale_factor;
-    return 0;
+    return model_scale(in, s, &s->r, plan, pb);
 }
 
 static int rope_transform(const api_att_input *in, const api_att_plan *plan, double *q, double *k,

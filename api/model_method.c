@@ -22,6 +22,8 @@
  *                     default every 4th layer), EXAONE 4 full-attention layers when sliding_window
  *                     is set; Llama 4's carry `query_scale` (attention temperature tuning,
  *                     api/model_method_parts.h).
+ * Every kind also carries the model's attention scale (parameters.scale, sources.scale:
+ * api/model_scale.h, api_mm_attn_scale) and Gemma 2's attn_logit_softcapping.
  * Class defaults: a sparse text_config nested in a LLaVA wrapper takes LlamaConfig's (the kind's
  * request carries them written out, its sources name them as defaults); gpt2 without n_positions
  * GPT2Config's 1024. Keys of the wrong JSON type or shape are 422s (api/model_layers.h for the
@@ -509,6 +511,9 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
         api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory while describing the model");
         goto done;
     }
+    for (size_t i = 0; i < p.n; i++) /* each kind's attention scale (api/model_scale.h) */
+        if (p.k[i].obj != NULL && api_mm_attn_scale(pb, p.k[i].obj, &text, where, &w) < 0)
+            goto done;
     json_t *kinds = json_array();
     for (size_t i = 0; i < p.n; i++) {
         json_object_set(p.k[i].obj, "layers", p.k[i].layers);

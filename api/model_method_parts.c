@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/model_scale.h"
 #include "api/req.h"
 
 static const json_t *member(const json_t *obj, const char *key)
@@ -138,4 +139,69 @@ json_t *api_mm_query_scale(const api_model_temp *tt, const api_model_text *text,
                      "attn_temperature_tuning", temp_src(tt->on_src, text, where), "attn_scale",
                      temp_src(tt->attn_scale_src, text, where), "floor_scale",
                      temp_src(tt->floor_scale_src, text, where));
+}
+
+/* The first positive integer among keys of obj, 0 when none. */
+static int64_t first_pos(const json_t *obj, const char *const *keys)
+{
+    for (const char *const *k = keys; *k; k++) {
+        const json_t *v = member(obj, *k);
+        if (v != NULL && json_is_integer(v) && json_integer_value(v) > 0)
+            return (int64_t)json_integer_value(v);
+    }
+    return 0;
+}
+
+int api_mm_attn_scale(api_problem *pb, json_t *kind, const api_model_text *text, const char *where,
+                      api_rc_warnings *w)
+{
+    static const char *const HD[] = {"head_dim", "d_kv", NULL};
+    static const char *const DIM[] = {"hidden_size", "n_embd", "d_model", "dim", NULL};
+    static const char *const HEADS[] = {"num_attention_heads", "n_head", "num_heads", "n_heads",
+                                        NULL};
+    json_t *params = json_object_get(kind, "parameters");
+    int64_t hd = first_pos(params, HD);
+    if (hd == 0)
+        hd = first_pos(text->obj, HD);
+    if (hd == 0) {
+        int64_t dim = first_pos(text->obj, DIM), heads = first_pos(text->obj, HEADS);
+        hd = heads > 0 && dim % heads == 0 ? dim / heads : 0;
+    }
+    api_model_text t = *text; /* sources named from the config's root */
+    snprintf(t.src, sizeof t.src, "%s", where);
+    api_model_scale ms;
+    if (api_model_attn_scale(pb, &t, hd > 0 ? hd : 1, &ms) < 0)
+        return -1;
+    if (hd == 0 && strstr(ms.src, "head_dim") != NULL && strstr(ms.src, "qk_") == NULL) {
+        api_rc_warn(w, "the attention scale 1/sqrt(head_dim) needs head_dim (or hidden size and "
+                       "heads), which the config does not give: parameters.scale is left out");
+        return 0;
+    }
+    if (params == NULL || !json_is_object(params)) {
+        params = json_object();
+        if (params == NULL || json_object_set_new(kind, "parameters", params) < 0)
+            goto oom;
+    }
+    json_t *sources = json_object_get(kind, "sources");
+    if (sources == NULL || !json_is_object(sources)) {
+        sources = json_object();
+        if (sources == NULL || json_object_set_new(kind, "sources", sources) < 0)
+            goto oom;
+    }
+    if (json_object_set_new(params, "scale", json_real(ms.scale)) < 0 ||
+        json_object_set_new(sources, "scale", json_string(ms.src)) < 0)
+        goto oom;
+    if (ms.softcap > 0.0 &&
+        (json_object_set_new(params, "attn_logit_softcapping", json_real(ms.softcap)) < 0 ||
+         json_object_set_new(sources, "attn_logit_softcapping", json_string(ms.softcap_src)) < 0))
+        goto oom;
+    int seen = 0; /* one caveat for all kinds */
+    for (size_t i = 0; i < w->n && !seen; i++)
+        seen = strncmp(w->text[i], ms.caveat, sizeof w->text[i] - 1) == 0;
+    if (ms.caveat[0] && !seen)
+        api_rc_warn(w, "%s", ms.caveat);
+    return 0;
+oom:
+    api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory while describing the model");
+    return -1;
 }

@@ -12,6 +12,7 @@
 
 #include "api/model_config.h"
 #include "api/problem.h"
+#include "api/rope_config.h"
 
 /*
  * mrope_section of the scaling object sc (a member of cfg, which sits at pointer ptr): integers
@@ -35,5 +36,16 @@ void api_mm_name_defaults(json_t *sources, const api_model_text *text, unsigned 
  * sources} with sources named from the config's root `where` ("config.text_config"). New
  * reference (NULL when out of memory). */
 json_t *api_mm_query_scale(const api_model_temp *tt, const api_model_text *text, const char *where);
+
+/*
+ * Adds the model's attention scale to a kind (api/model_scale.h): parameters.scale (and
+ * parameters.attn_logit_softcapping when the model caps its scores), with sources.scale (and
+ * sources.attn_logit_softcapping) named from the config's root `where`. head_dim is the kind's
+ * parameters.head_dim, else the config's head_dim, d_kv, or hidden size / heads. A caveat
+ * (model_type not in the table, a rule not modelled, no head_dim to read) goes to w. Returns 0,
+ * or -1 with a 422 at a scale key of the wrong type or domain (or 503 when out of memory).
+ */
+int api_mm_attn_scale(api_problem *pb, json_t *kind, const api_model_text *text, const char *where,
+                      api_rc_warnings *w);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/model_config.h"
+#include "api/model_scale.h"
 #include "api/req.h"
 #include "api/rope_parse.h"
 
@@ -51,7 +52,7 @@ int api_rope_position_key(const char *k)
     for (const char *const *p = POS_EXACT; *p; p++)
         if (strcmp(k, *p) == 0)
             return 1;
-    return 0;
+    return api_model_scale_key(k); /* they change the scores (POST /attention) */
 }
 
 static int is(const char *k, const char *const *list)
@@ -156,6 +157,9 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
         return "the request's head_dim wins";
     if (strcmp(k, "llama_4_scaling_beta") == 0)
         return NULL; /* handled with the scaling object's (query scale) */
+    if (api_model_scale_key(k))
+        return "the attention scale of the scores, not a RoPE number: POST /attention applies it "
+               "(resolved.rope.sources.scale; api/model_scale.c cites the model's code)";
     *refuse = strncmp(k, "alibi", 5) == 0 || strcmp(k, "use_alibi") == 0
                   ? "an ALiBi model has no RoPE (POST /alibi, POST /model/method)"
               : strcmp(k, "position_embedding_type") == 0

@@ -125,6 +125,9 @@ typedef struct {
 
     /* keys of the pasted config that concern positions but are not used (resolved.ignored) */
     api_rope_ignored ign;
+    /* /attention only: where its scale and attn_logit_softcapping came from (written in
+     * resolved.sources as "scale" and "attn_logit_softcapping" when not empty) */
+    char scale_src[768], softcap_src[640];
 
     /* inputs to rotate */
     int want_q, want_k;    /* q / k given */

@@ -236,6 +236,14 @@ static void write_resolved_one_d(wire_jw *out, const api_rope_req *r, const api_
             write_origin(out, "query_scale.beta", &c->qscale_beta_o);
             write_origin(out, "query_scale.original_max_position_embeddings", &c->qscale_l0_o);
         }
+        if (r->scale_src[0]) {
+            wire_jw_key(out, "scale");
+            wire_jw_str(out, r->scale_src);
+        }
+        if (r->softcap_src[0]) {
+            wire_jw_key(out, "attn_logit_softcapping");
+            wire_jw_str(out, r->softcap_src);
+        }
         wire_jw_obj_end(out);
         write_ignored(out, r);
     }

@@ -45,6 +45,13 @@ pe_status pe_attention_add_bias(double *logits, const double *bias, size_t n)
     return st;
 }
 
+void pe_attention_softcap(double *logits, size_t n, double cap)
+{
+    for (size_t e = 0; e < n; e++)
+        if (!pe_attention_is_masked(logits[e]))
+            logits[e] = cap * tanh(logits[e] / cap);
+}
+
 void pe_attention_causal_mask(double *logits, size_t tq, size_t tk, const int64_t *q_positions,
                               const int64_t *k_positions)
 {

@@ -54,6 +54,13 @@ pe_status pe_attention_logits(const double *q, const double *k, size_t tq, size_
 pe_status pe_attention_add_bias(double *logits, const double *bias, size_t n);
 
 /*
+ * Logit soft-capping: logits[e] = cap * tanh(logits[e] / cap) for e < n, cap > 0 (PE_MASKED
+ * entries stay masked). Source: Gemma 2 (HF modeling_gemma2.py eager_attention_forward: after
+ * the scaling, before the mask). Pure; thread-safe.
+ */
+void pe_attention_softcap(double *logits, size_t n, double cap);
+
+/*
  * Masks future keys: logits[i][j] = PE_MASKED when key position > query position. The query
  * position of row i is q_positions[i], the key position of column j is k_positions[j]; when
  * either array is NULL, indices are used with queries aligned to the end of the keys (query i at

@@ -1,0 +1,300 @@
+/*
+ * api/model_scale.c -- the attention scale by model_type (see model_scale.h). Every row cites the
+ * Hugging Face file whose attention module sets it (transformers v5, src/transformers/models/).
+ */
+#include "api/model_scale.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/req.h"
+
+typedef enum {
+    R_HEAD_DIM,  /* head_dim^-0.5 */
+    R_KEY_RSQRT, /* config[key]^-0.5 (class default def) */
+    R_KEY,       /* config[key] (class default def) */
+    R_ONE,       /* 1: no scaling */
+    R_MLA,       /* (qk_nope_head_dim + qk_rope_head_dim)^-0.5 (DeepSeek MLA) */
+    R_MPT        /* attn_config.softmax_scale, else head_dim^-0.5 */
+} rule;
+
+typedef struct {
+    const char *model_type;
+    rule r;
+    const char *key;  /* R_KEY_RSQRT, R_KEY */
+    double def;       /* the config class's default of key */
+    const char *hf;   /* the file and line of code it follows */
+    const char *note; /* a caveat about the rest of the attention (NULL: none) */
+} row;
+
+#define HD(t, file)                                                                                \
+    {                                                                                              \
+        t, R_HEAD_DIM, NULL, 0.0, file ": scaling = head_dim**-0.5", NULL                          \
+    }
+#define SINKS                                                                                      \
+    "the model adds a learned sink logit per head to the softmax (weights from the checkpoint, "   \
+    "modeling_gpt_oss.py): scores are exact, weights and output are without the sinks"
+
+#define MLA_NOTE                                                                                   \
+    "multi-head latent attention: q.k^T here is the rotary part only (qk_rope_head_dim); the "     \
+    "model adds q_nope.k_nope (qk_nope_head_dim) before the scale (modeling_deepseek_v3.py)"
+
+static const row TABLE[] = {
+    HD("llama", "modeling_llama.py"),
+    HD("llama4", "modeling_llama4.py"),
+    HD("llama4_text", "modeling_llama4.py"),
+    HD("mistral", "modeling_mistral.py"),
+    HD("ministral3", "modeling_ministral3.py"),
+    HD("mixtral", "modeling_mixtral.py"),
+    HD("qwen2", "modeling_qwen2.py"),
+    HD("qwen2_moe", "modeling_qwen2_moe.py"),
+    HD("qwen2_vl", "modeling_qwen2_vl.py"),
+    HD("qwen2_5_vl", "modeling_qwen2_5_vl.py"),
+    HD("qwen2_5_vl_text", "modeling_qwen2_5_vl.py"),
+    HD("qwen3", "modeling_qwen3.py"),
+    HD("qwen3_moe", "modeling_qwen3_moe.py"),
+    HD("qwen3_next", "modeling_qwen3_next.py"),
+    HD("qwen3_vl", "modeling_qwen3_vl.py"),
+    HD("qwen3_vl_text", "modeling_qwen3_vl.py"),
+    HD("gemma", "modeling_gemma.py"),
+    HD("cohere", "modeling_cohere.py"),
+    HD("cohere2", "modeling_cohere2.py"),
+    HD("olmo", "modeling_olmo.py"),
+    HD("olmo2", "modeling_olmo2.py"),
+    HD("olmo3", "modeling_olmo3.py"),
+    HD("olmoe", "modeling_olmoe.py"),
+    HD("phi", "modeling_phi.py"),
+    HD("phi3", "modeling_phi3.py"),
+    HD("phimoe", "modeling_phimoe.py"),
+    HD("stablelm", "modeling_stablelm.py"),
+    HD("starcoder2", "modeling_starcoder2.py"),
+    HD("glm", "modeling_glm.py"),
+    HD("glm4", "modeling_glm4.py"),
+    HD("glm4_moe", "modeling_glm4_moe.py"),
+    HD("glm4v", "modeling_glm4v.py"),
+    HD("glm4v_text", "modeling_glm4v.py"),
+    HD("ernie4_5", "modeling_ernie4_5.py"),
+    HD("ernie4_5_moe", "modeling_ernie4_5_moe.py"),
+    HD("hunyuan_v1_dense", "modeling_hunyuan_v1_dense.py"),
+    HD("hunyuan_v1_moe", "modeling_hunyuan_v1_moe.py"),
+    HD("exaone4", "modeling_exaone4.py"),
+    HD("smollm3", "modeling_smollm3.py"),
+    HD("opt", "modeling_opt.py"),
+    HD("bart", "modeling_bart.py"),
+    {"gpt_neox", R_HEAD_DIM, NULL, 0.0, "modeling_gpt_neox.py: scaling = head_size**-0.5", NULL},
+    {"gptj", R_HEAD_DIM, NULL, 0.0, "modeling_gptj.py: attn_weights / scale_attn, sqrt(head_dim)",
+     NULL},
+    {"falcon", R_HEAD_DIM, NULL, 0.0, "modeling_falcon.py: inv_norm_factor = 1/sqrt(head_dim)",
+     NULL},
+    {"bloom", R_HEAD_DIM, NULL, 0.0, "modeling_bloom.py: inv_norm_factor = 1/sqrt(head_dim)", NULL},
+    {"bert", R_HEAD_DIM, NULL, 0.0, "modeling_bert.py: scaling = attention_head_size**-0.5", NULL},
+    {"roberta", R_HEAD_DIM, NULL, 0.0, "modeling_roberta.py: scaling = attention_head_size**-0.5",
+     NULL},
+    {"electra", R_HEAD_DIM, NULL, 0.0, "modeling_electra.py: scaling = attention_head_size**-0.5",
+     NULL},
+    {"distilbert", R_HEAD_DIM, NULL, 0.0, "modeling_distilbert.py: scaling = dim_per_head**-0.5",
+     NULL},
+    {"gpt2", R_HEAD_DIM, NULL, 0.0,
+     "modeling_gpt2.py: attn_weights / value.size(-1)**0.5 (scale_attn_weights)", NULL},
+    {"gpt_oss", R_HEAD_DIM, NULL, 0.0, "modeling_gpt_oss.py: scaling = head_dim**-0.5", SINKS},
+    {"gemma2", R_KEY_RSQRT, "query_pre_attn_scalar", 256.0,
+     "modeling_gemma2.py: scaling = query_pre_attn_scalar**-0.5; Gemma2Config default 256", NULL},
+    {"gemma3_text", R_KEY_RSQRT, "query_pre_attn_scalar", 256.0,
+     "modeling_gemma3.py: scaling = query_pre_attn_scalar**-0.5; Gemma3TextConfig default 256",
+     NULL},
+    {"gemma3n_text", R_ONE, NULL, 0.0, "modeling_gemma3n.py: scaling = 1.0", NULL},
+    {"gemma4_text", R_ONE, NULL, 0.0, "modeling_gemma4.py: scaling = 1.0", NULL},
+    {"granite", R_KEY, "attention_multiplier", 1.0,
+     "modeling_granite.py: scaling = attention_multiplier; GraniteConfig default 1.0", NULL},
+    {"granitemoe", R_KEY, "attention_multiplier", 1.0,
+     "modeling_granitemoe.py: scaling = attention_multiplier; GraniteMoeConfig default 1.0", NULL},
+    {"granitemoeshared", R_KEY, "attention_multiplier", 1.0,
+     "modeling_granitemoeshared.py: scaling = attention_multiplier; default 1.0", NULL},
+    {"granitemoehybrid", R_KEY, "attention_multiplier", 1.0,
+     "modeling_granitemoehybrid.py: scaling = attention_multiplier; default 1.0", NULL},
+    {"deepseek_v2", R_MLA, NULL, 0.0,
+     "modeling_deepseek_v2.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
+     "qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor)",
+     MLA_NOTE},
+    {"deepseek_v3", R_MLA, NULL, 0.0,
+     "modeling_deepseek_v3.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
+     "qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor)",
+     MLA_NOTE},
+    {"deepseek_v32", R_MLA, NULL, 0.0,
+     "modeling_deepseek_v32.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
+     "qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor)",
+     MLA_NOTE},
+    {"mpt", R_MPT, NULL, 0.0,
+     "modeling_mpt.py: softmax_scale = attn_config.softmax_scale, else 1/sqrt(head_dim)", NULL},
+    {"t5", R_ONE, NULL, 0.0, "modeling_t5.py: T5Attention does not scale q.k^T", NULL},
+    {"mt5", R_ONE, NULL, 0.0, "modeling_mt5.py: MT5Attention does not scale q.k^T", NULL},
+    {"umt5", R_ONE, NULL, 0.0, "modeling_umt5.py: UMT5Attention does not scale q.k^T", NULL},
+    {"longt5", R_ONE, NULL, 0.0, "modeling_longt5.py: LongT5Attention does not scale q.k^T", NULL},
+    {"switch_transformers", R_ONE, NULL, 0.0,
+     "modeling_switch_transformers.py: SwitchTransformersAttention does not scale q.k^T", NULL},
+};
+#define N_TABLE (sizeof TABLE / sizeof TABLE[0])
+
+/* attn_logit_softcapping: read by these model types' attention (softcap = ...). */
+static const struct {
+    const char *model_type;
+    double def; /* the class default (0: None) */
+    const char *hf;
+} SOFTCAP[] = {
+    {"gemma2", 50.0,
+     "modeling_gemma2.py: scores = tanh(scores / softcap) x softcap; Gemma2Config default 50"},
+    {"gemma3_text", 0.0,
+     "modeling_gemma3.py: scores = tanh(scores / softcap) x softcap (Gemma3TextConfig: None)"},
+};
+
+/* A wrapper's type names its text model's row when the text object says no model_type. */
+static const char *text_type(const char *mt)
+{
+    if (strcmp(mt, "gemma3") == 0)
+        return "gemma3_text";
+    if (strcmp(mt, "gemma3n") == 0)
+        return "gemma3n_text";
+    if (strcmp(mt, "gemma4") == 0)
+        return "gemma4_text";
+    return mt;
+}
+
+int api_model_scale_key(const char *key)
+{
+    return strcmp(key, "query_pre_attn_scalar") == 0 || strcmp(key, "attention_multiplier") == 0 ||
+           strcmp(key, "attn_logit_softcapping") == 0;
+}
+
+/* Reads number key of t (> 0) into *v, or the default def (src says which). 1 read, 0 default,
+ * -1 error (pb filled). */
+static int read_key(api_problem *pb, const api_model_text *t, const char *key, double def,
+                    double *v)
+{
+    int rc = api_get_number(pb, t->obj, t->ptr, key, 0.0, HUGE_VAL, API_NUM_MIN_EXCL, v);
+    if (rc == 0)
+        *v = def;
+    return rc;
+}
+
+static int scale_of_row(api_problem *pb, const api_model_text *t, const row *w, int64_t head_dim,
+                        api_model_scale *out)
+{
+    double v = 0.0;
+    int rc;
+    switch (w->r) {
+    case R_HEAD_DIM:
+        out->scale = 1.0 / sqrt((double)head_dim);
+        snprintf(out->src, sizeof out->src, "1/sqrt(head_dim) (%s)", w->hf);
+        return 0;
+    case R_ONE:
+        out->scale = 1.0;
+        snprintf(out->src, sizeof out->src, "1 (%s)", w->hf);
+        return 0;
+    case R_KEY_RSQRT:
+    case R_KEY:
+        if ((rc = read_key(pb, t, w->key, w->def, &v)) < 0)
+            return -1;
+        out->scale = w->r == R_KEY ? v : 1.0 / sqrt(v);
+        snprintf(out->key, sizeof out->key, "%s.%s", t->src, w->key);
+        if (rc > 0)
+            snprintf(out->src, sizeof out->src, "%s.%s (%s)", t->src, w->key, w->hf);
+        else
+            snprintf(out->src, sizeof out->src, "default %.17g of %s (%s)", w->def, w->key, w->hf);
+        return 0;
+    case R_MLA: {
+        double nope = 128.0, rope = 64.0; /* DeepseekV2Config / DeepseekV3Config defaults */
+        if (read_key(pb, t, "qk_nope_head_dim", 128.0, &nope) < 0 ||
+            read_key(pb, t, "qk_rope_head_dim", 64.0, &rope) < 0)
+            return -1;
+        out->scale = 1.0 / sqrt(nope + rope);
+        snprintf(out->src, sizeof out->src,
+                 "1/sqrt(%s.qk_nope_head_dim + %s.qk_rope_head_dim) (%s)", t->src, t->src, w->hf);
+        return 0;
+    }
+    case R_MPT: {
+        const json_t *ac = NULL;
+        if (api_get_object(pb, t->obj, t->ptr, "attn_config", &ac) < 0)
+            return -1;
+        char ptr[API_MC_PTR];
+        api_ptr(ptr, sizeof ptr, t->ptr, "attn_config");
+        rc = ac ? api_get_number(pb, ac, ptr, "softmax_scale", 0.0, HUGE_VAL, API_NUM_MIN_EXCL, &v)
+                : 0;
+        if (rc < 0)
+            return -1;
+        out->scale = rc > 0 ? v : 1.0 / sqrt((double)head_dim);
+        if (rc > 0)
+            snprintf(out->key, sizeof out->key, "%s.attn_config.softmax_scale", t->src);
+        snprintf(out->src, sizeof out->src, "%s (%s)",
+                 rc > 0 ? out->key : "1/sqrt(head_dim), attn_config.softmax_scale unset", w->hf);
+        return 0;
+    }
+    }
+    return 0;
+}
+
+int api_model_attn_scale(api_problem *pb, const api_model_text *t, int64_t head_dim,
+                         api_model_scale *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *mt = text_type(t->model_type);
+    const row *w = NULL;
+    for (size_t i = 0; i < N_TABLE && w == NULL; i++)
+        if (strcmp(TABLE[i].model_type, mt) == 0)
+            w = &TABLE[i];
+    if (head_dim < 1)
+        head_dim = 1;
+    if (w == NULL) {
+        out->scale = 1.0 / sqrt((double)head_dim);
+        snprintf(out->src, sizeof out->src,
+                 "1/sqrt(head_dim), assumed (LlamaAttention's rule: modeling_llama.py)");
+        snprintf(out->caveat, sizeof out->caveat,
+                 mt[0] ? "model_type \"%.40s\" is not in posenc's table of attention scales: "
+                         "1/sqrt(head_dim) is assumed (as LlamaAttention); send `scale` if the "
+                         "model's attention scales otherwise"
+                       : "%sthe config names no model_type: 1/sqrt(head_dim) is assumed (as "
+                         "LlamaAttention); send `scale` if the model's attention scales otherwise",
+                 mt);
+        return 0;
+    }
+    out->known = 1;
+    if (scale_of_row(pb, t, w, head_dim, out) < 0)
+        return -1;
+    if (w->note)
+        snprintf(out->caveat, sizeof out->caveat, "%s", w->note);
+    if (strcmp(mt, "gpt2") == 0) { /* per-layer and optional rules of GPT2Attention */
+        const json_t *sw = json_object_get(t->obj, "scale_attn_weights");
+        const json_t *il = json_object_get(t->obj, "scale_attn_by_inverse_layer_idx");
+        if ((sw != NULL && json_is_false(sw)) || (il != NULL && json_is_true(il)))
+            snprintf(out->caveat, sizeof out->caveat,
+                     "scale_attn_weights false / scale_attn_by_inverse_layer_idx true change "
+                     "GPT-2's scale (modeling_gpt2.py) and are not modelled: send `scale`");
+    }
+    for (size_t i = 0; i < sizeof SOFTCAP / sizeof SOFTCAP[0]; i++) {
+        if (strcmp(SOFTCAP[i].model_type, mt) != 0)
+            continue;
+        double c = 0.0;
+        const json_t *cj = json_object_get(t->obj, "attn_logit_softcapping");
+        int rc = cj != NULL && json_is_null(cj) /* None: no softcapping */
+                     ? 1
+                     : read_key(pb, t, "attn_logit_softcapping", SOFTCAP[i].def, &c);
+        if (rc < 0)
+            return -1;
+        out->softcap = c;
+        if (rc > 0 && c == 0.0) { /* null: None */
+            snprintf(out->softcap_key, sizeof out->softcap_key, "%s.attn_logit_softcapping",
+                     t->src);
+            snprintf(out->softcap_src, sizeof out->softcap_src, "%s is null: no soft-capping (%s)",
+                     out->softcap_key, SOFTCAP[i].hf);
+        } else if (rc > 0) {
+            snprintf(out->softcap_key, sizeof out->softcap_key, "%s.attn_logit_softcapping",
+                     t->src);
+            snprintf(out->softcap_src, sizeof out->softcap_src, "%s (%s)", out->softcap_key,
+                     SOFTCAP[i].hf);
+        } else if (c > 0.0) {
+            snprintf(out->softcap_src, sizeof out->softcap_src, "default %.17g (%s)", c,
+                     SOFTCAP[i].hf);
+        }
+    }
+    return 0;
+}
