@@ -154,6 +154,28 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
     int64_t interval = 4;
     api_get_int(pb, cfg, ptr, "no_rope_layer_interval", 1, API_ML_MAX_LAYERS, &interval);
     int exaone_nope = strcmp(mt, "exaone4") == 0 && member(cfg, "sliding_window") != NULL;
+    /* Cohere 2 (Command R7B, Aya): layer_types default from sliding_window_pattern (4); only the
+     * sliding layers rotate (modeling_cohere2.py: `if self.sliding_window is not None`) */
+    int cohere2 = strcmp(mt, "cohere2") == 0;
+    if (cohere2) {
+        pattern = 4;
+        if (api_get_int(pb, cfg, ptr, "sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern) ==
+            0)
+            api_get_int(pb, cfg, ptr, "_sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern);
+    }
+    /* Qwen3-Next: layer_types default from full_attention_interval (4), the others linear */
+    int qwen3_next = strcmp(mt, "qwen3_next") == 0;
+    int64_t full_every = 4;
+    if (qwen3_next)
+        api_get_int(pb, cfg, ptr, "full_attention_interval", 1, API_ML_MAX_LAYERS, &full_every);
+    /* Mllama: the cross-attention layers attend to the image without rotary embedding */
+    const json_t *xattn =
+        strncmp(mt, "mllama", 6) == 0 ? member(cfg, "cross_attention_layers") : NULL;
+    if (xattn != NULL && !json_is_array(xattn)) {
+        char fp[API_MC_PTR + 32];
+        api_ptr(fp, sizeof fp, ptr, "cross_attention_layers");
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp, "must be an array of layer indices");
+    }
     if (api_problem_count(pb) != e0)
         return -1;
 
@@ -168,8 +190,10 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         const json_t *t = lt ? json_array_get(lt, (size_t)l) : NULL;
         if (t != NULL && json_is_string(t))
             type = json_string_value(t);
-        else if (gemma3)
+        else if (gemma3 || cohere2)
             type = (l + 1) % pattern == 0 ? "full_attention" : "sliding_attention";
+        else if (qwen3_next)
+            type = (l + 1) % full_every == 0 ? "full_attention" : "linear_attention";
         int sliding = strcmp(type, "sliding_attention") == 0;
 
         int use_rope = 1;
@@ -186,13 +210,30 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             use_rope = 0;
             why = "EXAONE 4: full-attention layers have no RoPE when sliding_window is set";
         }
+        if (cohere2 && !(sliding && member(cfg, "sliding_window") != NULL)) {
+            use_rope = 0;
+            why = "Cohere 2: only sliding-window layers apply RoPE (modeling_cohere2.py)";
+        }
+        static const char *const NO_POS_TYPES[] = {"linear_attention", "mamba", "conv", NULL};
+        if (api_str_in_list(NO_POS_TYPES, type)) {
+            use_rope = 0;
+            why = "a linear-attention / state-space layer: it takes no positions";
+        }
+        for (size_t x = 0; xattn != NULL && x < json_array_size(xattn); x++) {
+            const json_t *e = json_array_get(xattn, x);
+            if (json_is_integer(e) && json_integer_value(e) == l) {
+                use_rope = 0;
+                why = "Mllama cross-attention layer: no rotary embedding "
+                      "(MllamaTextCrossAttention)";
+            }
+        }
         api_ml_kind k;
         memset(&k, 0, sizeof k);
         k.rope = use_rope;
         if (!use_rope) {
             k.why = why;
         } else {
-            if (lt != NULL || gemma3)
+            if (lt != NULL || gemma3 || cohere2)
                 k.types = sliding ? API_ML_SLIDING : API_ML_FULL;
             if (per_type) {
                 const char *key = sliding ? "sliding_attention" : "full_attention";

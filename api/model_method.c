@@ -200,6 +200,17 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
         json_t *k = json_pack("{s:s, s:{s:I}, s:s, s:{s:I}}", "method", "alibi", "parameters",
                               "num_heads", (json_int_t)heads, "route", "/alibi", "request",
                               "num_heads", (json_int_t)heads);
+        double bias_max = 8.0; /* MPT: build_alibi_bias(alibi_bias_max), modeling_mpt.py */
+        if (ac != NULL)
+            api_ptr(fp, sizeof fp, ptr, "attn_config");
+        if (k != NULL && ac != NULL &&
+            api_get_number(pb, ac, fp, "alibi_bias_max", 0.0, 1e300, API_NUM_MIN_EXCL, &bias_max) >
+                0) {
+            json_t *req = json_object_get(k, "request"), *par = json_object_get(k, "parameters");
+            json_object_set_new(req, "slopes_rule", json_string("mpt"));
+            json_object_set_new(req, "alibi_bias_max", json_real(bias_max));
+            json_object_set_new(par, "alibi_bias_max", json_real(bias_max));
+        }
         int ki = add_kind(p, k);
         for (int64_t l = 0; l < n_layers; l++)
             assign(p, (int)l, ki);

@@ -1,0 +1,159 @@
+/*
+ * tests/api/check_model_break.c -- pasted configs that answered 200 with numbers Hugging Face does
+ * not compute (issue 15, outside review). Each value is derived by hand from the HF file named:
+ *   - cohere / cohere2 rotate adjacent pairs (modeling_cohere*.py rotate_half: x[..., ::2],
+ *     x[..., 1::2]; repeat_interleave of the frequencies);
+ *   - cohere2 applies RoPE only in its sliding layers (`if self.sliding_window is not None`), the
+ *     layer types following sliding_window_pattern (default 4): with 8 layers, 3 and 7 are full;
+ *   - class defaults a file may omit: Gemma2Config / GemmaConfig head_dim 256 (PaliGemma 2's
+ *     text_config: 2304 / 8 would be 288), NemotronConfig partial_rotary_factor 0.5,
+ *     StableLmConfig 0.25, GPTJConfig rotary_dim 64;
+ *   - Qwen3-Next: layer_types default from full_attention_interval (4), linear-attention layers
+ * take no positions; Mllama's cross_attention_layers take none (MllamaTextCrossAttention);
+ *   - chatglm (remote code) and bamba (BambaConfig fixes its RoPE) are 422s, not a guess;
+ *   - MPT's attn_config.alibi_bias_max reaches the /alibi request (build_alibi_bias).
+ */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "tests/lib/api_util.h"
+
+static const char *resolved_str(const json_t *j, const char *key)
+{
+    return json_string_value(json_object_get(json_object_get(j, "resolved"), key));
+}
+
+static json_int_t resolved_int(const json_t *j, const char *key)
+{
+    return json_integer_value(json_object_get(json_object_get(j, "resolved"), key));
+}
+
+/* method of layer l in a /model/method answer */
+static const char *layer_method(const json_t *j, size_t l)
+{
+    json_int_t k = json_integer_value(json_array_get(json_object_get(j, "layers"), l));
+    json_t *kind = json_array_get(json_object_get(j, "kinds"), (size_t)k);
+    return json_string_value(json_object_get(kind, "method"));
+}
+
+#define COHERE2                                                                                    \
+    "'model_type': 'cohere2', 'hidden_size': 64, 'num_attention_heads': 4, "                       \
+    "'num_hidden_layers': 8, 'rope_theta': 50000, 'sliding_window': 4096, "                        \
+    "'sliding_window_pattern': 4"
+
+START_TEST(test_cohere)
+{
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'cohere', 'hidden_size': 64, "
+                                "'num_attention_heads': 4, 'num_hidden_layers': 2}}");
+    ck_assert_str_eq(resolved_str(j, "layout"), "interleaved");
+    json_decref(j);
+    j = au_ok(api_model_method, "{" COHERE2 "}");
+    for (size_t l = 0; l < 8; l++)
+        ck_assert_str_eq(layer_method(j, l), (l + 1) % 4 == 0 ? "none" : "rope");
+    json_decref(j);
+    j = au_ok(api_rope, "{'config': {" COHERE2 "}, 'layer': 0}");
+    ck_assert_str_eq(resolved_str(j, "layout"), "interleaved");
+    json_decref(j);
+    au_expect_422(api_rope, "{'config': {" COHERE2 "}, 'layer': 3}", "/layer", NULL);
+}
+END_TEST
+
+START_TEST(test_class_defaults)
+{
+    /* PaliGemma 2 3B's text_config as published: no head_dim */
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'paligemma', 'text_config': "
+                                "{'hidden_size': 2304, 'model_type': 'gemma2', "
+                                "'num_attention_heads': 8, 'num_hidden_layers': 26}}}");
+    ck_assert_int_eq(resolved_int(j, "head_dim"), 256);
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), pow(10000.0, -2.0 / 256.0), 0.0, 1e-15);
+    json_decref(j);
+    j = au_ok(api_rope, "{'config': {'model_type': 'nemotron', 'hidden_size': 512, "
+                        "'num_attention_heads': 4, 'head_dim': 128, 'num_hidden_layers': 2}}");
+    ck_assert_int_eq(resolved_int(j, "rotary_dim"), 64); /* 128 x 0.5 */
+    json_decref(j);
+    j = au_ok(api_rope, "{'config': {'model_type': 'stablelm', 'hidden_size': 2560, "
+                        "'num_attention_heads': 32, 'num_hidden_layers': 2}}");
+    ck_assert_int_eq(resolved_int(j, "rotary_dim"), 20); /* floor(80 x 0.25) */
+    json_decref(j);
+    j = au_ok(api_rope, "{'config': {'model_type': 'gptj', 'n_embd': 4096, 'n_head': 16}}");
+    ck_assert_int_eq(resolved_int(j, "rotary_dim"), 64);
+    json_decref(j);
+    /* rotary_dim null: GPT-J rotates the whole head (pos_embd_dim = rotary_dim or embed_dim) */
+    j = au_ok(api_rope, "{'config': {'model_type': 'gptj', 'n_embd': 4096, 'n_head': 16, "
+                        "'rotary_dim': null}}");
+    ck_assert_int_eq(resolved_int(j, "rotary_dim"), 256);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_layer_structures)
+{
+    json_t *j =
+        au_ok(api_model_method,
+              "{'model_type': 'qwen3_next', 'hidden_size': 2048, 'num_attention_heads': 16, "
+              "'head_dim': 256, 'num_hidden_layers': 8, 'partial_rotary_factor': 0.25, "
+              "'rope_theta': 10000000}");
+    for (size_t l = 0; l < 8; l++)
+        ck_assert_str_eq(layer_method(j, l), (l + 1) % 4 == 0 ? "rope" : "none");
+    json_decref(j);
+    j = au_ok(api_model_method, "{'model_type': 'mllama', 'text_config': {'model_type': "
+                                "'mllama_text_model', 'hidden_size': 64, 'num_attention_heads': "
+                                "4, 'num_hidden_layers': 5, 'cross_attention_layers': [3], "
+                                "'rope_theta': 500000}}");
+    for (size_t l = 0; l < 5; l++)
+        ck_assert_str_eq(layer_method(j, l), l == 3 ? "none" : "rope");
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_refused)
+{
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'chatglm', 'hidden_size': 4096, "
+                  "'num_attention_heads': 32, 'num_layers': 2, 'kv_channels': 128}}",
+                  "/config/model_type", NULL);
+    au_expect_422(api_model_method,
+                  "{'model_type': 'bamba', 'hidden_size': 4096, 'num_attention_heads': 32, "
+                  "'num_hidden_layers': 4, 'attn_layer_indices': [2], 'rope_theta': 10000}",
+                  "/model_type", NULL);
+}
+END_TEST
+
+START_TEST(test_mpt_bias_max)
+{
+    json_t *j = au_ok(api_model_method, "{'model_type': 'mpt', 'd_model': 64, 'n_heads': 4, "
+                                        "'n_layers': 1, 'attn_config': {'alibi': true, "
+                                        "'alibi_bias_max': 16}}");
+    json_t *req = json_object_get(json_array_get(json_object_get(j, "kinds"), 0), "request");
+    json_object_set_new(req, "seq_len", json_integer(2));
+    char *body = json_dumps(req, 0);
+    int st = 0;
+    char *resp = au_send(api_alibi, body, &st);
+    ck_assert_int_eq(st, 200);
+    json_t *a = au_parse(resp);
+    /* MPT: m_h = h x alibi_bias_max / 4 (h = 1..4), slope 2^-m: 2^-4 for head 0 */
+    ck_close(au_num(a, "slopes", 0, -1, -1), 1.0 / 16.0, 0.0, 1e-15);
+    json_decref(a);
+    free(resp);
+    free(body);
+    json_decref(j);
+}
+END_TEST
+
+Suite *model_break_suite(void)
+{
+    Suite *s = suite_create("model_break");
+    TCase *tc = tcase_create("break");
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
+    tcase_add_test(tc, test_cohere);
+    tcase_add_test(tc, test_class_defaults);
+    tcase_add_test(tc, test_layer_structures);
+    tcase_add_test(tc, test_refused);
+    tcase_add_test(tc, test_mpt_bias_max);
+    suite_add_tcase(s, tc);
+    return s;
+}
