@@ -351,6 +351,10 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
         skip |= API_RC_SKIP_HEAD_DIM;
     }
     resolve_dims(pb, config, ptr, skip, &text, out);
+    /* as rope_theta: rope_parameters' partial_rotary_factor wins over a top-level one */
+    if (params != NULL && !prop && !(skip & API_RC_SKIP_ROTARY) && !out->rotary_dim_o.set &&
+        api_member(params, "partial_rotary_factor") != NULL)
+        memset(&out->partial_o, 0, sizeof out->partial_o);
     if (params != NULL && !prop && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set &&
         !out->rotary_dim_o.set) {
         double f = 0.0;
@@ -388,6 +392,13 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                 api_ptr(fp, sizeof fp, ptr, "model_type");
                 api_rc_origin_set(&out->base_o, fp, "default of %s (rope_local_base_freq)", d->hf);
             }
+        }
+        /* HF v5 (RotaryEmbeddingConfigMixin): rope_parameters' own rope_theta wins over the
+         * top-level one (rope_parameters.setdefault("rope_theta", ...)) */
+        if (!out->base_o.set && params != NULL &&
+            cfg_num(pb, params, sc_ptr, "rope_theta", 1.0, HUGE_VAL, &out->base) > 0) {
+            api_ptr(fp, sizeof fp, sc_ptr, "rope_theta");
+            api_rc_origin_set(&out->base_o, fp, "config.%s.rope_theta", sc_key);
         }
         for (const char *const *b = BASES; *b && !out->base_o.set; b++) {
             if (cfg_num(pb, config, ptr, *b, 1.0, HUGE_VAL, &out->base) > 0) {

@@ -120,11 +120,11 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
     if ((skip & API_RC_SKIP_LAYOUT) && strcmp(k, "rope_interleave") == 0)
         return "the request's layout wins";
     if (is(k, BASES))
-        return "a second base key: the first of rope_theta, rotary_emb_base is read (as each HF "
-               "model reads one)";
+        return "a second base key: rope_parameters.rope_theta, else rope_theta, else "
+               "rotary_emb_base is read (HF v5 RotaryEmbeddingConfigMixin; each model reads one)";
     if (is(k, ROTARY))
-        return "a second rotary-fraction key: the first of partial_rotary_factor, rotary_pct, "
-               "rotary_dim is read";
+        return "a second rotary-fraction key: rope_parameters.partial_rotary_factor, else the "
+               "first of partial_rotary_factor, rotary_pct, rotary_dim is read";
     if (is(k, SCALING) && json_is_object(v) && json_object_size(v) == 0)
         return "empty: no scaling";
     if (strcmp(k, "rope_interleave") == 0)

@@ -144,6 +144,21 @@ START_TEST(test_mpt_bias_max)
 }
 END_TEST
 
+/* HF v5 RotaryEmbeddingConfigMixin: rope_parameters.setdefault("rope_theta", top-level) keeps the
+ * inner value; the same for partial_rotary_factor. head 16, rotary 8, base 500:
+ * inv_freq[1] = 500^(-2/8). Before: the top-level 10000 and 1.0 were read. */
+START_TEST(test_v5_params_win)
+{
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'llama', 'hidden_size': 64, "
+                                "'num_attention_heads': 4, 'rope_theta': 10000, "
+                                "'partial_rotary_factor': 1.0, 'rope_parameters': {'rope_type': "
+                                "'default', 'rope_theta': 500, 'partial_rotary_factor': 0.5}}}");
+    ck_assert_int_eq(resolved_int(j, "rotary_dim"), 8);
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), pow(500.0, -0.25), 0.0, 1e-15);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_break_suite(void)
 {
     Suite *s = suite_create("model_break");
@@ -154,6 +169,7 @@ Suite *model_break_suite(void)
     tcase_add_test(tc, test_layer_structures);
     tcase_add_test(tc, test_refused);
     tcase_add_test(tc, test_mpt_bias_max);
+    tcase_add_test(tc, test_v5_params_win);
     suite_add_tcase(s, tc);
     return s;
 }
