@@ -265,6 +265,8 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
     json_decref(empty);
     if (rrc < 0 || (sections != NULL && api_mm_check_sections(pb, msc, cfg, ptr, sections, rd) < 0))
         return NULL;
+    if (sections == NULL && api_mm_account_keys(pb, cfg, ptr, &rc, &ro) < 0)
+        return NULL; /* a key POST /rope would refuse (it could change the numbers) */
     api_rc_origin *named[] = {&rc.head_dim_o, &rc.base_o, &rc.layout_o, &ro};
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) /* config.text_config.x */
         api_model_src_rebase(named[i]->src, sizeof named[i]->src, where);

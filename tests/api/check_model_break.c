@@ -159,6 +159,23 @@ START_TEST(test_v5_params_win)
 }
 END_TEST
 
+/* POST /model/method refuses what POST /rope refuses: a position key posenc does not read (Phi-3.5
+ * MoE's short_mscale, ChatGLM's rope_ratio). Before: 200, the kind's parameters silently without
+ * it. */
+START_TEST(test_method_unread_keys)
+{
+    au_expect_422(api_model_method,
+                  "{'model_type': 'llama', 'hidden_size': 64, 'num_attention_heads': 4, "
+                  "'num_hidden_layers': 2, 'rope_ratio': 5}",
+                  "/rope_ratio", NULL);
+    au_expect_422(api_model_method,
+                  "{'config': {'model_type': 'llava', 'text_config': {'model_type': 'llama', "
+                  "'hidden_size': 64, 'num_attention_heads': 4, 'num_hidden_layers': 2, "
+                  "'rope_scaling': {'rope_type': 'linear', 'factor': 2, 'short_mscale': 1.2}}}}",
+                  "/config/text_config/rope_scaling/short_mscale", NULL);
+}
+END_TEST
+
 Suite *model_break_suite(void)
 {
     Suite *s = suite_create("model_break");
@@ -170,6 +187,7 @@ Suite *model_break_suite(void)
     tcase_add_test(tc, test_refused);
     tcase_add_test(tc, test_mpt_bias_max);
     tcase_add_test(tc, test_v5_params_win);
+    tcase_add_test(tc, test_method_unread_keys);
     suite_add_tcase(s, tc);
     return s;
 }
