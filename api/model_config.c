@@ -100,6 +100,10 @@ static const api_model_default DEFAULTS[] = {
      "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
     {"gemma3_text", "sliding_window", 4096.0,
      "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
+    {"gemma3n_text", "rope_theta", 1000000.0,
+     "Gemma3nTextConfig (models/gemma3n/configuration_gemma3n.py)"},
+    {"gemma3n_text", "rope_local_base_freq", 10000.0,
+     "Gemma3nTextConfig (models/gemma3n/configuration_gemma3n.py)"},
     {"gemma4_text", "global_head_dim", 512.0,
      "Gemma4TextConfig (models/gemma4/configuration_gemma4.py)"},
     /* PaliGemma's published text_config omits head_dim: 2304 / 8 = 288, but the class says 256 */
@@ -124,6 +128,8 @@ const api_model_default *api_model_default_find(const char *model_type, const ch
     /* a Gemma 3 wrapper whose text_config says no model_type builds a Gemma3TextConfig */
     if (model_type != NULL && strcmp(model_type, "gemma3") == 0)
         model_type = "gemma3_text";
+    if (model_type != NULL && strcmp(model_type, "gemma3n") == 0)
+        model_type = "gemma3n_text";
     if (model_type != NULL && strcmp(model_type, "gemma4") == 0)
         model_type = "gemma4_text";
     for (size_t i = 0; model_type != NULL && i < sizeof DEFAULTS / sizeof DEFAULTS[0]; i++)

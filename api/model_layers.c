@@ -143,8 +143,11 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
     const json_t *params = member(cfg, "rope_parameters");
     int per_type = params && json_is_object(params) && member(params, "rope_type") == NULL &&
                    member(params, "type") == NULL && json_object_size(params) > 0;
-    int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0;
-    int64_t pattern = 6;
+    /* Gemma 3n too: its sliding layers use rope_local_base_freq without scaling
+     * (modeling_gemma3n.py rotary_emb_local), every 5th layer full by default */
+    int gemma3n = strcmp(mt, "gemma3n_text") == 0 || strcmp(mt, "gemma3n") == 0;
+    int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0 || gemma3n;
+    int64_t pattern = gemma3n ? 5 : 6;
     if (gemma3 &&
         api_get_int(pb, cfg, ptr, "sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern) == 0)
         api_get_int(pb, cfg, ptr, "_sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern);

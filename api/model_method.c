@@ -349,7 +349,8 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
     const json_t *params = member(cfg, "rope_parameters");
     int per_type = params && json_is_object(params) && member(params, "rope_type") == NULL &&
                    member(params, "type") == NULL && json_object_size(params) > 0;
-    int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0;
+    int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0 ||
+                 strcmp(mt, "gemma3n_text") == 0 || strcmp(mt, "gemma3n") == 0;
     api_ml_plan lp;
     if (api_ml_plan_layers(pb, text, &lp) < 0) {
         api_ml_plan_free(&lp);

@@ -176,6 +176,30 @@ START_TEST(test_method_unread_keys)
 }
 END_TEST
 
+/* Gemma 3n (modeling_gemma3n.py): as Gemma 3, sliding layers use rope_local_base_freq (here 10000)
+ * without scaling, full layers rope_theta (1e6). Before: one kind, base 1e6 for every layer.
+ * Layer 0's inv_freq[1] = 10000^(-2/256). */
+#define GEMMA3N                                                                                    \
+    "{'model_type': 'gemma3n', 'text_config': {'model_type': 'gemma3n_text', 'hidden_size': "      \
+    "2048, 'num_attention_heads': 8, 'head_dim': 256, 'num_hidden_layers': 5, 'rope_theta': "      \
+    "1000000.0, 'rope_local_base_freq': 10000.0, 'sliding_window': 512, 'layer_types': "           \
+    "['sliding_attention', 'sliding_attention', 'sliding_attention', 'sliding_attention', "        \
+    "'full_attention']}}"
+
+START_TEST(test_gemma3n_local_base)
+{
+    json_t *j = au_ok(api_model_method, GEMMA3N);
+    ck_assert_int_eq((int)json_array_size(json_object_get(j, "kinds")), 2);
+    json_decref(j);
+    j = au_ok(api_rope, "{'config': " GEMMA3N ", 'layer': 0}");
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), pow(10000.0, -2.0 / 256.0), 0.0, 1e-15);
+    json_decref(j);
+    j = au_ok(api_rope, "{'config': " GEMMA3N ", 'layer': 4}");
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), pow(1e6, -2.0 / 256.0), 0.0, 1e-15);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_break_suite(void)
 {
     Suite *s = suite_create("model_break");
@@ -188,6 +212,7 @@ Suite *model_break_suite(void)
     tcase_add_test(tc, test_mpt_bias_max);
     tcase_add_test(tc, test_v5_params_win);
     tcase_add_test(tc, test_method_unread_keys);
+    tcase_add_test(tc, test_gemma3n_local_base);
     suite_add_tcase(s, tc);
     return s;
 }
