@@ -94,6 +94,26 @@ static int check_layer_keys(api_problem *pb, const json_t *cfg, const char *ptr,
                                           : "0 (no RoPE in this layer) or 1");
                 break;
             }
+            /* a layer type posenc cannot place (HF's layer_type_validation refuses unknown
+             * ones; hybrid / sparse types mix in states posenc does not model) */
+            static const char *const KNOWN[] = {"full_attention",
+                                                "sliding_attention",
+                                                "chunked_attention",
+                                                "linear_attention",
+                                                "mamba",
+                                                "conv",
+                                                NULL};
+            if (strings && !api_str_in_list(KNOWN, json_string_value(e))) {
+                char ep[API_MC_PTR + 48];
+                api_ptr_idx(ep, sizeof ep, fp, i);
+                api_problem_field(
+                    pb, API_PB_INVALID_FIELD, ep,
+                    "layer type \"%.40s\" is not one posenc can place (full_attention, "
+                    "sliding_attention, chunked_attention: RoPE; linear_attention, "
+                    "mamba, conv: no positions)",
+                    json_string_value(e));
+                break;
+            }
         }
         if (n > 0 && n_from_file && (int64_t)len != n)
             api_problem_field(pb, API_PB_INVALID_FIELD, fp,

@@ -200,6 +200,22 @@ START_TEST(test_gemma3n_local_base)
 }
 END_TEST
 
+/* layer_types entries posenc cannot place: a 422 at the entry (before: read as full attention with
+ * RoPE, 200). HF's layer_type_validation refuses unknown types too. */
+START_TEST(test_unknown_layer_type)
+{
+    au_expect_422(api_model_method,
+                  "{'model_type': 'llama', 'hidden_size': 64, 'num_attention_heads': 4, "
+                  "'num_hidden_layers': 2, 'layer_types': ['full_attention', 'banana']}",
+                  "/layer_types/1", NULL);
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'llama', 'hidden_size': 64, 'num_attention_heads': 4, "
+                  "'num_hidden_layers': 2, 'layer_types': ['full_attention', 'hybrid']}, "
+                  "'layer': 1}",
+                  "/config/layer_types/1", NULL);
+}
+END_TEST
+
 Suite *model_break_suite(void)
 {
     Suite *s = suite_create("model_break");
@@ -213,6 +229,7 @@ Suite *model_break_suite(void)
     tcase_add_test(tc, test_v5_params_win);
     tcase_add_test(tc, test_method_unread_keys);
     tcase_add_test(tc, test_gemma3n_local_base);
+    tcase_add_test(tc, test_unknown_layer_type);
     suite_add_tcase(s, tc);
     return s;
 }
