@@ -216,6 +216,22 @@ START_TEST(test_unknown_layer_type)
 }
 END_TEST
 
+/* YaRN beta_fast / beta_slow 0: HF's find_correction_dim divides by num_rotations (a
+ * ZeroDivisionError); before: 200 with a ramp posenc made up. */
+START_TEST(test_yarn_beta_zero)
+{
+    au_expect_422(api_rope,
+                  "{'head_dim': 16, 'scaling': {'type': 'yarn', 'factor': 4, "
+                  "'original_max_position_embeddings': 1024, 'beta_fast': 0}}",
+                  "/scaling/beta_fast", NULL);
+    au_expect_422(
+        api_rope,
+        "{'config': {'model_type': 'llama', 'head_dim': 16, 'rope_scaling': {'rope_type': "
+        "'yarn', 'factor': 4, 'original_max_position_embeddings': 1024, 'beta_slow': 0}}}",
+        "/config/rope_scaling/beta_slow", NULL);
+}
+END_TEST
+
 Suite *model_break_suite(void)
 {
     Suite *s = suite_create("model_break");
@@ -230,6 +246,7 @@ Suite *model_break_suite(void)
     tcase_add_test(tc, test_method_unread_keys);
     tcase_add_test(tc, test_gemma3n_local_base);
     tcase_add_test(tc, test_unknown_layer_type);
+    tcase_add_test(tc, test_yarn_beta_zero);
     suite_add_tcase(s, tc);
     return s;
 }
