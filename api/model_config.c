@@ -197,12 +197,10 @@ static const struct {
     const char *model_type;
     const char *why;
 } REFUSED[] = {
-    {"chatglm", "its remote code (modeling_chatglm.py) rotates kv_channels / 2 dims in adjacent "
-                "pairs at base 10000 x rope_ratio; send POST /rope with head_dim, rotary_dim, base "
-                "and layout interleaved"},
-    {"bamba", "BambaConfig fixes rope_theta 10000 and partial_rotary_factor 0.5 whatever the file "
-              "says, and only the attn_layer_indices layers use RoPE (the Mamba layers take no "
-              "positions)"},
+    {"chatglm", "remote code (modeling_chatglm.py): kv_channels / 2 dims in adjacent pairs at "
+                "base 10000 x rope_ratio (send those to POST /rope)"},
+    {"bamba", "BambaConfig fixes rope_theta 10000 and partial_rotary_factor 0.5 whatever the "
+              "file says; only attn_layer_indices layers use RoPE"},
 };
 
 const char *api_model_rope_refused(const char *model_type)
