@@ -191,6 +191,22 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
     int64_t full_every = 4;
     if (qwen3_next)
         api_get_int(pb, cfg, ptr, "full_attention_interval", 1, API_ML_MAX_LAYERS, &full_every);
+    /* MiniMax-Text-01: attn_type_list, 0 = lightning (linear) attention without positions, 1 =
+     * softmax attention with RoPE (MiniMaxConfig builds layer_types from it) */
+    const json_t *atl =
+        strcmp(mt, "minimax") == 0 && lt == NULL ? member(cfg, "attn_type_list") : NULL;
+    for (size_t x = 0; atl != NULL && x < (json_is_array(atl) ? json_array_size(atl) : 1); x++) {
+        const json_t *e = json_is_array(atl) ? json_array_get(atl, x) : NULL;
+        if (e == NULL || !json_is_integer(e) || json_integer_value(e) < 0 ||
+            json_integer_value(e) > 1 || (int64_t)json_array_size(atl) != n) {
+            char fp[API_MC_PTR + 32];
+            api_ptr(fp, sizeof fp, ptr, "attn_type_list");
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "must be an array of 0 (linear attention) or 1 (softmax attention), "
+                              "one per layer");
+            break;
+        }
+    }
     /* Mllama: the cross-attention layers attend to the image without rotary embedding */
     const json_t *xattn =
         strncmp(mt, "mllama", 6) == 0 ? member(cfg, "cross_attention_layers") : NULL;
@@ -217,6 +233,9 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             type = (l + 1) % pattern == 0 ? "full_attention" : "sliding_attention";
         else if (qwen3_next)
             type = (l + 1) % full_every == 0 ? "full_attention" : "linear_attention";
+        else if (atl != NULL)
+            type = json_integer_value(json_array_get(atl, (size_t)l)) == 1 ? "full_attention"
+                                                                           : "linear_attention";
         int sliding = strcmp(type, "sliding_attention") == 0;
 
         int use_rope = 1;

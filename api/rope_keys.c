@@ -41,6 +41,8 @@ static const char *const POS_EXACT[] = {"layer_types",
                                         "max_seq_len",
                                         "seq_length",
                                         "interleaved_sliding_window",
+                                        "use_dynamic_ntk", /* Qwen (v1) remote code */
+                                        "use_logn_attn",
                                         NULL};
 
 int api_rope_position_key(const char *k)
@@ -152,6 +154,8 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
         return "names RoPE, which this answer is";
     if ((strncmp(k, "alibi", 5) == 0 || strcmp(k, "use_alibi") == 0) && json_is_false(v))
         return "false: no ALiBi";
+    if ((strcmp(k, "use_dynamic_ntk") == 0 || strcmp(k, "use_logn_attn") == 0) && json_is_false(v))
+        return "false: Qwen's long-context base change / query scaling is off";
     if (strcmp(k, "qk_rope_head_dim") == 0 && (skip & API_RC_SKIP_HEAD_DIM))
         return "the request's head_dim wins";
     if (strcmp(k, "llama_4_scaling_beta") == 0)

@@ -232,6 +232,30 @@ START_TEST(test_yarn_beta_zero)
 }
 END_TEST
 
+/* MiniMax-Text-01's attn_type_list: 0 = lightning attention, no positions; 1 = softmax with RoPE
+ * (before: every layer RoPE). Qwen (v1)'s use_dynamic_ntk / use_logn_attn change the base and the
+ * queries past seq_length: true is a 422 (before: dropped silently), false is ignored. */
+START_TEST(test_minimax_qwen1)
+{
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'minimax', 'hidden_size': 512, 'num_attention_heads': 4, "
+                      "'head_dim': 128, 'num_hidden_layers': 4, 'rotary_dim': 64, 'rope_theta': "
+                      "10000000, 'attn_type_list': [0, 0, 0, 1]}");
+    for (size_t l = 0; l < 4; l++)
+        ck_assert_str_eq(layer_method(j, l), l == 3 ? "rope" : "none");
+    json_decref(j);
+#define QWEN1                                                                                      \
+    "'model_type': 'qwen', 'hidden_size': 4096, 'num_attention_heads': 32, "                       \
+    "'num_hidden_layers': 2, 'rotary_emb_base': 10000, 'seq_length': 8192"
+    au_expect_422(api_rope, "{'config': {" QWEN1 ", 'use_dynamic_ntk': true}}",
+                  "/config/use_dynamic_ntk", NULL);
+    au_expect_422(api_model_method, "{" QWEN1 ", 'use_logn_attn': true}", "/use_logn_attn", NULL);
+    j = au_ok(api_rope,
+              "{'config': {" QWEN1 ", 'use_dynamic_ntk': false, 'use_logn_attn': false}}");
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_break_suite(void)
 {
     Suite *s = suite_create("model_break");
@@ -247,6 +271,7 @@ Suite *model_break_suite(void)
     tcase_add_test(tc, test_gemma3n_local_base);
     tcase_add_test(tc, test_unknown_layer_type);
     tcase_add_test(tc, test_yarn_beta_zero);
+    tcase_add_test(tc, test_minimax_qwen1);
     suite_add_tcase(s, tc);
     return s;
 }
