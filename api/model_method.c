@@ -200,16 +200,27 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
         json_t *k = json_pack("{s:s, s:{s:I}, s:s, s:{s:I}}", "method", "alibi", "parameters",
                               "num_heads", (json_int_t)heads, "route", "/alibi", "request",
                               "num_heads", (json_int_t)heads);
-        double bias_max = 8.0; /* MPT: build_alibi_bias(alibi_bias_max), modeling_mpt.py */
+        /* transformers' MptModel always builds its slopes with alibi_bias_max 8
+         * (build_mpt_alibi_tensor's default; modeling_mpt.py never passes the config's) */
+        double bias_max = 8.0;
         if (ac != NULL)
             api_ptr(fp, sizeof fp, ptr, "attn_config");
-        if (k != NULL && ac != NULL &&
+        if (ac != NULL &&
             api_get_number(pb, ac, fp, "alibi_bias_max", 0.0, 1e300, API_NUM_MIN_EXCL, &bias_max) >
-                0) {
-            json_t *req = json_object_get(k, "request"), *par = json_object_get(k, "parameters");
-            json_object_set_new(req, "slopes_rule", json_string("mpt"));
-            json_object_set_new(req, "alibi_bias_max", json_real(bias_max));
-            json_object_set_new(par, "alibi_bias_max", json_real(bias_max));
+                0 &&
+            bias_max != 8.0) {
+            char bp[200];
+            api_ptr(bp, sizeof bp, fp, "alibi_bias_max");
+            api_problem_field(pb, API_PB_INVALID_FIELD, bp,
+                              "transformers' MptModel uses 8 whatever the file says, MosaicML's "
+                              "remote code this value: send POST /alibi with slopes_rule mpt and "
+                              "the alibi_bias_max you mean");
+            json_decref(k);
+            return 0;
+        }
+        if (api_problem_failed(pb)) {
+            json_decref(k);
+            return 0;
         }
         int ki = add_kind(p, k);
         for (int64_t l = 0; l < n_layers; l++)

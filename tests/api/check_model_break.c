@@ -11,7 +11,7 @@
  *   - Qwen3-Next: layer_types default from full_attention_interval (4), linear-attention layers
  * take no positions; Mllama's cross_attention_layers take none (MllamaTextCrossAttention);
  *   - chatglm (remote code) and bamba (BambaConfig fixes its RoPE) are 422s, not a guess;
- *   - MPT's attn_config.alibi_bias_max reaches the /alibi request (build_alibi_bias).
+ *   - MPT's attn_config.alibi_bias_max other than 8 is a 422 (transformers' MptModel uses 8).
  */
 #include <check.h>
 #include <jansson.h>
@@ -125,9 +125,16 @@ END_TEST
 
 START_TEST(test_mpt_bias_max)
 {
+    /* transformers' MptModel: build_mpt_alibi_tensor(..., alibi_bias_max=8) whatever the file says,
+     * MosaicML's remote code reads it: any other value is a 422 (before: 200, the default slopes)
+     */
+    au_expect_422(api_model_method,
+                  "{'model_type': 'mpt', 'd_model': 64, 'n_heads': 4, 'n_layers': 1, "
+                  "'attn_config': {'alibi': true, 'alibi_bias_max': 16}}",
+                  "/attn_config/alibi_bias_max", NULL);
     json_t *j = au_ok(api_model_method, "{'model_type': 'mpt', 'd_model': 64, 'n_heads': 4, "
                                         "'n_layers': 1, 'attn_config': {'alibi': true, "
-                                        "'alibi_bias_max': 16}}");
+                                        "'alibi_bias_max': 8}}");
     json_t *req = json_object_get(json_array_get(json_object_get(j, "kinds"), 0), "request");
     json_object_set_new(req, "seq_len", json_integer(2));
     char *body = json_dumps(req, 0);
@@ -135,8 +142,8 @@ START_TEST(test_mpt_bias_max)
     char *resp = au_send(api_alibi, body, &st);
     ck_assert_int_eq(st, 200);
     json_t *a = au_parse(resp);
-    /* MPT: m_h = h x alibi_bias_max / 4 (h = 1..4), slope 2^-m: 2^-4 for head 0 */
-    ck_close(au_num(a, "slopes", 0, -1, -1), 1.0 / 16.0, 0.0, 1e-15);
+    /* m_h = h x 8 / 4 (h = 1..4), slope 2^-m: 2^-2 for head 0 */
+    ck_close(au_num(a, "slopes", 0, -1, -1), 0.25, 0.0, 1e-15);
     json_decref(a);
     free(resp);
     free(body);
