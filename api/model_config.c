@@ -100,8 +100,27 @@ static const api_model_default DEFAULTS[] = {
      "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
     {"gemma3_text", "sliding_window", 4096.0,
      "Gemma3TextConfig (models/gemma3/configuration_gemma3.py)"},
+    {"gemma3n_text", "rope_theta", 1000000.0,
+     "Gemma3nTextConfig (models/gemma3n/configuration_gemma3n.py)"},
+    {"gemma3n_text", "rope_local_base_freq", 10000.0,
+     "Gemma3nTextConfig (models/gemma3n/configuration_gemma3n.py)"},
     {"gemma4_text", "global_head_dim", 512.0,
      "Gemma4TextConfig (models/gemma4/configuration_gemma4.py)"},
+    /* PaliGemma's published text_config omits head_dim: 2304 / 8 = 288, but the class says 256 */
+    {"gemma", "head_dim", 256.0, "GemmaConfig (models/gemma/configuration_gemma.py)"},
+    {"gemma2", "head_dim", 256.0, "Gemma2Config (models/gemma2/configuration_gemma2.py)"},
+    /* the rotated share of the head when the file does not say */
+    {"phi", "partial_rotary_factor", 0.5, "PhiConfig (models/phi/configuration_phi.py)"},
+    {"persimmon", "partial_rotary_factor", 0.5,
+     "PersimmonConfig (models/persimmon/configuration_persimmon.py)"},
+    {"stablelm", "partial_rotary_factor", 0.25,
+     "StableLmConfig (models/stablelm/configuration_stablelm.py)"},
+    {"nemotron", "partial_rotary_factor", 0.5,
+     "NemotronConfig (models/nemotron/configuration_nemotron.py)"},
+    {"gpt_neox", "partial_rotary_factor", 0.25,
+     "GPTNeoXConfig (models/gpt_neox/configuration_gpt_neox.py: rotary_pct)"},
+    {"gptj", "rotary_dim", 64.0, "GPTJConfig (models/gptj/configuration_gptj.py)"},
+    {"codegen", "rotary_dim", 64.0, "CodeGenConfig (models/codegen/configuration_codegen.py)"},
 };
 
 const api_model_default *api_model_default_find(const char *model_type, const char *key)
@@ -109,6 +128,8 @@ const api_model_default *api_model_default_find(const char *model_type, const ch
     /* a Gemma 3 wrapper whose text_config says no model_type builds a Gemma3TextConfig */
     if (model_type != NULL && strcmp(model_type, "gemma3") == 0)
         model_type = "gemma3_text";
+    if (model_type != NULL && strcmp(model_type, "gemma3n") == 0)
+        model_type = "gemma3n_text";
     if (model_type != NULL && strcmp(model_type, "gemma4") == 0)
         model_type = "gemma4_text";
     for (size_t i = 0; model_type != NULL && i < sizeof DEFAULTS / sizeof DEFAULTS[0]; i++)
@@ -155,6 +176,8 @@ static const struct {
     {"llama4", "modeling_llama4.py: view_as_complex pairs"},
     {"llama4_text", "modeling_llama4.py: view_as_complex pairs"},
     {"deepseek_v32", "modeling_deepseek_v32.py: always interleaved"},
+    {"cohere", "modeling_cohere.py rotate_half: x[..., ::2], x[..., 1::2] (repeat_interleave)"},
+    {"cohere2", "modeling_cohere2.py rotate_half: x[..., ::2], x[..., 1::2] (repeat_interleave)"},
 };
 
 int api_model_layout_fixed(const char *model_type, const char **why)
@@ -167,6 +190,25 @@ int api_model_layout_fixed(const char *model_type, const char **why)
         }
     }
     return 0;
+}
+
+/* Model types whose position code posenc's config reading would get wrong: a 422 naming why. */
+static const struct {
+    const char *model_type;
+    const char *why;
+} REFUSED[] = {
+    {"chatglm", "remote code (modeling_chatglm.py): kv_channels / 2 dims in adjacent pairs at "
+                "base 10000 x rope_ratio (send those to POST /rope)"},
+    {"bamba", "BambaConfig fixes rope_theta 10000 and partial_rotary_factor 0.5 whatever the "
+              "file says; only attn_layer_indices layers use RoPE"},
+};
+
+const char *api_model_rope_refused(const char *model_type)
+{
+    for (size_t i = 0; model_type != NULL && i < sizeof REFUSED / sizeof REFUSED[0]; i++)
+        if (strcmp(REFUSED[i].model_type, model_type) == 0)
+            return REFUSED[i].why;
+    return NULL;
 }
 
 int api_model_is_gemma4(const char *model_type)
@@ -381,7 +423,6 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "glm4_moe",
                                           "glm4v_moe",
                                           "glm4_moe_lite",
-                                          "chatglm",
                                           "ernie4_5",
                                           "ernie4_5_moe",
                                           "hunyuan_v1_dense",

@@ -80,6 +80,10 @@ int api_model_layout_fixed(const char *model_type, const char **why);
  * Gemma4TextRotaryEmbedding: head_dim_key "global_head_dim"). */
 int api_model_is_gemma4(const char *model_type);
 
+/* The reason posenc refuses to read RoPE from a config of this model_type (its HF or remote code
+ * rotates differently from what the file's keys say: chatglm, bamba), or NULL. */
+const char *api_model_rope_refused(const char *model_type);
+
 /* 1 when the model type's attention multiplies the softmax scale by mscale(factor,
  * mscale_all_dim)^2 (the DeepSeek family: deepseek_v2, deepseek_v3, deepseek_v32,
  * glm4_moe_lite, longcat_flash), 0 otherwise. */

@@ -94,6 +94,26 @@ static int check_layer_keys(api_problem *pb, const json_t *cfg, const char *ptr,
                                           : "0 (no RoPE in this layer) or 1");
                 break;
             }
+            /* a layer type posenc cannot place (HF's layer_type_validation refuses unknown
+             * ones; hybrid / sparse types mix in states posenc does not model) */
+            static const char *const KNOWN[] = {"full_attention",
+                                                "sliding_attention",
+                                                "chunked_attention",
+                                                "linear_attention",
+                                                "mamba",
+                                                "conv",
+                                                NULL};
+            if (strings && !api_str_in_list(KNOWN, json_string_value(e))) {
+                char ep[API_MC_PTR + 48];
+                api_ptr_idx(ep, sizeof ep, fp, i);
+                api_problem_field(
+                    pb, API_PB_INVALID_FIELD, ep,
+                    "layer type \"%.40s\" is not one posenc can place (full_attention, "
+                    "sliding_attention, chunked_attention: RoPE; linear_attention, "
+                    "mamba, conv: no positions)",
+                    json_string_value(e));
+                break;
+            }
         }
         if (n > 0 && n_from_file && (int64_t)len != n)
             api_problem_field(pb, API_PB_INVALID_FIELD, fp,
@@ -144,8 +164,11 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
     const json_t *params = member(cfg, "rope_parameters");
     int per_type = params && json_is_object(params) && member(params, "rope_type") == NULL &&
                    member(params, "type") == NULL && json_object_size(params) > 0;
-    int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0;
-    int64_t pattern = 6;
+    /* Gemma 3n too: its sliding layers use rope_local_base_freq without scaling
+     * (modeling_gemma3n.py rotary_emb_local), every 5th layer full by default */
+    int gemma3n = strcmp(mt, "gemma3n_text") == 0 || strcmp(mt, "gemma3n") == 0;
+    int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0 || gemma3n;
+    int64_t pattern = gemma3n ? 5 : 6;
     if (gemma3 &&
         api_get_int(pb, cfg, ptr, "sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern) == 0)
         api_get_int(pb, cfg, ptr, "_sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern);
@@ -155,6 +178,44 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
     int64_t interval = 4;
     api_get_int(pb, cfg, ptr, "no_rope_layer_interval", 1, API_ML_MAX_LAYERS, &interval);
     int exaone_nope = strcmp(mt, "exaone4") == 0 && member(cfg, "sliding_window") != NULL;
+    /* Cohere 2 (Command R7B, Aya): layer_types default from sliding_window_pattern (4); only the
+     * sliding layers rotate (modeling_cohere2.py: `if self.sliding_window is not None`) */
+    int cohere2 = strcmp(mt, "cohere2") == 0;
+    if (cohere2) {
+        pattern = 4;
+        if (api_get_int(pb, cfg, ptr, "sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern) ==
+            0)
+            api_get_int(pb, cfg, ptr, "_sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern);
+    }
+    /* Qwen3-Next: layer_types default from full_attention_interval (4), the others linear */
+    int qwen3_next = strcmp(mt, "qwen3_next") == 0;
+    int64_t full_every = 4;
+    if (qwen3_next)
+        api_get_int(pb, cfg, ptr, "full_attention_interval", 1, API_ML_MAX_LAYERS, &full_every);
+    /* MiniMax-Text-01: attn_type_list, 0 = lightning (linear) attention without positions, 1 =
+     * softmax attention with RoPE (MiniMaxConfig builds layer_types from it) */
+    const json_t *atl =
+        strcmp(mt, "minimax") == 0 && lt == NULL ? member(cfg, "attn_type_list") : NULL;
+    for (size_t x = 0; atl != NULL && x < (json_is_array(atl) ? json_array_size(atl) : 1); x++) {
+        const json_t *e = json_is_array(atl) ? json_array_get(atl, x) : NULL;
+        if (e == NULL || !json_is_integer(e) || json_integer_value(e) < 0 ||
+            json_integer_value(e) > 1 || (int64_t)json_array_size(atl) != n) {
+            char fp[API_MC_PTR + 32];
+            api_ptr(fp, sizeof fp, ptr, "attn_type_list");
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "must be an array of 0 (linear attention) or 1 (softmax attention), "
+                              "one per layer");
+            break;
+        }
+    }
+    /* Mllama: the cross-attention layers attend to the image without rotary embedding */
+    const json_t *xattn =
+        strncmp(mt, "mllama", 6) == 0 ? member(cfg, "cross_attention_layers") : NULL;
+    if (xattn != NULL && !json_is_array(xattn)) {
+        char fp[API_MC_PTR + 32];
+        api_ptr(fp, sizeof fp, ptr, "cross_attention_layers");
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp, "must be an array of layer indices");
+    }
     if (api_problem_count(pb) != e0)
         return -1;
 
@@ -169,8 +230,13 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         const json_t *t = lt ? json_array_get(lt, (size_t)l) : NULL;
         if (t != NULL && json_is_string(t))
             type = json_string_value(t);
-        else if (gemma3)
+        else if (gemma3 || cohere2)
             type = (l + 1) % pattern == 0 ? "full_attention" : "sliding_attention";
+        else if (qwen3_next)
+            type = (l + 1) % full_every == 0 ? "full_attention" : "linear_attention";
+        else if (atl != NULL)
+            type = json_integer_value(json_array_get(atl, (size_t)l)) == 1 ? "full_attention"
+                                                                           : "linear_attention";
         int sliding = strcmp(type, "sliding_attention") == 0;
 
         int use_rope = 1;
@@ -187,13 +253,30 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             use_rope = 0;
             why = "EXAONE 4: full-attention layers have no RoPE when sliding_window is set";
         }
+        if (cohere2 && !(sliding && member(cfg, "sliding_window") != NULL)) {
+            use_rope = 0;
+            why = "Cohere 2: only sliding-window layers apply RoPE (modeling_cohere2.py)";
+        }
+        static const char *const NO_POS_TYPES[] = {"linear_attention", "mamba", "conv", NULL};
+        if (api_str_in_list(NO_POS_TYPES, type)) {
+            use_rope = 0;
+            why = "a linear-attention / state-space layer: it takes no positions";
+        }
+        for (size_t x = 0; xattn != NULL && x < json_array_size(xattn); x++) {
+            const json_t *e = json_array_get(xattn, x);
+            if (json_is_integer(e) && json_integer_value(e) == l) {
+                use_rope = 0;
+                why = "Mllama cross-attention layer: no rotary embedding "
+                      "(MllamaTextCrossAttention)";
+            }
+        }
         api_ml_kind k;
         memset(&k, 0, sizeof k);
         k.rope = use_rope;
         if (!use_rope) {
             k.why = why;
         } else {
-            if (lt != NULL || gemma3)
+            if (lt != NULL || gemma3 || cohere2)
                 k.types = sliding ? API_ML_SLIDING : API_ML_FULL;
             if (per_type) {
                 const char *key = sliding ? "sliding_attention" : "full_attention";

@@ -208,6 +208,28 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
         json_t *k = json_pack("{s:s, s:{s:I}, s:s, s:{s:I}}", "method", "alibi", "parameters",
                               "num_heads", (json_int_t)heads, "route", "/alibi", "request",
                               "num_heads", (json_int_t)heads);
+        /* transformers' MptModel always builds its slopes with alibi_bias_max 8
+         * (build_mpt_alibi_tensor's default; modeling_mpt.py never passes the config's) */
+        double bias_max = 8.0;
+        if (ac != NULL)
+            api_ptr(fp, sizeof fp, ptr, "attn_config");
+        if (ac != NULL &&
+            api_get_number(pb, ac, fp, "alibi_bias_max", 0.0, 1e300, API_NUM_MIN_EXCL, &bias_max) >
+                0 &&
+            bias_max != 8.0) {
+            char bp[200];
+            api_ptr(bp, sizeof bp, fp, "alibi_bias_max");
+            api_problem_field(pb, API_PB_INVALID_FIELD, bp,
+                              "transformers' MptModel uses 8 whatever the file says, MosaicML's "
+                              "remote code this value: send POST /alibi with slopes_rule mpt and "
+                              "the alibi_bias_max you mean");
+            json_decref(k);
+            return 0;
+        }
+        if (api_problem_failed(pb)) {
+            json_decref(k);
+            return 0;
+        }
         int ki = add_kind(p, k);
         for (int64_t l = 0; l < n_layers; l++)
             assign(p, (int)l, ki);
@@ -262,6 +284,8 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
     json_decref(empty);
     if (rrc < 0 || (sections != NULL && api_mm_check_sections(pb, msc, cfg, ptr, sections, rd) < 0))
         return NULL;
+    if (sections == NULL && api_mm_account_keys(pb, cfg, ptr, &rc, &ro) < 0)
+        return NULL; /* a key POST /rope would refuse (it could change the numbers) */
     api_rc_origin *named[] = {&rc.head_dim_o, &rc.base_o, &rc.layout_o, &ro};
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) /* config.text_config.x */
         api_model_src_rebase(named[i]->src, sizeof named[i]->src, where);
@@ -344,7 +368,8 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
     const json_t *params = member(cfg, "rope_parameters");
     int per_type = params && json_is_object(params) && member(params, "rope_type") == NULL &&
                    member(params, "type") == NULL && json_object_size(params) > 0;
-    int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0;
+    int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0 ||
+                 strcmp(mt, "gemma3n_text") == 0 || strcmp(mt, "gemma3n") == 0;
     api_ml_plan lp;
     if (api_ml_plan_layers(pb, text, &lp) < 0) {
         api_ml_plan_free(&lp);

@@ -5,10 +5,12 @@
 #include "api/model_method_parts.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/model_scale.h"
 #include "api/req.h"
+#include "api/rope_req.h"
 
 static const json_t *member(const json_t *obj, const char *key)
 {
@@ -204,4 +206,37 @@ int api_mm_attn_scale(api_problem *pb, json_t *kind, const api_model_text *text,
 oom:
     api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory while describing the model");
     return -1;
+}
+
+int api_mm_account_keys(api_problem *pb, const json_t *edited, const char *text_ptr,
+                        const api_rope_config *rc, const api_rc_origin *ro)
+{
+    api_rope_req *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory while describing the model");
+        return -1;
+    }
+    r->kind = -1;
+    r->forced_kind = -1;
+    r->has_config = 1;
+    r->cfg = *rc;
+    r->sc = rc->scaling;
+    size_t tl = strlen(text_ptr); /* the scaling object's pointer as POST /rope has it */
+    if (strncmp(rc->scaling.ptr, text_ptr, tl) == 0)
+        snprintf(r->sc.ptr, sizeof r->sc.ptr, "/config%s", rc->scaling.ptr + tl);
+    r->head_dim_o = rc->head_dim_o;
+    r->rotary_o = *ro;
+    r->base_o = rc->base_o;
+    r->layout_o = rc->layout_o;
+    api_problem lp; /* pointers under /config, as POST /rope names them */
+    api_problem_init(&lp);
+    int rc_keys = api_rope_account_keys(&lp, edited, 0, r);
+    for (size_t i = 0; rc_keys < 0 && i < lp.n_errors; i++) {
+        const char *p = lp.errors[i].pointer;
+        char fp[sizeof lp.errors[i].pointer + 64];
+        snprintf(fp, sizeof fp, "%s%s", text_ptr, strncmp(p, "/config", 7) == 0 ? p + 7 : p);
+        api_problem_field(pb, lp.code, fp, "%s", lp.errors[i].message);
+    }
+    free(r);
+    return rc_keys < 0 ? -1 : 0;
 }

@@ -35,6 +35,15 @@ void api_mm_name_defaults(json_t *sources, const api_model_text *text, unsigned 
 /* Llama 4's query_scale object for a no-RoPE kind: {rule, attn_scale, floor_scale, route,
  * sources} with sources named from the config's root `where` ("config.text_config"). New
  * reference (NULL when out of memory). */
+/*
+ * No silent drops on POST /model/method either: the position keys of a RoPE kind's (edited) text
+ * config `edited`, resolved into rc (rotary dim origin ro), accounted for as POST /rope does
+ * (api_rope_account_keys): a key that would change a number and that posenc does not read is a 422
+ * at its pointer under text_ptr ("" or "/text_config"). Returns 0, or -1 with the errors in pb.
+ */
+int api_mm_account_keys(api_problem *pb, const json_t *edited, const char *text_ptr,
+                        const api_rope_config *rc, const api_rc_origin *ro);
+
 json_t *api_mm_query_scale(const api_model_temp *tt, const api_model_text *text, const char *where);
 
 /*

@@ -280,6 +280,14 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
     snprintf(out->text_src, sizeof out->text_src, "%s", text.src);
     snprintf(out->model_type, sizeof out->model_type, "%s", text.model_type);
     out->softmax_mscale = out->model_type[0] == '\0' || api_model_softmax_mscale(out->model_type);
+    const char *refused = api_model_rope_refused(out->model_type);
+    if (refused != NULL) {
+        api_ptr(fp, sizeof fp, ptr, "model_type");
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "posenc cannot give model_type \"%.40s\"'s numbers: %s", out->model_type,
+                          refused);
+        return -1;
+    }
 
     int64_t maxpos = 0;
     if (cfg_int(pb, config, ptr, "max_position_embeddings", &maxpos) > 0)
@@ -343,6 +351,10 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
         skip |= API_RC_SKIP_HEAD_DIM;
     }
     resolve_dims(pb, config, ptr, skip, &text, out);
+    /* as rope_theta: rope_parameters' partial_rotary_factor wins over a top-level one */
+    if (params != NULL && !prop && !(skip & API_RC_SKIP_ROTARY) && !out->rotary_dim_o.set &&
+        api_member(params, "partial_rotary_factor") != NULL)
+        memset(&out->partial_o, 0, sizeof out->partial_o);
     if (params != NULL && !prop && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set &&
         !out->rotary_dim_o.set) {
         double f = 0.0;
@@ -350,6 +362,20 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
             out->partial_rotary_factor = f;
             api_ptr(fp, sizeof fp, sc_ptr, "partial_rotary_factor");
             api_rc_origin_set(&out->partial_o, fp, "config.%s.partial_rotary_factor", sc_key);
+        }
+    }
+    if (!prop && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set && !out->rotary_dim_o.set &&
+        json_object_get(config, "rotary_dim") == NULL) { /* null: GPT-J rotates it all */
+        /* the config class's rotated share when the file says nothing (PhiConfig 0.5, ...) */
+        const api_model_default *d = api_model_text_default(&text, "partial_rotary_factor");
+        const api_model_default *r = api_model_text_default(&text, "rotary_dim");
+        api_ptr(fp, sizeof fp, ptr, "model_type");
+        if (d != NULL) {
+            out->partial_rotary_factor = d->value;
+            api_rc_origin_set(&out->partial_o, fp, "default of %s", d->hf);
+        } else if (r != NULL) {
+            out->rotary_dim = (int64_t)r->value;
+            api_rc_origin_set(&out->rotary_dim_o, fp, "default of %s", r->hf);
         }
     }
 
@@ -366,6 +392,13 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                 api_ptr(fp, sizeof fp, ptr, "model_type");
                 api_rc_origin_set(&out->base_o, fp, "default of %s (rope_local_base_freq)", d->hf);
             }
+        }
+        /* HF v5 (RotaryEmbeddingConfigMixin): rope_parameters' own rope_theta wins over the
+         * top-level one (rope_parameters.setdefault("rope_theta", ...)) */
+        if (!out->base_o.set && params != NULL &&
+            cfg_num(pb, params, sc_ptr, "rope_theta", 1.0, HUGE_VAL, &out->base) > 0) {
+            api_ptr(fp, sizeof fp, sc_ptr, "rope_theta");
+            api_rc_origin_set(&out->base_o, fp, "config.%s.rope_theta", sc_key);
         }
         for (const char *const *b = BASES; *b && !out->base_o.set; b++) {
             if (cfg_num(pb, config, ptr, *b, 1.0, HUGE_VAL, &out->base) > 0) {

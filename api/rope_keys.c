@@ -42,6 +42,8 @@ static const char *const POS_EXACT[] = {"layer_types",
                                         "max_seq_len",
                                         "seq_length",
                                         "interleaved_sliding_window",
+                                        "use_dynamic_ntk", /* Qwen (v1) remote code */
+                                        "use_logn_attn",
                                         NULL};
 
 int api_rope_position_key(const char *k)
@@ -121,11 +123,11 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
     if ((skip & API_RC_SKIP_LAYOUT) && strcmp(k, "rope_interleave") == 0)
         return "the request's layout wins";
     if (is(k, BASES))
-        return "a second base key: the first of rope_theta, rotary_emb_base is read (as each HF "
-               "model reads one)";
+        return "a second base key: rope_parameters.rope_theta, else rope_theta, else "
+               "rotary_emb_base is read (HF v5 RotaryEmbeddingConfigMixin; each model reads one)";
     if (is(k, ROTARY))
-        return "a second rotary-fraction key: the first of partial_rotary_factor, rotary_pct, "
-               "rotary_dim is read";
+        return "a second rotary-fraction key: rope_parameters.partial_rotary_factor, else the "
+               "first of partial_rotary_factor, rotary_pct, rotary_dim is read";
     if (is(k, SCALING) && json_is_object(v) && json_object_size(v) == 0)
         return "empty: no scaling";
     if (strcmp(k, "rope_interleave") == 0)
@@ -153,6 +155,8 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
         return "names RoPE, which this answer is";
     if ((strncmp(k, "alibi", 5) == 0 || strcmp(k, "use_alibi") == 0) && json_is_false(v))
         return "false: no ALiBi";
+    if ((strcmp(k, "use_dynamic_ntk") == 0 || strcmp(k, "use_logn_attn") == 0) && json_is_false(v))
+        return "false: Qwen's long-context base change / query scaling is off";
     if (strcmp(k, "qk_rope_head_dim") == 0 && (skip & API_RC_SKIP_HEAD_DIM))
         return "the request's head_dim wins";
     if (strcmp(k, "llama_4_scaling_beta") == 0)

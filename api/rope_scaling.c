@@ -66,8 +66,8 @@ static const struct {
 } RS_FIELDS[API_RS__COUNT] = {
     {"factor", T_LINEAR | T_DYNAMIC | T_YARN | T_LONGROPE | T_LLAMA3 | T_PROP, K_POS},
     {"original_max_position_embeddings", T_DYNAMIC | T_YARN | T_LONGROPE | T_LLAMA3, K_INT},
-    {"beta_fast", T_YARN, K_NONNEG},
-    {"beta_slow", T_YARN, K_NONNEG},
+    {"beta_fast", T_YARN, K_POS}, /* find_correction_dim divides by it */
+    {"beta_slow", T_YARN, K_POS},
     {"mscale", T_YARN, K_NONNEG},
     {"mscale_all_dim", T_YARN, K_NONNEG},
     {"attention_factor", T_YARN | T_LONGROPE, K_POS},
