@@ -238,7 +238,17 @@ export function chart(el) {
         painter.refresh = () => refresh(true);
     }
     charts.add(c);
-    new ResizeObserver(() => c.resize()).observe(el);
+    // A ResizeObserver reports once on observe() with the size init() just used: resizing then would lay out
+    // and paint the whole chart a second time (120 ms of the first chart's 1.2 s on desktop, 0.9 s at 4× CPU
+    // slowdown), so only a box that really changed size is resized.
+    let size = [el.clientWidth, el.clientHeight];
+    new ResizeObserver(() => {
+        const now = [el.clientWidth, el.clientHeight];
+        if (now[0] === size[0] && now[1] === size[1])
+            return;
+        size = now;
+        c.resize();
+    }).observe(el);
     return c;
 }
 
