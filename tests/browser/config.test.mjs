@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { useDaemon, ROOT, DESKTOP, PHONE, ART, open, settle, assertClean, post } from './lib.mjs';
+import { useDaemon, ROOT, DESKTOP, PHONE, ART, open, settle, assertClean, assertChartsBundled, post } from './lib.mjs';
 
 useDaemon();
 
@@ -178,6 +178,7 @@ test('config box: every layer\'s method, each kind drawn from its route', { time
         assert.equal(await page.locator('#cfg-strip .layer').count(), 0);
         assert.equal(await page.locator('#cfg-resolved tr').count(), 0);
         assert.equal(await visible(page, '#cfg-chart'), false);
+        await assertChartsBundled(s.page);
         assertClean(s);
     } finally {
         await s.close();
@@ -206,6 +207,7 @@ test('config box in Korean on a phone: T5 and BLOOM drawn, errors in Korean', { 
         assert.match(err, /서버가 요청을 거절했습니다: \/config\/model_type 항목/); // an unknown model_type is named
         assert.doesNotMatch(err, /none of|required|must/i, err);
         assert.equal(await page.locator('#cfg-strip .layer').count(), 0, 'the previous model\'s strip is cleared');
+        await assertChartsBundled(s.page);
         assertClean(s);
     } finally {
         await s.close();

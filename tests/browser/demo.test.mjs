@@ -19,7 +19,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import {
     useDaemon, url, ART, CHROMIUM, ARGS, DESKTOP, PHONE, open, ready, settle, assertClean, num, expectNum,
-    openDetails, chartPoints, seriesCount, shoot, post, shownBodies, near,
+    openDetails, chartPoints, seriesCount, shoot, post, shownBodies, near, assertChartsBundled,
 } from './lib.mjs';
 
 useDaemon();
@@ -98,6 +98,8 @@ async function checkCharts(page) {
         window.echarts.getInstanceByDom(el).getOption().series.map((s) => s.name));
     assert.equal(names.length, 2);
     assert.ok(names.every((n) => n.length > 5), `decay series names: ${names}`);
+    // every series type and component those charts asked for is in the custom ECharts bundle
+    await assertChartsBundled(page);
     // no error box anywhere
     assert.equal(await page.locator('.err:not([hidden])').count(), 0, 'an error message is shown');
     assert.equal(await page.locator('[data-testid="learned-unavailable"]').isHidden(), true);
@@ -145,6 +147,9 @@ test('static files: content types, caching, favicon, vendored ECharts and its li
     assert.equal(lic.status, 200);
     assert.match(lic.body, /Apache License/);
     assert.match((await get('/vendor/echarts/NOTICE')).body, /Apache ECharts/);
+    // the bundle holds ZRender and tslib too: their licences are served next to it
+    assert.match((await get('/vendor/echarts/LICENSE-zrender')).body, /BSD 3-Clause License/);
+    assert.match((await get('/vendor/echarts/LICENSE-tslib')).body, /Microsoft Corporation/);
     // no CDN or other host referenced by the page's own files
     for (const p of ['/', ...JS, '/style.css'])
         assert.doesNotMatch((await get(p)).body, /(src|href)=["']?(https?:)?\/\//, `${p} references another host`);
@@ -274,6 +279,7 @@ test('interactions: keyboard, language switch, RoPE positions, extend modes, sca
             await page.locator('#ex4-btn').click();
             await settle(page);
             assert.equal(await page.locator('[data-testid="ex4-message"]').getAttribute('data-position'), '512');
+            await assertChartsBundled(page); // with the other extend modes' and the config box's charts
             assertClean(s);
         } finally {
             await s.close();

@@ -68,6 +68,69 @@ export function useDaemon() {
 }
 
 /**
+ * Runs in the page before its scripts: records every component and series type the page's charts ask for
+ * (the top-level keys of each setOption, with their `type`, the series types, and the markers inside series)
+ * in window.__chartUse, by seeing window.echarts through a proxy whose init() wraps each new instance's
+ * setOption. web/vendor/echarts/echarts.min.js holds only what tools/echarts/entry.js imports, and ECharts
+ * drops an option whose component is not in the bundle without a word: assertChartsBundled checks.
+ */
+function recordChartUse() {
+    const use = window.__chartUse = new Set();
+    const note = (main, v) => {
+        for (const o of Array.isArray(v) ? v : [v])
+            use.add(o && typeof o === 'object' && typeof o.type === 'string' ? `${main}.${o.type}` : main);
+    };
+    const record = (opt) => {
+        for (const [k, v] of Object.entries(opt || {})) {
+            if (!v || typeof v !== 'object' || k === 'textStyle' || k === 'color')
+                continue;
+            note(k, v);
+            if (k !== 'series')
+                continue;
+            for (const sr of Array.isArray(v) ? v : [v]) {
+                for (const m of ['markLine', 'markArea', 'markPoint'])
+                    if (sr && sr[m])
+                        use.add(m);
+            }
+        }
+    };
+    const init = (lib) => (...args) => {
+        const c = lib.init(...args);
+        const setOption = c.setOption.bind(c);
+        c.setOption = (opt, ...rest) => {
+            record(opt);
+            return setOption(opt, ...rest);
+        };
+        return c;
+    };
+    let lib;
+    Object.defineProperty(window, 'echarts', { configurable: true, enumerable: true, get: () => lib,
+        set: (v) => { lib = v && typeof v === 'object' ? new Proxy(v, { get: (o, k) => (k === 'init' ? init(o) : o[k]) }) : v; } });
+}
+
+/**
+ * Asserts that every component and series type the page's charts used so far is in the ECharts bundle
+ * (registered with ECharts' ComponentModel, with its sub-type when it has some: series.heatmap, xAxis.log,
+ * dataZoom.slider, visualMap.continuous; aria, which is no component, by the aria-label it writes).
+ */
+export async function assertChartsBundled(page) {
+    const r = await page.evaluate(() => {
+        const M = window.echarts.ComponentModel;
+        const used = [...window.__chartUse].sort();
+        const missing = used.filter((u) => {
+            const [main, sub] = u.split('.');
+            if (main === 'aria') // not a component model: the aria feature writes the chart box's aria-label
+                return !document.querySelector('[_echarts_instance_][aria-label]');
+            return sub ? !(M.hasSubTypes(main) ? M.getClass(main, sub) : M.hasClass(main)) : !M.hasClass(main);
+        });
+        return { used, missing };
+    });
+    assert.ok(r.used.includes('series.heatmap') && r.used.includes('series.line'), `charts seen: ${r.used}`);
+    assert.deepEqual(r.missing, [], `used by web/js but not in web/vendor/echarts/echarts.min.js ` +
+        `(add them to tools/echarts/entry.js and run tools/echarts/build.sh); used: ${r.used}`);
+}
+
+/**
  * Opens the demo in a fresh chromium profile. Records console errors, page errors, failed responses and
  * every request; requests to any host other than 127.0.0.1 are aborted and recorded as offences.
  */
@@ -78,6 +141,7 @@ export async function open(locale, viewport) {
         reducedMotion: 'reduce',
     });
     const page = ctx.pages()[0] || await ctx.newPage();
+    await page.addInitScript(recordChartUse);
     const log = { console: [], pageErrors: [], badResponses: [], foreign: [], requests: 0, expected: [] };
     await ctx.route('**/*', (route) => {
         const u = new URL(route.request().url());

@@ -72,9 +72,10 @@ async function main() {
             e.target._load();
         }
     }, { rootMargin: '100% 0px' });
-    // Wiring first (every control works before its part is computed), then the lazy loaders.
+    // Wiring first (every control works before its part is computed), then the lazy loaders. A part marked
+    // false draws no chart before its data is in (section 2 waits for ECharts itself, after its requests).
     const parts = [
-        ['#why', whyInit(), false], ['#sin', sinInit()], ['#learned', learnedInit()], ['#rope', ropeInit()],
+        ['#why', whyInit(), false], ['#sin', sinInit(), false], ['#learned', learnedInit()], ['#rope', ropeInit()],
         ['#lay-table', layInit(), false], ['#bands-desc', scalingInit()], ['#ctx', ctxInit()], ['#cfg', cfgInit()],
         ['#alibi', alibiInit()],
         ['#compare', cmpInit()], ['#ex', exInit(), false], ['#grid', gridInit], ['#rel', relInit],

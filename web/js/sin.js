@@ -1,5 +1,5 @@
 // Section 2, sinusoidal: the heat map, the clock hands, the lesson's wavelength slip and PE(p + k) = M·PE(p).
-import { api, apiNpy, track, latest, fmt, fmtInt, putNum, $, h, chart, s, arrow, arrowMarker } from './util.js';
+import { api, apiNpy, track, latest, fmt, fmtInt, putNum, $, h, chart, loadCharts, s, arrow, arrowMarker } from './util.js';
 import { t, getLang, onLang } from './i18n.js';
 import { range, guarded, bindRange } from './ui.js';
 import { heatOption } from './common.js';
@@ -10,7 +10,8 @@ const sin = { heat: null, dial: null, bands: null, bandsKey: '', g1: latest(), g
 async function sinHeatFetch() {
     const body = { d_model: +$('#sin-d').value, seq_len: +$('#sin-len').value, base: +$('#sin-base').value };
     const tok = sin.g1.next();
-    const r = await apiNpy('/sinusoidal', body, $('#sin-req'));
+    // The page's first chart: its data is requested while the chart library is still loading, not after.
+    const [r] = await Promise.all([apiNpy('/sinusoidal', body, $('#sin-req')), loadCharts()]);
     if (!sin.g1.ok(tok))
         return;
     sin.heat = r;

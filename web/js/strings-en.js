@@ -445,7 +445,7 @@ export const en = {
 
     'foot.api': 'API: <a href="/docs">/docs</a> · <a href="/openapi.yaml">openapi.yaml</a> · ' +
         '<a href="/limits">/limits</a> · <a href="/version">/version</a>',
-    'foot.lib': 'Charts: Apache ECharts 6.1.0 (Apache-2.0, licence kept in <code>vendor/echarts/</code>). ' +
+    'foot.lib': 'Charts: Apache ECharts 6.1.0 with ZRender (Apache-2.0 and BSD-3-Clause, licences kept in <code>vendor/echarts/</code>). ' +
         'References: Vaswani et al. 2017 (arXiv 1706.03762), Su et al. 2021 RoFormer (2104.09864), Press et al. ' +
         '2021 ALiBi (2108.12409), Heo et al. 2024 RoPE-ViT (2403.13298), Raffel et al. 2020 T5 (1910.10683), ' +
         'Shaw et al. 2018 (1803.02155), Dai et al. 2019 Transformer-XL (1901.02860).',

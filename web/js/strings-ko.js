@@ -421,7 +421,7 @@ export const ko = {
 
     'foot.api': 'API: <a href="/docs">/docs</a> · <a href="/openapi.yaml">openapi.yaml</a> · ' +
         '<a href="/limits">/limits</a> · <a href="/version">/version</a>',
-    'foot.lib': '차트: Apache ECharts 6.1.0 (Apache-2.0, <code>vendor/echarts/</code>에 라이선스 동봉). ' +
+    'foot.lib': '차트: Apache ECharts 6.1.0 및 ZRender (Apache-2.0, BSD-3-Clause, <code>vendor/echarts/</code>에 라이선스 동봉). ' +
         '참고: Vaswani 외 2017 (arXiv 1706.03762), Su 외 2021 RoFormer (2104.09864), Press 외 2021 ALiBi (2108.12409), ' +
         'Heo 외 2024 RoPE-ViT (2403.13298), Raffel 외 2020 T5 (1910.10683), Shaw 외 2018 (1803.02155), ' +
         'Dai 외 2019 Transformer-XL (1901.02860).',
