@@ -56,6 +56,7 @@ typedef struct {
     /* a pasted config's attention scale (api/model_scale.h) */
     api_model_scale ms;
     char scale_src[API_MS_SRC + 96];
+    char caveats[2 * API_MS_SRC + 512]; /* the answer's caveats, joined ("" : none) */
 } rope_state;
 
 static void rope_release(api_att_plan *plan)
@@ -148,6 +149,49 @@ static void unignore(api_rope_req *r, const char *key, const char *why)
 }
 
 /*
+ * Adds to s->caveats when the pasted config's layers (those of the answered kind r->kind when
+ * r is given) attend within a sliding window (`sliding_window`, unless `use_sliding_window` is
+ * false) that the T positions reach: HF masks key positions `sliding_window` or more behind the
+ * query (masking_utils.py, sliding_window_overlay), and these scores do not apply that mask.
+ * Layer types that are all full attention, or T within the window, add nothing.
+ */
+static void window_caveat(const api_att_input *in, rope_state *s, const api_model_text *text,
+                          const api_rope_req *r)
+{
+    const json_t *sw = api_member(text->obj, "sliding_window");
+    const json_t *use = api_member(text->obj, "use_sliding_window");
+    if (sw == NULL || !json_is_integer(sw) || json_integer_value(sw) < 1 ||
+        (use != NULL && json_is_false(use)))
+        return;
+    int64_t w = (int64_t)json_integer_value(sw);
+    if ((int64_t)in->t < w) /* the largest distance, t - 1, stays inside the window */
+        return;
+    unsigned types = r != NULL && r->kind >= 0 ? r->plan.kind[r->kind].types : 0u;
+    /* the one layer asked for, when the config types it (layers that differ only in window
+     * are one kind, so the kind alone may hold both) */
+    const json_t *lt = api_member(text->obj, "layer_types");
+    const json_t *lj = api_member(in->obj, "layer"), *ltj = api_member(in->obj, "layer_type");
+    const json_t *one = json_is_string(ltj) ? ltj
+                        : json_is_integer(lj) && json_is_array(lt)
+                            ? json_array_get(lt, (size_t)json_integer_value(lj))
+                            : NULL;
+    if (json_is_string(one))
+        types =
+            strcmp(json_string_value(one), "sliding_attention") == 0 ? API_ML_SLIDING : API_ML_FULL;
+    if (types != 0 && !(types & API_ML_SLIDING))
+        return; /* the answered layers are all full attention */
+    size_t n = strlen(s->caveats);
+    snprintf(s->caveats + n, sizeof s->caveats - n,
+             "%s%s.sliding_window = %lld: %s attend only to the last %lld positions "
+             "(masking_utils.py); these %zu positions reach farther and the scores here do not "
+             "apply that mask (send fewer than %lld positions, or a full-attention layer)",
+             n ? "; " : "", text->src, (long long)w,
+             types & API_ML_FULL ? "this kind's sliding-window layers"
+                                 : "the sliding-window layers",
+             (long long)w, in->t, (long long)w);
+}
+
+/*
  * The pasted config's own attention scale and soft-capping (api/model_scale.h), for plan: the
  * scale replaces the default 1/sqrt(d) unless the request set `scale` (which wins, said so in
  * the source). r (NULL on a no-RoPE layer) gets the sources, and the keys used leave its
@@ -176,7 +220,9 @@ static int model_scale(const api_att_input *in, rope_state *s, api_rope_req *r, 
     plan->model_scale = s->ms.scale;
     plan->scale_src = s->scale_src;
     plan->softcap = s->ms.softcap;
-    plan->caveat = s->ms.caveat[0] ? s->ms.caveat : NULL;
+    snprintf(s->caveats, sizeof s->caveats, "%s", s->ms.caveat);
+    window_caveat(in, s, &text, r);
+    plan->caveat = s->caveats[0] ? s->caveats : NULL;
     if (r != NULL) {
         snprintf(r->scale_src, sizeof r->scale_src, "%s", s->scale_src);
         snprintf(r->softcap_src, sizeof r->softcap_src, "%s", s->ms.softcap_src);
