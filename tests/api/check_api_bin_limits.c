@@ -1,0 +1,172 @@
+/*
+ * tests/api/check_api_bin_limits.c -- what a hostile binary request (api/bin.h) may hold, found by
+ * breaking it from outside (issue 16): a .npy header alone reserves none of the spool (the quota
+ * follows the bytes written), a failed request gives its reservation back at once (while the
+ * client may still be sending), the params part is held to max_parse_bytes as parsed, and a shape
+ * past the address space is a 413 like any other shape over max_tensor_bytes.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/bin.h"
+#include "tests/lib/api_util.h"
+#include "tests/lib/bin_util.h"
+
+/* The spool reservations asked for: the last total and the largest. */
+typedef struct {
+    uint64_t last, peak;
+} spool_log;
+
+static int log_reserve(void *cls, uint64_t total)
+{
+    spool_log *s = cls;
+    s->last = total;
+    if (total > s->peak)
+        s->peak = total;
+    return 0;
+}
+
+/* A binary /rope request spooled to f (a tmpfile), its reservations logged in *log. */
+static api_bin *open_bin(FILE *f, spool_log *log)
+{
+    ck_assert_ptr_nonnull(f);
+    api_spool sp = {fileno(f), log_reserve, log};
+    api_bin *bin = api_bin_new(&au_ctx, &api_route_rope, BU_BOUNDARY, &sp, NULL, NULL);
+    ck_assert_ptr_nonnull(bin);
+    return bin;
+}
+
+/* The start of a body: params {} and the part q holding an .npy header of a float64 [rows, cols]
+ * tensor, then data bytes of 0.5 (whole values). */
+static void header_then(bu_body *b, size_t rows, size_t cols, size_t data)
+{
+    bu_params(b, "{}");
+    char dict[128];
+    int k = snprintf(dict, sizeof dict,
+                     "{'descr': '<f8', 'fortran_order': False, 'shape': (%zu, %zu), }", rows, cols);
+    size_t hl = ((size_t)k + 11 + 63) / 64 * 64; /* magic .. dict .. '\n', padded to 64 */
+    unsigned char *f = calloc(1, hl + data);
+    ck_assert_ptr_nonnull(f);
+    memcpy(f, "\x93NUMPY\x01\x00", 8);
+    f[8] = (unsigned char)((hl - 10) & 255);
+    f[9] = (unsigned char)((hl - 10) >> 8);
+    memset(f + 10, ' ', hl - 11);
+    memcpy(f + 10, dict, (size_t)k);
+    f[hl - 1] = '\n';
+    for (size_t i = 0; i < data / 8; i++)
+        memcpy(f + hl + i * 8, &(double){0.5}, 8);
+    static const char part[] = "--" BU_BOUNDARY "\r\nContent-Disposition: form-data; "
+                               "name=\"q\"\r\n\r\n";
+    bu_add(b, part, sizeof part - 1);
+    bu_add(b, f, hl + data);
+    free(f);
+}
+
+/* A header declaring about 1 GB of float64 then 64 bytes of data: the spool is not reserved for
+ * what has not arrived (before the fix the header alone reserved all 1 GiB, so a few clients that
+ * send headers and then trickle held the whole quota: every binary request 507). */
+START_TEST(test_header_reserves_nothing)
+{
+    bu_body b = {0};
+    header_then(&b, 1000000, 128, 64); /* 10^6 rows x 128 x 8 bytes = 1.024 GB declared */
+    FILE *f = tmpfile();
+    spool_log log = {0, 0};
+    api_bin *bin = open_bin(f, &log);
+    ck_assert_int_eq(api_bin_feed(bin, b.buf, b.len), 0);
+    ck_assert_int_eq(api_bin_failed(bin), 0);
+    /* 64 bytes are less than one window (whole rows up to 128 KiB of float64): nothing written
+     * (before the fix: 1,024,000,000 reserved) */
+    ck_assert_uint_le(log.peak, 64);
+    api_bin_free(bin);
+    fclose(f);
+    free(b.buf);
+}
+END_TEST
+
+/* 300,000 bytes of data (two whole windows of 131,072 bytes written), then the part ends short
+ * of its shape: the request fails, and its reservation (262,144 bytes: the two windows) goes
+ * back at once, before the rest of the body (the client may take its time) and api_bin_free. */
+START_TEST(test_failure_releases_spool)
+{
+    bu_body b = {0};
+    header_then(&b, 100000, 8, 300000);
+    bu_add(&b, "\r\n", 2);
+    bu_end(&b);
+    FILE *f = tmpfile();
+    spool_log log = {0, 0};
+    api_bin *bin = open_bin(f, &log);
+    size_t first = b.len - 300000 + 262144; /* through the second window */
+    ck_assert_int_eq(api_bin_feed(bin, b.buf, first), 0);
+    ck_assert_uint_eq(log.last, 262144);
+    ck_assert_int_eq(api_bin_feed(bin, b.buf + first, b.len - first), -1); /* ends short */
+    ck_assert_uint_eq(log.last, 0);
+    ck_assert_uint_eq(log.peak, 262144);
+    api_bin_free(bin);
+    fclose(f);
+    free(b.buf);
+}
+END_TEST
+
+/* A params part whose parsed form passes max_parse_bytes is a 413 at /params, as the same JSON in
+ * a JSON body is (before the fix the binary path parsed it without a cap: 16 MB of params made
+ * the daemon's resident memory grow by about 330 MB, outside max_inflight_bytes). */
+START_TEST(test_params_parse_cap)
+{
+    size_t n = 20000, cap = 32 + n * 2;
+    char *params = malloc(cap);
+    ck_assert_ptr_nonnull(params);
+    size_t k = (size_t)snprintf(params, cap, "{\"positions\": [");
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)snprintf(params + k, cap - k, "%s0", i ? "," : "");
+    snprintf(params + k, cap - k, "]}");
+    double q[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    size_t s2[2] = {1, 8};
+    bu_body b = {0};
+    bu_params(&b, params);
+    bu_npy(&b, "q", WIRE_DT_F64, s2, 2, q);
+    bu_end(&b);
+    bu_opts o = {.npy = 1};
+    au_lim.max_parse_bytes = 65536; /* 20,000 numbers: about 1 MB as jansson's tree */
+    api_response r = bu_run(&b, &o);
+    bu_expect_problem(&r, 413, "/params");
+    api_response_free(&r);
+    au_lim.max_parse_bytes = (size_t)1 << 27; /* the default: then the positions are wrong */
+    r = bu_run(&b, &o);
+    bu_expect_problem(&r, 422, "/positions");
+    api_response_free(&r);
+    free(b.buf);
+    free(params);
+}
+END_TEST
+
+/* shape (2^62, 8): more values than a size_t counts in bytes. 413 at /q like (2^40, 8) (before:
+ * a 422 "needs more than 18446744073709551615 bytes"). */
+START_TEST(test_shape_overflow_413)
+{
+    bu_body b = {0};
+    header_then(&b, (size_t)1 << 62, 8, 0);
+    bu_add(&b, "\r\n", 2);
+    bu_end(&b);
+    bu_opts o = {.npy = 1};
+    api_response r = bu_run(&b, &o);
+    bu_expect_problem(&r, 413, "/q");
+    api_response_free(&r);
+    free(b.buf);
+}
+END_TEST
+
+Suite *api_bin_limits_suite(void)
+{
+    Suite *s = suite_create("api_bin_limits");
+    TCase *tc = tcase_create("bin_limits");
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
+    tcase_add_test(tc, test_header_reserves_nothing);
+    tcase_add_test(tc, test_failure_releases_spool);
+    tcase_add_test(tc, test_params_parse_cap);
+    tcase_add_test(tc, test_shape_overflow_413);
+    suite_add_tcase(s, tc);
+    return s;
+}
