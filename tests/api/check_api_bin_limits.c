@@ -14,6 +14,7 @@
 #include "api/bin.h"
 #include "tests/lib/api_util.h"
 #include "tests/lib/bin_util.h"
+#include "wire/stream.h"
 
 /* The spool reservations asked for: the last total and the largest. */
 typedef struct {
@@ -158,6 +159,36 @@ START_TEST(test_shape_overflow_413)
 }
 END_TEST
 
+/* The answer streams from the spool: what it holds in memory (reserved in max_inflight_bytes while
+ * it is sent, server/respond.c) is not its size. Before the fix a custom stream counted twice its
+ * size, so every binary answer over max_inflight_bytes / 2 (a 512 MiB upload of q and k) was a
+ * 503 overloaded after the whole upload. q [4096, 8] float64: 262,144 bytes of answer. */
+START_TEST(test_answer_held_small)
+{
+    bu_body b = {0};
+    header_then(&b, 4096, 8, 4096 * 64);
+    bu_add(&b, "\r\n", 2);
+    bu_end(&b);
+    FILE *f = tmpfile();
+    spool_log log = {0, 0};
+    api_bin *bin = open_bin(f, &log);
+    ck_assert_int_eq(api_bin_feed(bin, b.buf, b.len), 0);
+    for (int npy = 0; npy <= 1; npy++) {
+        api_opts opts = {.npy = npy, .npz = !npy, .stream = 1};
+        api_response r;
+        api_bin_run(bin, &opts, "t", &r);
+        ck_assert_int_eq(r.status, 200);
+        ck_assert_ptr_nonnull(r.stream);
+        ck_assert_uint_gt(wire_stream_size(r.stream), 262144);
+        ck_assert_uint_lt(api_response_held(&r), 65536);
+        api_response_free(&r);
+    }
+    api_bin_free(bin);
+    fclose(f);
+    free(b.buf);
+}
+END_TEST
+
 Suite *api_bin_limits_suite(void)
 {
     Suite *s = suite_create("api_bin_limits");
@@ -167,6 +198,7 @@ Suite *api_bin_limits_suite(void)
     tcase_add_test(tc, test_failure_releases_spool);
     tcase_add_test(tc, test_params_parse_cap);
     tcase_add_test(tc, test_shape_overflow_413);
+    tcase_add_test(tc, test_answer_held_small);
     suite_add_tcase(s, tc);
     return s;
 }
