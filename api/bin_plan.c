@@ -83,7 +83,7 @@ static int part_shape(api_bin *b, int i, int bhtd, int has_layout, int64_t heads
                      p->info.ndim);
         return -1;
     }
-    if (heads > 0 && p->info.ndim == 3 && p->H != (size_t)heads) {
+    if (heads > 0 && p->info.ndim >= 3 && p->H != (size_t)heads) {
         api_bin_fail(b, API_PB_INVALID_FIELD, ptr, "the tensor has %zu heads but params says %lld",
                      p->H, (long long)heads);
         return -1;

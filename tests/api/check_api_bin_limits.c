@@ -14,6 +14,7 @@
 #include "api/bin.h"
 #include "tests/lib/api_util.h"
 #include "tests/lib/bin_util.h"
+#include "wire/multipart.h"
 #include "wire/stream.h"
 
 /* The spool reservations asked for: the last total and the largest. */
@@ -189,6 +190,37 @@ START_TEST(test_answer_held_small)
 }
 END_TEST
 
+/* num_heads that disagrees with a rank-4 tensor's heads is a 422 at /q, as for rank 3 (before:
+ * ignored, a 200). q [1, 2, 3, 8] bthd: 3 heads; params says 2. */
+START_TEST(test_num_heads_rank4)
+{
+    double q[48] = {0};
+    size_t s4[4] = {1, 2, 3, 8};
+    bu_body b = {0};
+    bu_params(&b, "{\"tensor_layout\": \"bthd\", \"num_heads\": 2}");
+    bu_npy(&b, "q", WIRE_DT_F64, s4, 4, q);
+    bu_end(&b);
+    bu_opts o = {.npy = 1};
+    api_response r = bu_run(&b, &o);
+    bu_expect_problem(&r, 422, "/q");
+    api_response_free(&r);
+    free(b.buf);
+}
+END_TEST
+
+/* Two boundary parameters: the reader and a proxy in front of it could split the body
+ * differently, so the Content-Type is refused (before: the first one was used). */
+START_TEST(test_two_boundaries)
+{
+    char out[WIRE_MP_MAX_BOUNDARY + 1];
+    ck_assert_int_eq(
+        wire_mp_boundary("multipart/form-data; boundary=a; boundary=b", out, sizeof out), -1);
+    ck_assert_int_eq(
+        wire_mp_boundary("multipart/form-data; boundary=\"a\"; charset=x", out, sizeof out), 1);
+    ck_assert_str_eq(out, "a");
+}
+END_TEST
+
 Suite *api_bin_limits_suite(void)
 {
     Suite *s = suite_create("api_bin_limits");
@@ -199,6 +231,8 @@ Suite *api_bin_limits_suite(void)
     tcase_add_test(tc, test_params_parse_cap);
     tcase_add_test(tc, test_shape_overflow_413);
     tcase_add_test(tc, test_answer_held_small);
+    tcase_add_test(tc, test_num_heads_rank4);
+    tcase_add_test(tc, test_two_boundaries);
     suite_add_tcase(s, tc);
     return s;
 }
