@@ -31,6 +31,17 @@ static int log_reserve(void *cls, uint64_t total)
     return 0;
 }
 
+/* Closes body b, runs it (.npy answer), expects a problem (status, pointer ptr) and frees b. */
+static void expect_problem(bu_body *b, int status, const char *ptr)
+{
+    bu_end(b);
+    bu_opts o = {.npy = 1};
+    api_response r = bu_run(b, &o);
+    bu_expect_problem(&r, status, ptr);
+    api_response_free(&r);
+    free(b->buf);
+}
+
 /* A binary /rope request spooled to f (a tmpfile), its reservations logged in *log. */
 static api_bin *open_bin(FILE *f, spool_log *log)
 {
@@ -151,12 +162,7 @@ START_TEST(test_shape_overflow_413)
     bu_body b = {0};
     header_then(&b, (size_t)1 << 62, 8, 0);
     bu_add(&b, "\r\n", 2);
-    bu_end(&b);
-    bu_opts o = {.npy = 1};
-    api_response r = bu_run(&b, &o);
-    bu_expect_problem(&r, 413, "/q");
-    api_response_free(&r);
-    free(b.buf);
+    expect_problem(&b, 413, "/q");
 }
 END_TEST
 
@@ -199,12 +205,7 @@ START_TEST(test_num_heads_rank4)
     bu_body b = {0};
     bu_params(&b, "{\"tensor_layout\": \"bthd\", \"num_heads\": 2}");
     bu_npy(&b, "q", WIRE_DT_F64, s4, 4, q);
-    bu_end(&b);
-    bu_opts o = {.npy = 1};
-    api_response r = bu_run(&b, &o);
-    bu_expect_problem(&r, 422, "/q");
-    api_response_free(&r);
-    free(b.buf);
+    expect_problem(&b, 422, "/q");
 }
 END_TEST
 
