@@ -48,7 +48,8 @@ int api_bin_hold(api_bin *b, size_t bytes)
 
 size_t api_bin_held_now(const api_bin *b)
 {
-    return b->params_cap + b->params_tree + b->t[0].hdr_cap + b->t[1].hdr_cap + b->win.bytes;
+    return b->params_cap + b->params_tree + b->plan_bytes + b->t[0].hdr_cap + b->t[1].hdr_cap +
+           b->win.bytes;
 }
 
 /* Grows *buf to hold need bytes (cap at most max), told to hold. 0 or -1 (b failed). */

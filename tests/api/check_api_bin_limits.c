@@ -222,6 +222,31 @@ START_TEST(test_two_boundaries)
 }
 END_TEST
 
+/* The plan counts in the memory budget: q [4096, 128] float16 (1 MiB) with include cos_sin holds
+ * cos and sin of 4096 x 64 float64 (4 MiB) until its answer is sent; a hold refused above 2 MiB
+ * is a 503 (before: the plan was not counted, the window alone fit: a 200). */
+START_TEST(test_plan_counts)
+{
+    size_t T = 4096, D = 128, s2[2] = {4096, 128};
+    double *q = calloc(T * D, sizeof *q);
+    ck_assert_ptr_nonnull(q);
+    bu_body b = {0};
+    bu_params(&b, "{\"include\": [\"cos_sin\"]}");
+    bu_npy(&b, "q", WIRE_DT_F16, s2, 2, q);
+    bu_end(&b);
+    bu_opts o = {.npy = 1, .refuse_hold_at = 2 << 20};
+    api_response r = bu_run(&b, &o);
+    bu_expect_problem(&r, 503, NULL);
+    api_response_free(&r);
+    o.refuse_hold_at = 8 << 20;
+    r = bu_run(&b, &o);
+    ck_assert_int_eq(r.status, 200);
+    api_response_free(&r);
+    free(b.buf);
+    free(q);
+}
+END_TEST
+
 Suite *api_bin_limits_suite(void)
 {
     Suite *s = suite_create("api_bin_limits");
@@ -234,6 +259,7 @@ Suite *api_bin_limits_suite(void)
     tcase_add_test(tc, test_answer_held_small);
     tcase_add_test(tc, test_num_heads_rank4);
     tcase_add_test(tc, test_two_boundaries);
+    tcase_add_test(tc, test_plan_counts);
     suite_add_tcase(s, tc);
     return s;
 }
