@@ -331,6 +331,8 @@ int wire_mp_feed(wire_mp *m, const void *data, size_t n)
                 m->dash = 1;
             } else if (c == '\r') {
                 m->state = MP_AFTER_CR;
+            } else if (c == '\n') {
+                return fail(m, "a delimiter line ends in LF alone: multipart needs CRLF line ends");
             } else if (c != ' ' && c != '\t') {
                 return fail(m, "a delimiter is followed by text (the boundary occurs in the data)");
             }

@@ -247,6 +247,24 @@ START_TEST(test_plan_counts)
 }
 END_TEST
 
+/* A body with LF line ends (a hand-written client): the 400 says so (before: "a delimiter is
+ * followed by text (the boundary occurs in the data)"). */
+START_TEST(test_lf_only)
+{
+    bu_body b = {0};
+    static const char lf[] =
+        "--" BU_BOUNDARY "\nContent-Disposition: form-data; name=\"params\"\n\n"
+        "{}\n--" BU_BOUNDARY "--\n";
+    bu_add(&b, lf, sizeof lf - 1);
+    bu_opts o = {.npy = 1};
+    api_response r = bu_run(&b, &o);
+    bu_expect_problem(&r, 400, NULL);
+    ck_assert_ptr_nonnull(strstr(r.body, "CRLF"));
+    api_response_free(&r);
+    free(b.buf);
+}
+END_TEST
+
 Suite *api_bin_limits_suite(void)
 {
     Suite *s = suite_create("api_bin_limits");
@@ -260,6 +278,7 @@ Suite *api_bin_limits_suite(void)
     tcase_add_test(tc, test_num_heads_rank4);
     tcase_add_test(tc, test_two_boundaries);
     tcase_add_test(tc, test_plan_counts);
+    tcase_add_test(tc, test_lf_only);
     suite_add_tcase(s, tc);
     return s;
 }
