@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/arena.h"
 #include "api/bin_priv.h"
 
 const char *const api_bin_part_names[API_BIN_NT] = {"q", "k"};
@@ -47,7 +48,8 @@ int api_bin_hold(api_bin *b, size_t bytes)
 
 size_t api_bin_held_now(const api_bin *b)
 {
-    return b->params_cap + b->t[0].hdr_cap + b->t[1].hdr_cap + b->win.bytes;
+    return b->params_cap + b->params_tree + b->plan_bytes + b->t[0].hdr_cap + b->t[1].hdr_cap +
+           b->win.bytes;
 }
 
 /* Grows *buf to hold need bytes (cap at most max), told to hold. 0 or -1 (b failed). */
@@ -122,16 +124,9 @@ static int header_done(api_bin *b, api_bin_part *p, const char *ptr)
         return -1;
     }
     p->hdr_done = 1;
-    p->off = b->spool_total;
-    b->spool_total += p->info.data_bytes;
-    if (b->sp.reserve != NULL && b->sp.reserve(b->sp.cls, b->spool_total) < 0) {
-        b->spool_total -= p->info.data_bytes;
-        api_bin_fail(b, API_PB_INSUFFICIENT_STORAGE, NULL,
-                     "the spool quota (spool_quota_bytes) cannot take %llu more bytes now; retry "
-                     "later",
-                     (unsigned long long)p->info.data_bytes);
-        return -1;
-    }
+    p->off = b->spool_end; /* the spool is reserved as the rotated data is written (bin_rotate.c):
+                            * a header alone, whatever shape it declares, holds none of it */
+    b->spool_end += p->info.data_bytes;
     int i = (int)(p - b->t);
     return api_bin_plan_part(b, i) < 0 ? -1 : api_bin_window_open(b, i);
 }
@@ -150,8 +145,14 @@ static int tensor_header(api_bin *b, api_bin_part *p, const unsigned char *buf, 
     wire_err_init(&e);
     int rc = wire_npy_parse_header_nd(p->hdr, p->hdr_n, b->bf16, (size_t)-1, &p->info, &e);
     if (rc < 0 || (rc == 0 && p->hdr_n == HDR_CAP)) {
-        api_bin_fail(b, e.status == WIRE_ELIMIT ? API_PB_LIMIT_EXCEEDED : API_PB_INVALID_FIELD, ptr,
-                     "%s", rc < 0 ? e.detail : "the .npy header is longer than 65536 bytes");
+        if (e.status == WIRE_ELIMIT) /* a shape past the address space: over max_tensor_bytes */
+            api_bin_fail(b, API_PB_TOO_LARGE, ptr,
+                         "the .npy shape holds more values than memory can address, over "
+                         "max_tensor_bytes (%zu)",
+                         b->lim->max_tensor_bytes);
+        else
+            api_bin_fail(b, API_PB_INVALID_FIELD, ptr, "%s",
+                         rc < 0 ? e.detail : "the .npy header is longer than 65536 bytes");
         return -1;
     }
     if (rc == 0)
@@ -193,6 +194,25 @@ static int on_data(void *cls, const unsigned char *buf, size_t n)
 static int params_end(api_bin *b)
 {
     json_error_t err;
+    /* jansson's tree is 3-80 times the text: measured first in an arena capped by
+     * max_parse_bytes (as a JSON body is, api/api.c), then counted in what b holds. The tree
+     * kept is parsed again outside the arena: it lives on after this call, on other threads. */
+    api_arena probe;
+    api_arena_begin(&probe, b->lim->max_parse_bytes, NULL, NULL);
+    json_t *pt = json_loadb(b->params, b->params_n, JSON_REJECT_DUPLICATES, &err);
+    int over = pt == NULL && api_arena_failure_of(&probe) != API_ARENA_OK;
+    b->params_tree = api_arena_used(&probe);
+    json_decref(pt);
+    api_arena_end(&probe);
+    if (over) {
+        free(b->params);
+        b->params = NULL;
+        b->params_cap = b->params_tree = 0;
+        api_bin_fail(b, API_PB_TOO_LARGE, "/params",
+                     "the params part as parsed needs more than max_parse_bytes (%zu)",
+                     b->lim->max_parse_bytes);
+        return -1;
+    }
     b->pj = json_loadb(b->params, b->params_n, JSON_REJECT_DUPLICATES, &err);
     free(b->params);
     b->params = NULL;
@@ -262,7 +282,15 @@ int api_bin_feed(api_bin *b, const void *buf, size_t n)
         return -1;
     if (wire_mp_feed(&b->mp, buf, n) < 0 && !b->failed)
         api_bin_fail(b, API_PB_BAD_REQUEST, NULL, "%s", b->mp.err.detail);
-    return b->failed ? -1 : 0;
+    if (!b->failed)
+        return 0;
+    /* failed: the rest of the body is only read and dropped, however long the client takes;
+     * what b holds of the spool and of its window goes back now, not when the body ends */
+    api_bin_window_free(b);
+    if (b->sp.reserve != NULL && b->spool_total > 0)
+        b->sp.reserve(b->sp.cls, 0);
+    b->spool_total = 0;
+    return -1;
 }
 
 int api_bin_failed(const api_bin *b)

@@ -62,6 +62,13 @@ static int member_failed(const void *self)
     return ((const member *)self)->failed;
 }
 
+/* In memory: the member's own buffer (cos / sin); the rotated tensors stay in the spool. */
+static uint64_t member_held(const void *self)
+{
+    const member *m = self;
+    return sizeof *m + (m->mem != NULL ? m->len : 0);
+}
+
 static void member_release(void *self)
 {
     member *m = self;
@@ -79,7 +86,7 @@ static const char *descr(wire_dtype dt)
 
 static wire_stream *as_stream(member *m, uint64_t size)
 {
-    wire_stream_src src = {member_read, member_failed, member_release, m, size, NULL};
+    wire_stream_src src = {member_read, member_failed, member_release, m, size, NULL, member_held};
     return wire_stream_custom(&src);
 }
 

@@ -83,7 +83,7 @@ static int part_shape(api_bin *b, int i, int bhtd, int has_layout, int64_t heads
                      p->info.ndim);
         return -1;
     }
-    if (heads > 0 && p->info.ndim == 3 && p->H != (size_t)heads) {
+    if (heads > 0 && p->info.ndim >= 3 && p->H != (size_t)heads) {
         api_bin_fail(b, API_PB_INVALID_FIELD, ptr, "the tensor has %zu heads but params says %lld",
                      p->H, (long long)heads);
         return -1;
@@ -306,6 +306,15 @@ int api_bin_plan_part(api_bin *b, int i)
                      first->D, (long long)b->r.head_dim, b->r.head_dim_o.src);
         goto out;
     }
+    /* what the plan holds until the answer is sent counts in the budget like a body: a header
+     * of a few hundred bytes can ask for a million positions or 4M numbers of cos / sin */
+    json_object_del(b->req, "positions"); /* read into b->r (api_rope_req borrows it not) */
+    size_t np = b->r.tpos.n, n = (size_t)b->r.rotary_dim / 2;
+    b->plan_bytes = (b->pos_b * first->T + b->r.pos.n + np) * sizeof(int64_t) +
+                    (b->res.cos ? 2 * np * n * sizeof(double) : 0) +
+                    (b->res.cos_hf ? 4 * np * n * sizeof(double) : 0);
+    if (api_bin_hold(b, api_bin_held_now(b)) < 0)
+        goto out;
     rc = take_table(b, b->pos_b * first->T);
 out:
     json_decref(flat);

@@ -52,7 +52,10 @@ struct api_bin {
     api_arena_hold_fn hold;
     void *hold_cls;
     size_t held;          /* bytes last told to hold */
-    uint64_t spool_total; /* bytes reserved in the spool */
+    uint64_t spool_total; /* bytes reserved in the spool: what has been written to it */
+    uint64_t spool_end;   /* bytes of the spool the parts' data will take (their layout) */
+    size_t params_tree;   /* bytes of params as parsed (jansson's tree, measured in an arena) */
+    size_t plan_bytes;    /* bytes the plan holds: positions, cos / sin (bin_plan.c) */
     wire_mp mp;
     wire_mp_cb cb;
     int cur;      /* the part being read: 0 q, 1 k, 2 params, -1 none */

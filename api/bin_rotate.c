@@ -148,6 +148,14 @@ static int rotate_window(api_bin *b, int i, size_t w)
     }
     const unsigned char *out = wb->raw;
     size_t left = cnt * es;
+    if (b->sp.reserve != NULL && b->sp.reserve(b->sp.cls, b->spool_total + left) < 0) {
+        api_bin_fail(b, API_PB_INSUFFICIENT_STORAGE, NULL,
+                     "the spool quota (spool_quota_bytes) cannot take %zu more bytes now; retry "
+                     "later",
+                     left);
+        return -1;
+    }
+    b->spool_total += left;
     uint64_t off = p->off + e0 * es;
     while (left > 0) {
         ssize_t k = pwrite(b->sp.fd, out, left, (off_t)off);

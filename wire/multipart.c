@@ -48,6 +48,7 @@ int wire_mp_boundary(const char *ct, char *out, size_t n)
     p = skip_ws(p, end);
     if (p < end && *p != ';')
         return 0; /* multipart/form-dataX */
+    int found = 0;
     while (p < end) {
         p = skip_ws(p + 1, end); /* past ';' */
         const char *key = p;
@@ -86,19 +87,20 @@ int wire_mp_boundary(const char *ct, char *out, size_t n)
             p = skip_ws(p, end);
         }
         if (klen == 8 && starts_ci(key, klen, "boundary")) {
-            if (bad || vlen == 0 || vlen > WIRE_MP_MAX_BOUNDARY || n < vlen + 1)
+            /* a second boundary: a proxy might split the body at the other one */
+            if (found || bad || vlen == 0 || vlen > WIRE_MP_MAX_BOUNDARY || n < vlen + 1)
                 return -1;
             for (size_t i = 0; i < vlen; i++)
                 if ((unsigned char)val[i] < 0x20 || val[i] == 0x7f)
                     return -1;
             memcpy(out, val, vlen);
             out[vlen] = '\0';
-            return (int)vlen;
+            found = (int)vlen;
         }
         while (p < end && *p != ';')
             p++;
     }
-    return -1;
+    return found ? found : -1;
 }
 
 void wire_mp_init(wire_mp *m, const char *boundary, const wire_mp_cb *cb, void *cls)
@@ -329,6 +331,8 @@ int wire_mp_feed(wire_mp *m, const void *data, size_t n)
                 m->dash = 1;
             } else if (c == '\r') {
                 m->state = MP_AFTER_CR;
+            } else if (c == '\n') {
+                return fail(m, "a delimiter line ends in LF alone: multipart needs CRLF line ends");
             } else if (c != ' ' && c != '\t') {
                 return fail(m, "a delimiter is followed by text (the boundary occurs in the data)");
             }

@@ -35,7 +35,7 @@
  * The boundary parameter of a Content-Type "multipart/form-data; boundary=..." (quoted or not;
  * the type compared case-insensitively) into out (>= WIRE_MP_MAX_BOUNDARY + 1 bytes). Returns
  * its length, 0 when the type is not multipart/form-data, -1 when it is but the boundary is
- * missing or invalid (empty, over 70 characters, a control character, CR or LF).
+ * missing, given twice or invalid (empty, over 70 characters, a control character, CR or LF).
  */
 int wire_mp_boundary(const char *content_type, char *out, size_t n);
 

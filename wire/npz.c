@@ -344,6 +344,16 @@ static int npz_failed(const void *self)
     return z->failed;
 }
 
+/* What the archive holds: what its members hold (a member read from a spool file, little). */
+static uint64_t npz_held(const void *self)
+{
+    const wire_npz *z = self;
+    uint64_t held = z->cap * sizeof *z->m;
+    for (size_t i = 0; i < z->n; i++)
+        held += wire_stream_held(z->m[i].part);
+    return held;
+}
+
 static void npz_release(void *self)
 {
     wire_npz_free(self);
@@ -353,7 +363,7 @@ wire_stream *wire_npz_stream(wire_npz *z, wire_err *pb)
 {
     uint64_t cd_len = central_len(z);
     z->total = z->end + cd_len + (end64(z, cd_len) ? END64_FIXED + LOCATOR_FIXED : 0u) + END_FIXED;
-    wire_stream_src src = {npz_read, npz_failed, npz_release, z, z->total, NULL};
+    wire_stream_src src = {npz_read, npz_failed, npz_release, z, z->total, NULL, npz_held};
     wire_stream *s = wire_stream_custom(&src);
     if (s == NULL)
         wire_err_set(pb, WIRE_ENOMEM, "out of memory");

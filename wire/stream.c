@@ -261,6 +261,8 @@ uint64_t wire_stream_size(const wire_stream *s)
 
 uint64_t wire_stream_held(const wire_stream *s)
 {
+    if (s->custom && s->src.held != NULL)
+        return s->src.held(s->src.self);
     if (s->custom)
         return s->src.size == WIRE_STREAM_SIZE_UNKNOWN ? 0 : 2 * s->src.size;
     if (s->npy) {

@@ -57,9 +57,9 @@ uint64_t wire_stream_size(const wire_stream *s);
 
 /* An upper bound of the memory s holds until it is freed, in bytes: its envelope text, 8 bytes per
  * number of its deferred matrices or .npy array (a row source computed on demand holds less; a
- * table's rows are the table), and for a stream of its own (.npz) twice its size (float32 members
- * keep their numbers as doubles). The daemon reserves it in its memory budget while the body is
- * sent (server/respond.c). */
+ * table's rows are the table), and for a stream of its own what its held callback says (.npz: the
+ * sum over its members), else twice its size. The daemon reserves it in its memory budget while the
+ * body is sent (server/respond.c). */
 uint64_t wire_stream_held(const wire_stream *s);
 
 /* .npy: the response key whose array it holds ("matrix", "scores", ...); JSON: NULL. */
@@ -78,6 +78,9 @@ typedef struct {
     void *self;
     uint64_t size;
     const char *array;
+    /* the memory self holds until it is released, in bytes (wire_stream_held); NULL: twice size
+     * (a reader over a spool file holds almost nothing of what it sends) */
+    uint64_t (*held)(const void *self);
 } wire_stream_src;
 
 /* A stream over src (taken: released when the stream is freed, or at once when out of memory,
