@@ -127,6 +127,11 @@ test('config box: every layer\'s method, each kind drawn from its route', { time
         assert.equal(m.kinds[0].variant, 'llama3');
         assert.equal(await visible(page, '#cfg-len-row'), false);
         assert.equal(await cell(page, 'scaling.type'), 'llama3');
+        // every scaling parameter shown, with its value from the answer (the table had only factor
+        // and the original length)
+        for (const [k, v] of [['factor', '8'], ['low_freq_factor', '1'], ['high_freq_factor', '4'],
+            ['original_max_position_embeddings', '8192']])
+            assert.equal(await cell(page, 'scaling.' + k), v, k);
         let r = await post('/rope', { ...m.kinds[0].request, include: ['bands'] });
         let got = await series(page);
         assert.deepEqual(got[1].map((p) => p[1]), r.bands.map((b) => b.wavelength));

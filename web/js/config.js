@@ -253,18 +253,26 @@ function table(rows) {
     h('tbody', {}, rows.map((r) => row(...r))));
 }
 
+// A scaling parameter for the table: numbers as sent, a list as its length and first values.
+function scalingValue(v) {
+    if (Array.isArray(v))
+        return `[${v.length}] ${v.slice(0, 3).map((e) => fmtSig(e, 6)).join(', ')}${v.length > 3 ? ', …' : ''}`;
+    return typeof v === 'object' && v !== null ? JSON.stringify(v) : v;
+}
+
 function ropeRender(x, r, p) {
     const res = r.resolved, src = res.sources || {};
     const sc = res.scaling || { type: 'default' };
     const rows = [['head_dim', res.head_dim, src.head_dim], ['rotary_dim', res.rotary_dim, src.rotary_dim],
         ['base', res.base, src.base], ['layout', res.layout, src.layout],
         ['scaling.type', sc.type, src['scaling.type'] || src.scaling]];
-    if (sc.factor !== undefined)
-        rows.push(['scaling.factor', sc.factor, src['scaling.factor']]);
-    if (sc.original_max_position_embeddings !== undefined) {
-        rows.push(['scaling.original_max_position_embeddings', sc.original_max_position_embeddings,
-            src['scaling.original_max_position_embeddings']]);
-    }
+    // every parameter of the scaling (llama3's low/high_freq_factor, YaRN's betas, longrope's
+    // factor lists, proportional's partial_rotary_factor...), factor and original length first
+    const first = ['factor', 'original_max_position_embeddings'];
+    const keys = [...first.filter((k) => sc[k] !== undefined),
+        ...Object.keys(sc).filter((k) => k !== 'type' && !first.includes(k)).sort()];
+    for (const k of keys)
+        rows.push([`scaling.${k}`, scalingValue(sc[k]), src[`scaling.${k}`]]);
     if (x.len !== null)
         rows.push(['seq_len', x.len, t('cfg.fromField')]);
     rows.push(['attention_factor', fmtSig(r.attention_factor, 6), ''],
