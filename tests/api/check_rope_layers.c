@@ -219,6 +219,39 @@ START_TEST(test_ministral3_query_scale)
 }
 END_TEST
 
+/*
+ * /rope without `layer` refuses a layer_types that HF's layer_type_validation refuses
+ * (configuration_utils.py: one known type per layer), as /rope with `layer` and POST
+ * /model/method do: a 422 at the key (wrong length) or at the entry (unknown type). Before
+ * issue 15's fix both answered 200 with a warning.
+ */
+START_TEST(test_layer_types_checked_without_layer)
+{
+    au_expect_422_msg(api_rope,
+                      "{'config': {'num_hidden_layers': 3, 'head_dim': 4,"
+                      " 'layer_types': ['full_attention', 'sliding_attention']}}",
+                      "/config/layer_types", "num_hidden_layers");
+    au_expect_422_msg(api_rope,
+                      "{'config': {'num_hidden_layers': 2, 'head_dim': 4,"
+                      " 'layer_types': ['full_attention', 'global_attention']}}",
+                      "/config/layer_types/1", "global_attention");
+    au_expect_422(api_rope,
+                  "{'config': {'num_hidden_layers': 2, 'head_dim': 4,"
+                  " 'layer_types': ['full_attention', 7]}}",
+                  "/config/layer_types/1", NULL);
+    /* a wrapper: the pointer names the text config's key */
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'x', 'text_config': {'num_hidden_layers': 3,"
+                      " 'head_dim': 4, 'layer_types': ['full_attention']}}}",
+                      "/config/text_config/layer_types", "num_hidden_layers");
+    /* the right length with known types still answers */
+    json_t *j = au_ok(api_rope, "{'config': {'num_hidden_layers': 2, 'head_dim': 4,"
+                                " 'layer_types': ['full_attention', 'full_attention']}}");
+    ck_close(inv(j, 1), 0.01, 0, 1e-15);
+    json_decref(j);
+}
+END_TEST
+
 Suite *rope_layers_suite(void)
 {
     Suite *s = suite_create("rope_layers");
@@ -231,6 +264,7 @@ Suite *rope_layers_suite(void)
     tcase_add_test(tc, test_attention_layer);
     tcase_add_test(tc, test_no_silent_drops);
     tcase_add_test(tc, test_ministral3_query_scale);
+    tcase_add_test(tc, test_layer_types_checked_without_layer);
     suite_add_tcase(s, tc);
     return s;
 }
