@@ -54,12 +54,16 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
             /* hidden size / heads: HF names first, then GPT-J / GPT-2 style names */
             static const char *const DIMS[] = {"hidden_size", "n_embd", NULL};
             static const char *const HEADS[] = {"num_attention_heads", "n_head", NULL};
+            /* DbrxConfig: d_model / n_heads (its attribute_map aliases the HF names) */
+            static const char *const DBRX_DIMS[] = {"d_model", "hidden_size", NULL};
+            static const char *const DBRX_HEADS[] = {"n_heads", "num_attention_heads", NULL};
+            int dbrx = strcmp(text->model_type, "dbrx") == 0;
             int64_t hidden = 0, heads = 0;
             const char *hk = NULL, *nk = NULL;
-            for (const char *const *d = DIMS; *d && hk == NULL; d++)
+            for (const char *const *d = dbrx ? DBRX_DIMS : DIMS; *d && hk == NULL; d++)
                 if (cfg_int(pb, cfg, ptr, *d, &hidden) > 0)
                     hk = *d;
-            for (const char *const *h = HEADS; *h && nk == NULL; h++)
+            for (const char *const *h = dbrx ? DBRX_HEADS : HEADS; *h && nk == NULL; h++)
                 if (cfg_int(pb, cfg, ptr, *h, &heads) > 0)
                     nk = *h;
             const api_model_default *dh = hk ? NULL : api_model_text_default(text, "hidden_size");
@@ -391,6 +395,22 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                 out->base = d->value;
                 api_ptr(fp, sizeof fp, ptr, "model_type");
                 api_rc_origin_set(&out->base_o, fp, "default of %s (rope_local_base_freq)", d->hf);
+            }
+        }
+        /* DBRX: DbrxAttention's rotary base is config.attn_config.rope_theta (modeling_dbrx.py;
+         * DbrxAttentionConfig's default 10000, the same as posenc's) */
+        const json_t *attn =
+            strcmp(out->model_type, "dbrx") == 0 ? api_member(config, "attn_config") : NULL;
+        if (attn != NULL && !json_is_object(attn)) {
+            api_ptr(fp, sizeof fp, ptr, "attn_config");
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "must be an object (DbrxAttentionConfig)");
+        } else if (attn != NULL && !out->base_o.set) {
+            char ap[API_RC_PTR];
+            api_ptr(ap, sizeof ap, ptr, "attn_config");
+            if (cfg_num(pb, attn, ap, "rope_theta", 1.0, HUGE_VAL, &out->base) > 0) {
+                api_ptr(fp, sizeof fp, ap, "rope_theta");
+                api_rc_origin_set(&out->base_o, fp, "config.attn_config.rope_theta");
             }
         }
         /* HF v5 (RotaryEmbeddingConfigMixin.convert_rope_params_to_dict): rope_scaling, else
