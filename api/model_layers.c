@@ -61,68 +61,72 @@ static int kind_index(api_ml_plan *p, const api_ml_kind *k, const json_t *params
  * sliding_window an integer >= 1 or null, use_sliding_window a boolean. n: the layer count (0:
  * unknown, lengths not checked). Returns 0 or -1.
  */
+static void check_layer_array(api_problem *pb, const json_t *cfg, const char *ptr, int strings,
+                              int64_t n, int n_from_file)
+{
+    char fp[API_MC_PTR + 32];
+    const char *key = strings ? "layer_types" : "no_rope_layers";
+    const json_t *v = member(cfg, key);
+    api_ptr(fp, sizeof fp, ptr, key);
+    if (v == NULL)
+        return;
+    if (!json_is_array(v)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp, "must be an array of %s, one per layer",
+                          strings ? "layer type strings" : "integers 0 or 1");
+        return;
+    }
+    size_t len = json_array_size(v);
+    if (len == 0 && !strings)
+        return; /* Llama 4 / SmolLM3: [] means the default pattern */
+    for (size_t i = 0; i < len; i++) {
+        const json_t *e = json_array_get(v, i);
+        int ok = strings ? json_is_string(e)
+                         : json_is_integer(e) &&
+                               (json_integer_value(e) == 0 || json_integer_value(e) == 1);
+        if (!ok) {
+            char ep[API_MC_PTR + 48];
+            api_ptr_idx(ep, sizeof ep, fp, i);
+            api_problem_field(pb, API_PB_INVALID_FIELD, ep, "must be %s",
+                              strings ? "a string (full_attention, sliding_attention, ...)"
+                                      : "0 (no RoPE in this layer) or 1");
+            break;
+        }
+        /* a layer type posenc cannot place (HF's layer_type_validation refuses unknown
+         * ones; hybrid / sparse types mix in states posenc does not model) */
+        static const char *const KNOWN[] = {"full_attention",
+                                            "sliding_attention",
+                                            "chunked_attention",
+                                            "linear_attention",
+                                            "mamba",
+                                            "conv",
+                                            NULL};
+        if (strings && !api_str_in_list(KNOWN, json_string_value(e))) {
+            char ep[API_MC_PTR + 48];
+            api_ptr_idx(ep, sizeof ep, fp, i);
+            api_problem_field(pb, API_PB_INVALID_FIELD, ep,
+                              "layer type \"%.40s\" is not one posenc can place (full_attention, "
+                              "sliding_attention, chunked_attention: RoPE; linear_attention, "
+                              "mamba, conv: no positions)",
+                              json_string_value(e));
+            break;
+        }
+    }
+    if (n > 0 && n_from_file && (int64_t)len != n)
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "has %zu entries but the config has %lld layers "
+                          "(num_hidden_layers): one entry per layer (%s)",
+                          len, (long long)n,
+                          strings ? "HF configuration_utils.py layer_type_validation"
+                                  : "HF reads no_rope_layers[layer_idx]");
+}
+
 static int check_layer_keys(api_problem *pb, const json_t *cfg, const char *ptr, int64_t n,
                             int n_from_file)
 {
     char fp[API_MC_PTR + 32];
     size_t e0 = api_problem_count(pb);
-    static const char *const ARRAYS[] = {"layer_types", "no_rope_layers", NULL};
-    for (int a = 0; ARRAYS[a]; a++) {
-        const json_t *v = member(cfg, ARRAYS[a]);
-        api_ptr(fp, sizeof fp, ptr, ARRAYS[a]);
-        if (v == NULL)
-            continue;
-        int strings = a == 0;
-        if (!json_is_array(v)) {
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp, "must be an array of %s, one per layer",
-                              strings ? "layer type strings" : "integers 0 or 1");
-            continue;
-        }
-        size_t len = json_array_size(v);
-        if (len == 0 && !strings)
-            continue; /* Llama 4 / SmolLM3: [] means the default pattern */
-        for (size_t i = 0; i < len; i++) {
-            const json_t *e = json_array_get(v, i);
-            int ok = strings ? json_is_string(e)
-                             : json_is_integer(e) &&
-                                   (json_integer_value(e) == 0 || json_integer_value(e) == 1);
-            if (!ok) {
-                char ep[API_MC_PTR + 48];
-                api_ptr_idx(ep, sizeof ep, fp, i);
-                api_problem_field(pb, API_PB_INVALID_FIELD, ep, "must be %s",
-                                  strings ? "a string (full_attention, sliding_attention, ...)"
-                                          : "0 (no RoPE in this layer) or 1");
-                break;
-            }
-            /* a layer type posenc cannot place (HF's layer_type_validation refuses unknown
-             * ones; hybrid / sparse types mix in states posenc does not model) */
-            static const char *const KNOWN[] = {"full_attention",
-                                                "sliding_attention",
-                                                "chunked_attention",
-                                                "linear_attention",
-                                                "mamba",
-                                                "conv",
-                                                NULL};
-            if (strings && !api_str_in_list(KNOWN, json_string_value(e))) {
-                char ep[API_MC_PTR + 48];
-                api_ptr_idx(ep, sizeof ep, fp, i);
-                api_problem_field(
-                    pb, API_PB_INVALID_FIELD, ep,
-                    "layer type \"%.40s\" is not one posenc can place (full_attention, "
-                    "sliding_attention, chunked_attention: RoPE; linear_attention, "
-                    "mamba, conv: no positions)",
-                    json_string_value(e));
-                break;
-            }
-        }
-        if (n > 0 && n_from_file && (int64_t)len != n)
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "has %zu entries but the config has %lld layers "
-                              "(num_hidden_layers): one entry per layer (%s)",
-                              len, (long long)n,
-                              strings ? "HF configuration_utils.py layer_type_validation"
-                                      : "HF reads no_rope_layers[layer_idx]");
-    }
+    check_layer_array(pb, cfg, ptr, 1, n, n_from_file);
+    check_layer_array(pb, cfg, ptr, 0, n, n_from_file);
     int64_t sw = 0;
     const json_t *swj = member(cfg, "sliding_window");
     if (swj != NULL && !json_is_integer(swj)) {
@@ -137,17 +141,34 @@ static int check_layer_keys(api_problem *pb, const json_t *cfg, const char *ptr,
     return api_problem_count(pb) != e0 ? -1 : 0;
 }
 
+/* The file's layer count: num_hidden_layers | n_layer | num_layers | n_layers, 0 when none. */
+static int64_t layer_count(api_problem *pb, const json_t *cfg, const char *ptr)
+{
+    static const char *const LAYER_KEYS[] = {"num_hidden_layers", "n_layer", "num_layers",
+                                             "n_layers", NULL};
+    int64_t n = 0;
+    for (const char *const *k = LAYER_KEYS; *k && n == 0; k++)
+        api_get_int(pb, cfg, ptr, *k, 1, API_ML_MAX_LAYERS, &n);
+    return n;
+}
+
+int api_ml_check_layer_types(api_problem *pb, const api_model_text *text)
+{
+    api_problem scratch; /* a bad layer count is the plan's error, not this check's */
+    api_problem_init(&scratch);
+    int64_t n = layer_count(&scratch, text->obj, text->ptr);
+    size_t e0 = api_problem_count(pb);
+    check_layer_array(pb, text->obj, text->ptr, 1, n, n > 0);
+    return api_problem_count(pb) != e0 ? -1 : 0;
+}
+
 int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan *out)
 {
     memset(out, 0, sizeof *out);
     const json_t *cfg = text->obj;
     const char *ptr = text->ptr, *mt = text->model_type;
     size_t e0 = api_problem_count(pb);
-    static const char *const LAYER_KEYS[] = {"num_hidden_layers", "n_layer", "num_layers",
-                                             "n_layers", NULL};
-    int64_t n = 0;
-    for (const char *const *k = LAYER_KEYS; *k && n == 0; k++)
-        api_get_int(pb, cfg, ptr, *k, 1, API_ML_MAX_LAYERS, &n);
+    int64_t n = layer_count(pb, cfg, ptr);
     if (api_problem_count(pb) != e0)
         return -1;
     int n_from_file = n > 0;

@@ -54,12 +54,16 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
             /* hidden size / heads: HF names first, then GPT-J / GPT-2 style names */
             static const char *const DIMS[] = {"hidden_size", "n_embd", NULL};
             static const char *const HEADS[] = {"num_attention_heads", "n_head", NULL};
+            /* DbrxConfig: d_model / n_heads (its attribute_map aliases the HF names) */
+            static const char *const DBRX_DIMS[] = {"d_model", "hidden_size", NULL};
+            static const char *const DBRX_HEADS[] = {"n_heads", "num_attention_heads", NULL};
+            int dbrx = strcmp(text->model_type, "dbrx") == 0;
             int64_t hidden = 0, heads = 0;
             const char *hk = NULL, *nk = NULL;
-            for (const char *const *d = DIMS; *d && hk == NULL; d++)
+            for (const char *const *d = dbrx ? DBRX_DIMS : DIMS; *d && hk == NULL; d++)
                 if (cfg_int(pb, cfg, ptr, *d, &hidden) > 0)
                     hk = *d;
-            for (const char *const *h = HEADS; *h && nk == NULL; h++)
+            for (const char *const *h = dbrx ? DBRX_HEADS : HEADS; *h && nk == NULL; h++)
                 if (cfg_int(pb, cfg, ptr, *h, &heads) > 0)
                     nk = *h;
             const api_model_default *dh = hk ? NULL : api_model_text_default(text, "hidden_size");
@@ -351,14 +355,14 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
         skip |= API_RC_SKIP_HEAD_DIM;
     }
     resolve_dims(pb, config, ptr, skip, &text, out);
-    /* as rope_theta: rope_parameters' partial_rotary_factor wins over a top-level one */
-    if (params != NULL && !prop && !(skip & API_RC_SKIP_ROTARY) && !out->rotary_dim_o.set &&
-        api_member(params, "partial_rotary_factor") != NULL)
+    /* as rope_theta: the scaling object's partial_rotary_factor wins over a top-level one */
+    if (sc != NULL && !prop && !(skip & API_RC_SKIP_ROTARY) && !out->rotary_dim_o.set &&
+        api_member(sc, "partial_rotary_factor") != NULL)
         memset(&out->partial_o, 0, sizeof out->partial_o);
-    if (params != NULL && !prop && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set &&
+    if (sc != NULL && !prop && !(skip & API_RC_SKIP_ROTARY) && !out->partial_o.set &&
         !out->rotary_dim_o.set) {
         double f = 0.0;
-        if (cfg_num(pb, params, sc_ptr, "partial_rotary_factor", 0.0, 1.0, &f) > 0) {
+        if (cfg_num(pb, sc, sc_ptr, "partial_rotary_factor", 0.0, 1.0, &f) > 0) {
             out->partial_rotary_factor = f;
             api_ptr(fp, sizeof fp, sc_ptr, "partial_rotary_factor");
             api_rc_origin_set(&out->partial_o, fp, "config.%s.partial_rotary_factor", sc_key);
@@ -393,10 +397,27 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                 api_rc_origin_set(&out->base_o, fp, "default of %s (rope_local_base_freq)", d->hf);
             }
         }
-        /* HF v5 (RotaryEmbeddingConfigMixin): rope_parameters' own rope_theta wins over the
-         * top-level one (rope_parameters.setdefault("rope_theta", ...)) */
-        if (!out->base_o.set && params != NULL &&
-            cfg_num(pb, params, sc_ptr, "rope_theta", 1.0, HUGE_VAL, &out->base) > 0) {
+        /* DBRX: DbrxAttention's rotary base is config.attn_config.rope_theta (modeling_dbrx.py;
+         * DbrxAttentionConfig's default 10000, the same as posenc's) */
+        const json_t *attn =
+            strcmp(out->model_type, "dbrx") == 0 ? api_member(config, "attn_config") : NULL;
+        if (attn != NULL && !json_is_object(attn)) {
+            api_ptr(fp, sizeof fp, ptr, "attn_config");
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "must be an object (DbrxAttentionConfig)");
+        } else if (attn != NULL && !out->base_o.set) {
+            char ap[API_RC_PTR];
+            api_ptr(ap, sizeof ap, ptr, "attn_config");
+            if (cfg_num(pb, attn, ap, "rope_theta", 1.0, HUGE_VAL, &out->base) > 0) {
+                api_ptr(fp, sizeof fp, ap, "rope_theta");
+                api_rc_origin_set(&out->base_o, fp, "config.attn_config.rope_theta");
+            }
+        }
+        /* HF v5 (RotaryEmbeddingConfigMixin.convert_rope_params_to_dict): rope_scaling, else
+         * rope_parameters, becomes rope_parameters, then rope_parameters.setdefault("rope_theta",
+         * <top-level rope_theta>): the scaling object's own rope_theta wins */
+        if (!out->base_o.set && sc != NULL &&
+            cfg_num(pb, sc, sc_ptr, "rope_theta", 1.0, HUGE_VAL, &out->base) > 0) {
             api_ptr(fp, sizeof fp, sc_ptr, "rope_theta");
             api_rc_origin_set(&out->base_o, fp, "config.%s.rope_theta", sc_key);
         }
@@ -404,12 +425,6 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
             if (cfg_num(pb, config, ptr, *b, 1.0, HUGE_VAL, &out->base) > 0) {
                 api_ptr(fp, sizeof fp, ptr, *b);
                 api_rc_origin_set(&out->base_o, fp, "config.%s", *b);
-            }
-        }
-        if (!out->base_o.set && params != NULL) {
-            if (cfg_num(pb, params, sc_ptr, "rope_theta", 1.0, HUGE_VAL, &out->base) > 0) {
-                api_ptr(fp, sizeof fp, sc_ptr, "rope_theta");
-                api_rc_origin_set(&out->base_o, fp, "config.%s.rope_theta", sc_key);
             }
         }
         const api_model_default *d = api_model_text_default(&text, "rope_theta");
@@ -433,7 +448,7 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
         static const char *const PROP_SKIP[] = {"rope_theta", "alpha", "llama_4_scaling_beta",
                                                 NULL};
         int phi3 = strcmp(out->model_type, "phi3") == 0;
-        const char *const *pskip = prop ? PROP_SKIP : params ? PARAM_SKIP : PARAM_SKIP + 2;
+        const char *const *pskip = prop ? PROP_SKIP : PARAM_SKIP;
         if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3, pskip,
                                    &out->scaling, w) == 0 &&
             api_model_rope_alpha(pb, sc, sc_src, out, w) == 0) {

@@ -123,10 +123,12 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
     if ((skip & API_RC_SKIP_LAYOUT) && strcmp(k, "rope_interleave") == 0)
         return "the request's layout wins";
     if (is(k, BASES))
-        return "a second base key: rope_parameters.rope_theta, else rope_theta, else "
-               "rotary_emb_base is read (HF v5 RotaryEmbeddingConfigMixin; each model reads one)";
+        return "a second base key: rope_scaling.rope_theta, else rope_parameters.rope_theta, else "
+               "rope_theta, else rotary_emb_base is read (HF v5 RotaryEmbeddingConfigMixin "
+               "convert_rope_params_to_dict: rope_parameters.setdefault(\"rope_theta\", ...))";
     if (is(k, ROTARY))
-        return "a second rotary-fraction key: rope_parameters.partial_rotary_factor, else the "
+        return "a second rotary-fraction key: rope_scaling / rope_parameters' "
+               "partial_rotary_factor, else the "
                "first of partial_rotary_factor, rotary_pct, rotary_dim is read";
     if (is(k, SCALING) && json_is_object(v) && json_object_size(v) == 0)
         return "empty: no scaling";
@@ -181,8 +183,13 @@ static const char *why_scaling(const char *k, const api_rope_req *r, const char 
                "else type)";
     if (r->inv_freq_j != NULL)
         return "the request's inv_freq gives the frequencies";
-    if (strcmp(k, "rope_theta") == 0 || strcmp(k, "partial_rotary_factor") == 0)
-        return "a request field wins over it";
+    if (strcmp(k, "rope_theta") == 0)
+        return (r->kind >= 0 && r->plan.kind[r->kind].local_base)
+                   ? "Gemma 3's sliding layers use rope_local_base_freq (modeling_gemma3.py)"
+                   : "the request's base wins";
+    if (strcmp(k, "partial_rotary_factor") == 0)
+        return "the rotary dim comes from elsewhere: the request, a rotary_dim key or the "
+               "type's own rule (see resolved.sources.rotary_dim)";
     if (strcmp(k, "llama_4_scaling_beta") == 0)
         return "only Ministral 3's attention reads it (modeling_ministral3.py); this model_type's "
                "does not";

@@ -219,6 +219,77 @@ START_TEST(test_ministral3_query_scale)
 }
 END_TEST
 
+/*
+ * /rope without `layer` refuses a layer_types that HF's layer_type_validation refuses
+ * (configuration_utils.py: one known type per layer), as /rope with `layer` and POST
+ * /model/method do: a 422 at the key (wrong length) or at the entry (unknown type). Before
+ * issue 15's fix both answered 200 with a warning.
+ */
+START_TEST(test_layer_types_checked_without_layer)
+{
+    au_expect_422_msg(api_rope,
+                      "{'config': {'num_hidden_layers': 3, 'head_dim': 4,"
+                      " 'layer_types': ['full_attention', 'sliding_attention']}}",
+                      "/config/layer_types", "num_hidden_layers");
+    au_expect_422_msg(api_rope,
+                      "{'config': {'num_hidden_layers': 2, 'head_dim': 4,"
+                      " 'layer_types': ['full_attention', 'global_attention']}}",
+                      "/config/layer_types/1", "global_attention");
+    au_expect_422(api_rope,
+                  "{'config': {'num_hidden_layers': 2, 'head_dim': 4,"
+                  " 'layer_types': ['full_attention', 7]}}",
+                  "/config/layer_types/1", NULL);
+    /* a wrapper: the pointer names the text config's key */
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'x', 'text_config': {'num_hidden_layers': 3,"
+                      " 'head_dim': 4, 'layer_types': ['full_attention']}}}",
+                      "/config/text_config/layer_types", "num_hidden_layers");
+    /* the right length with known types still answers */
+    json_t *j = au_ok(api_rope, "{'config': {'num_hidden_layers': 2, 'head_dim': 4,"
+                                " 'layer_types': ['full_attention', 'full_attention']}}");
+    ck_close(inv(j, 1), 0.01, 0, 1e-15);
+    json_decref(j);
+}
+END_TEST
+
+/*
+ * rope_scaling.rope_theta next to a top-level rope_theta: HF v5's
+ * RotaryEmbeddingConfigMixin.convert_rope_params_to_dict makes rope_scaling the rope_parameters
+ * and only then does rope_parameters.setdefault("rope_theta", <top-level>), so the inner value
+ * wins, as rope_parameters.rope_theta does. head_dim 4, linear factor 2, theta 1e6:
+ * inv_freq = [1, 1e6^(-1/2)] / 2 = [0.5, 0.0005] (the top-level 10000 would give 0.005).
+ * Before the fix: base 10000 from config.rope_theta, the inner key "ignored" because "a request
+ * field wins over it".
+ */
+START_TEST(test_rope_scaling_theta_wins)
+{
+    json_t *j = au_ok(api_rope, "{'config': {'head_dim': 4, 'rope_theta': 10000,"
+                                " 'rope_scaling': {'type': 'linear', 'factor': 2,"
+                                " 'rope_theta': 1000000}}}");
+    ck_close(inv(j, 0), 0.5, 0, 1e-15);
+    ck_close(inv(j, 1), 0.0005, 0, 1e-15);
+    ck_assert_str_eq(src(j, "base"), "config.rope_scaling.rope_theta");
+    ck_assert_ptr_null(ignored(j, "config.rope_scaling.rope_theta"));
+    ck_assert_ptr_nonnull(strstr(ignored(j, "config.rope_theta"), "rope_scaling.rope_theta"));
+    json_decref(j);
+    /* a request's base still wins over both */
+    j = au_ok(api_rope, "{'config': {'head_dim': 4, 'rope_theta': 10000,"
+                        " 'rope_scaling': {'type': 'linear', 'factor': 2,"
+                        " 'rope_theta': 1000000}}, 'base': 100}");
+    ck_close(inv(j, 1), 0.05, 0, 1e-15); /* 100^(-1/2) / 2 */
+    ck_assert_ptr_nonnull(strstr(ignored(j, "config.rope_scaling.rope_theta"), "base"));
+    json_decref(j);
+    /* partial_rotary_factor the same way (setdefault): head_dim 8, the inner 0.5 -> rotary_dim 4 */
+    j = au_ok(api_rope, "{'config': {'head_dim': 8, 'partial_rotary_factor': 1.0,"
+                        " 'rope_scaling': {'type': 'linear', 'factor': 2,"
+                        " 'partial_rotary_factor': 0.5}}}");
+    ck_assert_int_eq(
+        json_integer_value(json_object_get(json_object_get(j, "resolved"), "rotary_dim")), 4);
+    ck_assert_ptr_nonnull(strstr(src(j, "rotary_dim"), "rope_scaling.partial_rotary_factor"));
+    json_decref(j);
+}
+END_TEST
+
 Suite *rope_layers_suite(void)
 {
     Suite *s = suite_create("rope_layers");
@@ -231,6 +302,8 @@ Suite *rope_layers_suite(void)
     tcase_add_test(tc, test_attention_layer);
     tcase_add_test(tc, test_no_silent_drops);
     tcase_add_test(tc, test_ministral3_query_scale);
+    tcase_add_test(tc, test_layer_types_checked_without_layer);
+    tcase_add_test(tc, test_rope_scaling_theta_wins);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -594,6 +594,42 @@ START_TEST(test_gpt_oss_20b)
 }
 END_TEST
 
+/*
+ * DBRX (databricks/dbrx-instruct config.json, abridged: ffn_config left out): DbrxConfig names
+ * the dims d_model / n_heads (attribute_map hidden_size / num_attention_heads) and
+ * DbrxAttention builds DbrxRotaryEmbedding(head_dim = d_model // n_heads, base =
+ * config.attn_config.rope_theta) with rotate_half (modeling_dbrx.py). head_dim = 6144 / 48 =
+ * 128, base 500000, half layout: inv_freq_j = 500000^(-2j/128). Before the fix: 422 "head_dim
+ * is required".
+ */
+START_TEST(test_dbrx)
+{
+    json_t *j = post_config("{\"architectures\": [\"DbrxForCausalLM\"], \"attn_config\":"
+                            " {\"clip_qkv\": 8, \"kv_n_heads\": 8, \"model_type\": \"\","
+                            " \"rope_theta\": 500000}, \"d_model\": 6144, \"emb_pdrop\": 0.0,"
+                            " \"max_seq_len\": 32768, \"model_type\": \"dbrx\", \"n_heads\": 48,"
+                            " \"n_layers\": 40, \"vocab_size\": 100352}",
+                            NULL);
+    double want[64];
+    ref_plain(128, 500000.0, want);
+    check_inv_freq(j, want, 64);
+    check_dims(j, 128, 128, 500000.0, "half");
+    ck_assert_str_eq(source(j, "head_dim"), "config.d_model / config.n_heads");
+    ck_assert_str_eq(source(j, "base"), "config.attn_config.rope_theta");
+    json_decref(j);
+    /* attn_config without rope_theta: DbrxAttentionConfig's default 10000 */
+    j = post_config("{\"model_type\": \"dbrx\", \"d_model\": 8, \"n_heads\": 2,"
+                    " \"attn_config\": {\"kv_n_heads\": 1}}",
+                    NULL);
+    check_dims(j, 4, 4, 10000.0, "half");
+    json_decref(j);
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'dbrx', 'd_model': 8, 'n_heads': 2,"
+                  " 'attn_config': {'rope_theta': 'big'}}}",
+                  "/config/attn_config/rope_theta", NULL);
+}
+END_TEST
+
 Suite *rope_models_suite(void)
 {
     Suite *s = suite_create("rope_models");
@@ -607,6 +643,7 @@ Suite *rope_models_suite(void)
     tcase_add_test(tc, test_gpt_neox_20b);
     tcase_add_test(tc, test_gpt_j_6b);
     tcase_add_test(tc, test_gpt_oss_20b);
+    tcase_add_test(tc, test_dbrx);
     suite_add_tcase(s, tc);
     return s;
 }
