@@ -88,6 +88,7 @@ static const row TABLE[] = {
     {"falcon", R_HEAD_DIM, NULL, 0.0, "modeling_falcon.py: inv_norm_factor = 1/sqrt(head_dim)",
      NULL},
     {"bloom", R_HEAD_DIM, NULL, 0.0, "modeling_bloom.py: inv_norm_factor = 1/sqrt(head_dim)", NULL},
+    {"dbrx", R_HEAD_DIM, NULL, 0.0, "modeling_dbrx.py: attn_weights / sqrt(head_dim)", NULL},
     {"bert", R_HEAD_DIM, NULL, 0.0, "modeling_bert.py: scaling = attention_head_size**-0.5", NULL},
     {"roberta", R_HEAD_DIM, NULL, 0.0, "modeling_roberta.py: scaling = attention_head_size**-0.5",
      NULL},
