@@ -283,7 +283,7 @@ END_TEST
 START_TEST(test_errors)
 {
     double q[8] = {1, 2, 3, 4, 5, 6, 7, 8}, bad[8] = {1, 2, 3, 4, 5, NAN, 7, 8};
-    size_t s2[2] = {2, 4}, s4[4] = {1, 1, 2, 4}, s1[1] = {8}, sk[2] = {2, 2};
+    size_t s2[2] = {2, 4}, s4[4] = {1, 1, 2, 4}, s1[1] = {8}, sk[2] = {2, 2}, s3[3] = {2, 1, 4};
     struct {
         const char *params;
         const double *q;
@@ -295,8 +295,11 @@ START_TEST(test_errors)
         int status;
         const char *ptr;
     } c[] = {
-        {"{}", bad, s2, 2, NULL, 0, 0, 422, "/q"},              /* NaN at [1, 1] */
-        {"{}", q, s4, 4, NULL, 0, 0, 422, "/tensor_layout"},    /* rank 4, no layout */
+        {"{}", bad, s2, 2, NULL, 0, 0, 422, "/q"},           /* NaN at [1, 1] */
+        {"{}", q, s4, 4, NULL, 0, 0, 422, "/tensor_layout"}, /* rank 4, no layout */
+        /* tensor_layout names rank-4 axes: with a rank-2 or rank-3 q it would be ignored */
+        {"{\"tensor_layout\": \"bhtd\"}", q, s2, 2, NULL, 0, 0, 422, "/tensor_layout"},
+        {"{\"tensor_layout\": \"bthd\"}", q, s3, 3, NULL, 0, 0, 422, "/tensor_layout"},
         {"{}", q, s1, 1, NULL, 0, 0, 422, "/q"},                /* rank 1 */
         {"{}", q, s2, 2, sk, 2, 0, 422, "/k"},                  /* D 4 vs 2 */
         {"{\"head_dim\": 8}", q, s2, 2, NULL, 0, 0, 422, "/q"}, /* head_dim vs D */
