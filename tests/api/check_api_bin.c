@@ -279,6 +279,43 @@ START_TEST(test_npz_members)
 }
 END_TEST
 
+/* No params part: the same answer as params {} (docs/api.md: its fields all take their defaults,
+ * the JSON path's: rope_theta 10000, no scaling, half layout; head_dim from the tensor; positions
+ * 0 .. T-1). q = [[1, 0], [1, 0]], D 2: inv_freq[0] = 10000^(0/2) = 1, so position 0 keeps
+ * [1, 0] and position 1 turns it by 1 rad: [cos 1, sin 1]. */
+START_TEST(test_no_params)
+{
+    double q[4] = {1, 0, 1, 0};
+    size_t shape[2] = {2, 2};
+    const char *params[] = {NULL, "{}", "{\"head_dim\": 2, \"rope_theta\": 10000}"};
+    unsigned char first[32];
+    for (int i = 0; i < 3; i++) {
+        bu_body b = {0};
+        if (params[i])
+            bu_params(&b, params[i]);
+        bu_npy(&b, "q", WIRE_DT_F64, shape, 2, q);
+        bu_end(&b);
+        bu_opts o = {.npy = 1, .array = "q_rotated"};
+        api_response r = bu_run(&b, &o);
+        ck_assert_msg(r.status == 200, "params %s: status %d", params[i] ? params[i] : "absent",
+                      r.status);
+        const unsigned char *d = bu_npy_data(&r, WIRE_DT_F64, 4);
+        double v[4];
+        memcpy(v, d, sizeof v);
+        ck_assert_double_eq_tol(v[0], 1.0, 1e-15);
+        ck_assert_double_eq_tol(v[1], 0.0, 1e-15);
+        ck_assert_double_eq_tol(v[2], cos(1.0), 1e-15);
+        ck_assert_double_eq_tol(v[3], sin(1.0), 1e-15);
+        if (i == 0)
+            memcpy(first, d, sizeof first);
+        else
+            ck_assert_int_eq(memcmp(first, d, sizeof first), 0); /* bit for bit */
+        api_response_free(&r);
+        free(b.buf);
+    }
+}
+END_TEST
+
 /* Each broken rule: its status and the part or field it names. */
 START_TEST(test_errors)
 {
@@ -405,6 +442,7 @@ Suite *api_bin_suite(void)
     tcase_add_test(tc, test_f16_bf16);
     tcase_add_test(tc, test_npz_members);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_no_params);
     tcase_add_test(tc, test_body_and_limits);
     tcase_add_test(tc, test_f16_overflow);
     suite_add_tcase(s, tc);
