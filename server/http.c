@@ -102,6 +102,11 @@ static enum MHD_Result binary_headers(srv_ctx *ctx, struct MHD_Connection *c, sr
                                 "multipart/form-data needs a boundary parameter of 1 to 70 "
                                 "characters",
                                 NULL);
+    if (srv_accept_binary(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")) == 0)
+        return srv_send_problem(ctx, c, rq, API_PB_NOT_ACCEPTABLE,
+                                "binary tensors are answered application/x-npz or "
+                                "application/x-npy, which Accept does not allow",
+                                NULL);
     if (!srv_body_encoding_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Encoding")))
         return srv_send_problem(ctx, c, rq, API_PB_UNSUPPORTED_MEDIA_TYPE,
                                 "Content-Encoding is not supported: send the body uncompressed "
