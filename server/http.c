@@ -351,6 +351,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                           .array = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "array"),
                           .stream = 1,
                           .json_refused = !srv_accept_json(accept)};
+    if (rq->bin != NULL && !(srv_accept_binary(accept) & 2)) { /* no JSON answer: .npy, then */
+        rq->opts.npy = 1; /* (neither allowed was a 406 at the headers) */
+        rq->opts.npz = 0;
+    }
     size_t inline_work = ctx->cfg->inline_work;
     if (inline_work != 0 && ctx->pool != NULL && rq->bin == NULL && rq->len <= INLINE_MAX_BODY &&
         rq->row->compute->counts_work) {   /* (binary tensors are spooled: always the pool) */

@@ -139,6 +139,11 @@ START_TEST(test_accept)
         ck_assert_msg(post_accept(&s, &b, taken[i], &r) == 200, "%s: %ld", taken[i], r.status);
         th_resp_free(&r);
     }
+    /* .npy allowed, .npz not (JSON preferred, but a binary answer has none): .npy, q_rotated */
+    ck_assert_int_eq(post_accept(&s, &b, "application/json, application/x-npy;q=0.5", &r), 200);
+    ck_assert_ptr_nonnull(strstr(r.headers, "application/x-npy"));
+    ck_assert_ptr_null(strstr(r.headers, "application/x-npz"));
+    th_resp_free(&r);
     free(b.buf);
     th_server_stop(&s);
 }
