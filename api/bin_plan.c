@@ -42,6 +42,13 @@ static int part_shape(api_bin *b, int i, int bhtd, int has_layout, int64_t heads
     snprintf(ptr, sizeof ptr, "/%s", api_bin_part_names[i]);
     p->B = 1;
     p->bhtd = 0;
+    if (has_layout && p->info.ndim != 4) { /* it names rank-4 axes: never silently ignored */
+        api_bin_fail(b, API_PB_INVALID_FIELD, "/tensor_layout",
+                     "tensor_layout applies to a rank-4 tensor only; %s has rank %d ([T, D], "
+                     "[T, H*D] or [T, H, D]): leave tensor_layout out",
+                     api_bin_part_names[i], p->info.ndim);
+        return -1;
+    }
     switch (p->info.ndim) {
     case 2:
         p->T = s[0];

@@ -23,6 +23,7 @@
     X(API_PB_NOT_FOUND, "not-found", 404, "Not found")                                             \
     X(API_PB_METHOD_NOT_ALLOWED, "method-not-allowed", 405, "Method not allowed")                  \
     X(API_PB_NOT_ACCEPTABLE, "not-acceptable", 406, "Not acceptable")                              \
+    X(API_PB_REQUEST_TIMEOUT, "request-timeout", 408, "Request timeout")                           \
     X(API_PB_CONFLICT, "conflict", 409, "Conflict")                                                \
     X(API_PB_TOO_LARGE, "too-large", 413, "Request body too large")                                \
     X(API_PB_UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", 415, "Unsupported media type")      \

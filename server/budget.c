@@ -6,6 +6,7 @@ void srv_budget_init(srv_budget *b, size_t max)
     b->max = max;
     atomic_init(&b->used, 0);
     atomic_init(&b->refused, 0);
+    atomic_init(&b->slow, 0);
 }
 
 /* 1 when more bytes fit on top of cur within max. */
@@ -58,4 +59,14 @@ void srv_budget_note_refused(srv_budget *b)
 uint64_t srv_budget_refused(const srv_budget *b)
 {
     return atomic_load_explicit(&b->refused, memory_order_relaxed);
+}
+
+void srv_budget_note_slow(srv_budget *b)
+{
+    atomic_fetch_add_explicit(&b->slow, 1, memory_order_relaxed);
+}
+
+uint64_t srv_budget_slow(const srv_budget *b)
+{
+    return atomic_load_explicit(&b->slow, memory_order_relaxed);
 }

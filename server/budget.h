@@ -25,6 +25,7 @@ typedef struct {
     size_t max;                   /* max_inflight_bytes */
     atomic_size_t used;           /* bytes reserved by all requests now */
     atomic_uint_fast64_t refused; /* 503 overloaded responses sent (srv_budget_note_refused) */
+    atomic_uint_fast64_t slow;    /* bodies cut off below --min-upload-rate (408) */
 } srv_budget;
 
 /* Sets the maximum to max bytes and zeroes the counters. */
@@ -48,5 +49,8 @@ size_t srv_budget_used(const srv_budget *b);
 /* Counts one 503 overloaded response; srv_budget_refused returns the count. */
 void srv_budget_note_refused(srv_budget *b);
 uint64_t srv_budget_refused(const srv_budget *b);
+/* Counts one body refused for arriving too slowly (408); srv_budget_slow returns the count. */
+void srv_budget_note_slow(srv_budget *b);
+uint64_t srv_budget_slow(const srv_budget *b);
 
 #endif

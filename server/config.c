@@ -42,6 +42,11 @@ static const opt_row OPTS[] = {
     {"log-format", OPT_STR, STR(log_format), "text", 0, 0, "access log format: text or json"},
     {"connection-timeout", OPT_UINT, OFF(connection_timeout), 0, "30", 1, 3600,
      "seconds an idle or stalled connection is kept"},
+    {"min-upload-rate", OPT_SIZE, OFF(min_upload_rate), 0, "1024", 0, 1LL << 40,
+     "a request body must arrive at this many bytes a second at least, measured over each "
+     "--upload-window seconds (408 below; 0 = no bound)"},
+    {"upload-window", OPT_UINT, OFF(upload_window), 0, "10", 1, 3600,
+     "seconds over which --min-upload-rate is measured (the first window is the grace period)"},
     {"connection-limit", OPT_UINT, OFF(connection_limit), 0, "1000", 4, 100000,
      "simultaneous connections (more are refused)"},
     {"connection-memory", OPT_SIZE, OFF(connection_memory), 0, "65536", 8192, 16777216,

@@ -25,6 +25,9 @@ typedef struct {
     char log_format[16];         /* "text" or "json" */
     unsigned connection_timeout; /* idle seconds before a connection is closed */
     unsigned connection_limit;   /* simultaneous connections */
+    size_t min_upload_rate;      /* a body must arrive at >= this many bytes/s over each window of
+                                  * upload_window seconds (408 below; 0 = no bound; http.c) */
+    unsigned upload_window;      /* seconds of that window (the first one is the grace period) */
     size_t connection_memory;    /* per-connection buffer for headers, bytes */
     size_t cache_bytes;          /* frequency-table cache bound, bytes */
     size_t cache_positions;      /* positions tabulated per cache entry at most */

@@ -102,6 +102,11 @@ static enum MHD_Result binary_headers(srv_ctx *ctx, struct MHD_Connection *c, sr
                                 "multipart/form-data needs a boundary parameter of 1 to 70 "
                                 "characters",
                                 NULL);
+    if (srv_accept_binary(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept")) == 0)
+        return srv_send_problem(ctx, c, rq, API_PB_NOT_ACCEPTABLE,
+                                "binary tensors are answered application/x-npz or "
+                                "application/x-npy, which Accept does not allow",
+                                NULL);
     if (!srv_body_encoding_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Encoding")))
         return srv_send_problem(ctx, c, rq, API_PB_UNSUPPORTED_MEDIA_TYPE,
                                 "Content-Encoding is not supported: send the body uncompressed "
@@ -249,6 +254,48 @@ static enum MHD_Result first_call(srv_ctx *ctx, struct MHD_Connection *c, srv_re
     return srv_send_problem(ctx, c, rq, API_PB_BAD_REQUEST, why, NULL);
 }
 
+/*
+ * The minimum upload rate. MHD's connection timeout fires only on silence, so a client sending one
+ * byte every 29 s would keep a body (and its reservation in max_inflight_bytes, its spool file, its
+ * connection) forever. A rate rather than a total time bounds the trickle without cutting off a
+ * large upload on a link that is slow but steady: each time body bytes arrive, once a window of
+ * cfg->upload_window seconds has passed (the first one, from the headers, is the grace period), the
+ * bytes of that window divided by its length must reach cfg->min_upload_rate; then a new window
+ * begins. Checked only when bytes arrive: silence is the connection timeout's. A body that holds a
+ * connection is thus cut off after at most upload_window + connection_timeout seconds below the
+ * rate. Returns 1 when rq's body is too slow.
+ */
+static int upload_too_slow(const srv_ctx *ctx, srv_req *rq, size_t n)
+{
+    rq->body_got += n;
+    size_t rate = ctx->cfg->min_upload_rate;
+    if (rate == 0)
+        return 0;
+    double now = now_since(&rq->t0), span = now - rq->win_start;
+    if (span < (double)ctx->cfg->upload_window)
+        return 0;
+    if ((double)(rq->body_got - rq->win_got) < (double)rate * span)
+        return 1;
+    rq->win_start = now;
+    rq->win_got = rq->body_got;
+    return 0;
+}
+
+/* Answers a body cut off by upload_too_slow: 408 request-timeout, the connection closed (MHD
+ * cannot queue an answer while a body arrives: srv_send_midbody), whatever rq reserved given
+ * back at once. */
+static enum MHD_Result send_too_slow(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq)
+{
+    srv_budget_note_slow(&ctx->budget);
+    srv_budget_hold(&ctx->budget, &rq->held, 0, NULL);
+    char d[200];
+    snprintf(d, sizeof d,
+             "the request body arrived at less than min_upload_rate (%zu bytes a second over %u "
+             "seconds); send it faster",
+             ctx->cfg->min_upload_rate, ctx->cfg->upload_window);
+    return srv_send_midbody(ctx, c, rq, API_PB_REQUEST_TIMEOUT, d);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
@@ -272,6 +319,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (*upload_size > 0) {
         size_t n = *upload_size;
         *upload_size = 0;
+        if (upload_too_slow(ctx, rq, n))
+            return send_too_slow(ctx, c, rq);
         if (rq->bin) { /* binary tensors: parts parsed, data spooled; errors are sticky */
             api_bin_feed(rq->bin, upload, n);
             return MHD_YES;
@@ -302,6 +351,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                           .array = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "array"),
                           .stream = 1,
                           .json_refused = !srv_accept_json(accept)};
+    if (rq->bin != NULL && !(srv_accept_binary(accept) & 2)) { /* no JSON answer: .npy, then */
+        rq->opts.npy = 1; /* (neither allowed was a 406 at the headers) */
+        rq->opts.npz = 0;
+    }
     size_t inline_work = ctx->cfg->inline_work;
     if (inline_work != 0 && ctx->pool != NULL && rq->bin == NULL && rq->len <= INLINE_MAX_BODY &&
         rq->row->compute->counts_work) {   /* (binary tensors are spooled: always the pool) */

@@ -180,9 +180,14 @@ char *srv_metrics_render(const srv_metrics *m, pe_cache *cache, const srv_budget
                   "# HELP posenc_overloaded_responses_total Requests refused with 503 overloaded "
                   "(their body would have passed max_inflight_bytes).\n"
                   "# TYPE posenc_overloaded_responses_total counter\n"
-                  "posenc_overloaded_responses_total %llu\n",
+                  "posenc_overloaded_responses_total %llu\n"
+                  "# HELP posenc_slow_uploads_total Request bodies cut off with 408 because they "
+                  "arrived slower than min_upload_rate.\n"
+                  "# TYPE posenc_slow_uploads_total counter\n"
+                  "posenc_slow_uploads_total %llu\n",
                   (unsigned long long)srv_budget_used(budget),
-                  (unsigned long long)srv_budget_refused(budget));
+                  (unsigned long long)srv_budget_refused(budget),
+                  (unsigned long long)srv_budget_slow(budget));
     if (b.failed) {
         free(b.buf);
         return NULL;

@@ -109,6 +109,19 @@ srv_accept srv_accept_answer(const char *accept)
     return a.npy > 0.0 && a.npy >= json ? SRV_ACCEPT_NPY : SRV_ACCEPT_JSON;
 }
 
+unsigned srv_accept_binary(const char *accept)
+{
+    if (accept == NULL || accept[strspn(accept, " \t")] == '\0')
+        return 3;
+    accept_qs a = accept_scan(accept);
+    unsigned m = 0;
+    if ((a.npy >= 0.0 ? a.npy : a.wild) > 0.0)
+        m |= 1;
+    if ((a.npz >= 0.0 ? a.npz : a.wild) > 0.0)
+        m |= 2;
+    return m;
+}
+
 /* 1 when the n bytes at p are the content coding `name`, ignoring case. */
 static int coding_eq(const char *p, size_t n, const char *name)
 {

@@ -51,6 +51,13 @@ srv_accept srv_accept_answer(const char *accept);
  * "application/x-npy" -> 0; "application/json;q=0, * / *" -> 0; "text/html, * / *;q=0.1" -> 1. */
 int srv_accept_json(const char *accept);
 
+/* Which binary representations (a binary-tensors answer has no JSON one) an Accept header value
+ * allows: bit 0 application/x-npy, bit 1 application/x-npz, each when named with q > 0 or, not
+ * named, when application/ * or * / * has q > 0. NULL or "": both (3). 0: answer 406. Examples:
+ * "application/json" -> 0; "application/x-npz;q=0, * / *" -> 1; "application/json, * / *;q=0.1"
+ * -> 3. */
+unsigned srv_accept_binary(const char *accept);
+
 /* 1 when the media type of ct (before any ';', trimmed) is type, ignoring case. NULL: 0. */
 int srv_media_is(const char *ct, const char *type);
 

@@ -51,6 +51,9 @@ typedef struct {
     int bench_floor; /* POST /bench/floor: the bench build's transport floor (bench_floor.h) */
     size_t resp_bytes;
     struct timespec t0;
+    double win_start;            /* seconds after t0 where the current upload-rate window began */
+    unsigned long long body_got; /* body bytes received so far, and at win_start */
+    unsigned long long win_got;
 } srv_req;
 
 /* ---- respond.c: every answer goes through these; each adds X-Request-Id, the CORS headers and,
@@ -81,6 +84,11 @@ enum MHD_Result srv_send_overloaded(srv_ctx *ctx, struct MHD_Connection *c, srv_
 enum MHD_Result srv_send_queue_full(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
 /* 413 too-large: the body passed max_body_bytes while it arrived. */
 enum MHD_Result srv_send_too_big(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq);
+/* A problem+json answer while the body is still arriving, where MHD 0.9.75 cannot queue one: it
+ * is written straight to the socket (non-blocking, best effort; Connection: close) and MHD_NO is
+ * returned, so MHD closes the connection without reading the rest. */
+enum MHD_Result srv_send_midbody(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                 api_problem_code code, const char *detail);
 /* 204 to an OPTIONS preflight: Allow and, with CORS on, Access-Control-Allow-Methods = allow. */
 enum MHD_Result srv_preflight(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
                               const char *allow);

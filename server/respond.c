@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "server/request.h"
 #include "wire/stream.h"
@@ -260,4 +261,31 @@ enum MHD_Result srv_preflight(srv_ctx *ctx, struct MHD_Connection *c, srv_req *r
         MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
     }
     return srv_send_resp(ctx, c, rq, 204, resp, NULL);
+}
+
+enum MHD_Result srv_send_midbody(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
+                                 api_problem_code code, const char *detail)
+{
+    (void)ctx;
+    api_response ar;
+    api_simple_problem(code, detail, rq->request_id, &ar);
+    rq->queued = 1; /* for the access log and the metrics */
+    rq->status = ar.status;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (ar.body != NULL && ci != NULL) {
+        char head[256];
+        int hl = snprintf(head, sizeof head,
+                          "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                          "X-Request-Id: %s\r\nConnection: close\r\n\r\n",
+                          ar.status, code == API_PB_REQUEST_TIMEOUT ? "Request Timeout" : "Error",
+                          ar.content_type, ar.len, rq->request_id);
+        /* Best effort, never blocking: the socket's send buffer is empty while a body arrives. */
+        if (hl > 0 && (size_t)hl < sizeof head &&
+            send(ci->connect_fd, head, (size_t)hl, MSG_NOSIGNAL | MSG_DONTWAIT) == hl)
+            (void)!send(ci->connect_fd, ar.body, ar.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        rq->resp_bytes = ar.len;
+    }
+    free(ar.body);
+    return MHD_NO;
 }

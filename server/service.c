@@ -47,6 +47,7 @@ enum MHD_Result srv_get_limits(srv_ctx *ctx, struct MHD_Connection *c, srv_req *
              "\"spool_quota_bytes\":%zu,"
              "\"threads\":%u,\"compute_threads\":%u,\"max_queue_depth\":%u,"
              "\"connection_limit\":%u,\"connection_memory\":%zu,\"cache_bytes\":%zu,"
+             "\"min_upload_rate\":%zu,\"upload_window_seconds\":%u,"
              "\"table_cache_bytes\":%zu,"
              "\"memory_ceiling\":{\"base\":%llu,\"connections\":%llu,\"inflight\":%llu,"
              "\"parse\":%llu,\"work\":%llu,\"tables\":%llu,\"freq_cache\":%llu,"
@@ -56,8 +57,8 @@ enum MHD_Result srv_get_limits(srv_ctx *ctx, struct MHD_Connection *c, srv_req *
              l->max_inflight_bytes, l->max_parse_bytes, l->max_tables, l->max_store_bytes,
              l->max_tensor_bytes, cfg->spool_quota, cfg->threads < 2 ? 2u : cfg->threads,
              cfg->compute_threads, cfg->max_queue_depth, cfg->connection_limit,
-             cfg->connection_memory, cfg->cache_bytes, cfg->table_cache_bytes,
-             (unsigned long long)m.base, (unsigned long long)m.connections,
+             cfg->connection_memory, cfg->cache_bytes, cfg->min_upload_rate, cfg->upload_window,
+             cfg->table_cache_bytes, (unsigned long long)m.base, (unsigned long long)m.connections,
              (unsigned long long)m.inflight, (unsigned long long)m.parse,
              (unsigned long long)m.work, (unsigned long long)m.tables,
              (unsigned long long)m.freq_cache, (unsigned long long)m.total);

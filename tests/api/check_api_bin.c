@@ -279,11 +279,48 @@ START_TEST(test_npz_members)
 }
 END_TEST
 
+/* No params part: the same answer as params {} (docs/api.md: its fields all take their defaults,
+ * the JSON path's: rope_theta 10000, no scaling, half layout; head_dim from the tensor; positions
+ * 0 .. T-1). q = [[1, 0], [1, 0]], D 2: inv_freq[0] = 10000^(0/2) = 1, so position 0 keeps
+ * [1, 0] and position 1 turns it by 1 rad: [cos 1, sin 1]. */
+START_TEST(test_no_params)
+{
+    double q[4] = {1, 0, 1, 0};
+    size_t shape[2] = {2, 2};
+    const char *params[] = {NULL, "{}", "{\"head_dim\": 2, \"rope_theta\": 10000}"};
+    unsigned char first[32];
+    for (int i = 0; i < 3; i++) {
+        bu_body b = {0};
+        if (params[i])
+            bu_params(&b, params[i]);
+        bu_npy(&b, "q", WIRE_DT_F64, shape, 2, q);
+        bu_end(&b);
+        bu_opts o = {.npy = 1, .array = "q_rotated"};
+        api_response r = bu_run(&b, &o);
+        ck_assert_msg(r.status == 200, "params %s: status %d", params[i] ? params[i] : "absent",
+                      r.status);
+        const unsigned char *d = bu_npy_data(&r, WIRE_DT_F64, 4);
+        double v[4];
+        memcpy(v, d, sizeof v);
+        ck_assert_double_eq_tol(v[0], 1.0, 1e-15);
+        ck_assert_double_eq_tol(v[1], 0.0, 1e-15);
+        ck_assert_double_eq_tol(v[2], cos(1.0), 1e-15);
+        ck_assert_double_eq_tol(v[3], sin(1.0), 1e-15);
+        if (i == 0)
+            memcpy(first, d, sizeof first);
+        else
+            ck_assert_int_eq(memcmp(first, d, sizeof first), 0); /* bit for bit */
+        api_response_free(&r);
+        free(b.buf);
+    }
+}
+END_TEST
+
 /* Each broken rule: its status and the part or field it names. */
 START_TEST(test_errors)
 {
     double q[8] = {1, 2, 3, 4, 5, 6, 7, 8}, bad[8] = {1, 2, 3, 4, 5, NAN, 7, 8};
-    size_t s2[2] = {2, 4}, s4[4] = {1, 1, 2, 4}, s1[1] = {8}, sk[2] = {2, 2};
+    size_t s2[2] = {2, 4}, s4[4] = {1, 1, 2, 4}, s1[1] = {8}, sk[2] = {2, 2}, s3[3] = {2, 1, 4};
     struct {
         const char *params;
         const double *q;
@@ -295,8 +332,11 @@ START_TEST(test_errors)
         int status;
         const char *ptr;
     } c[] = {
-        {"{}", bad, s2, 2, NULL, 0, 0, 422, "/q"},              /* NaN at [1, 1] */
-        {"{}", q, s4, 4, NULL, 0, 0, 422, "/tensor_layout"},    /* rank 4, no layout */
+        {"{}", bad, s2, 2, NULL, 0, 0, 422, "/q"},           /* NaN at [1, 1] */
+        {"{}", q, s4, 4, NULL, 0, 0, 422, "/tensor_layout"}, /* rank 4, no layout */
+        /* tensor_layout names rank-4 axes: with a rank-2 or rank-3 q it would be ignored */
+        {"{\"tensor_layout\": \"bhtd\"}", q, s2, 2, NULL, 0, 0, 422, "/tensor_layout"},
+        {"{\"tensor_layout\": \"bthd\"}", q, s3, 3, NULL, 0, 0, 422, "/tensor_layout"},
         {"{}", q, s1, 1, NULL, 0, 0, 422, "/q"},                /* rank 1 */
         {"{}", q, s2, 2, sk, 2, 0, 422, "/k"},                  /* D 4 vs 2 */
         {"{\"head_dim\": 8}", q, s2, 2, NULL, 0, 0, 422, "/q"}, /* head_dim vs D */
@@ -402,6 +442,7 @@ Suite *api_bin_suite(void)
     tcase_add_test(tc, test_f16_bf16);
     tcase_add_test(tc, test_npz_members);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_no_params);
     tcase_add_test(tc, test_body_and_limits);
     tcase_add_test(tc, test_f16_overflow);
     suite_add_tcase(s, tc);

@@ -102,6 +102,53 @@ START_TEST(test_spool_quota)
 }
 END_TEST
 
+/* POST /rope with b and an Accept header, over a raw socket: the status (r filled). */
+static long post_accept(const th_server *s, const bu_body *b, const char *accept, th_resp *r)
+{
+    char head[512];
+    int n = snprintf(head, sizeof head,
+                     "POST /rope HTTP/1.1\r\nHost: t\r\nContent-Type: %s\r\nAccept: %s\r\n"
+                     "Connection: close\r\nContent-Length: %zu\r\n\r\n",
+                     CT, accept, b->len);
+    int fd = th_raw_open(s, head, (size_t)n);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(th_raw_finish(fd, b->buf, b->len, r), 0);
+    return r->status;
+}
+
+/* A binary answer is .npz or .npy, never JSON: an Accept that allows neither is a 406
+ * not-acceptable (decided at the headers, as POST /model/method refuses an Accept without JSON);
+ * one that allows either, or a wildcard, is answered. */
+START_TEST(test_accept)
+{
+    th_server s;
+    static const char *const args[] = {NULL};
+    ck_assert_int_eq(th_server_start(&s, args), 0);
+    bu_body b = body();
+    th_resp r;
+    const char *refused[] = {"application/json", "text/html, application/x-npz;q=0",
+                             "application/*;q=0, application/json"};
+    for (size_t i = 0; i < 3; i++) {
+        ck_assert_int_eq(post_accept(&s, &b, refused[i], &r), 406);
+        ck_assert_ptr_nonnull(strstr(r.body, "problem:not-acceptable"));
+        ck_assert_ptr_nonnull(strstr(r.body, "application/x-npz"));
+        th_resp_free(&r);
+    }
+    const char *taken[] = {"application/x-npz", "application/json, */*;q=0.1", "application/x-npy"};
+    for (size_t i = 0; i < 3; i++) {
+        ck_assert_msg(post_accept(&s, &b, taken[i], &r) == 200, "%s: %ld", taken[i], r.status);
+        th_resp_free(&r);
+    }
+    /* .npy allowed, .npz not (JSON preferred, but a binary answer has none): .npy, q_rotated */
+    ck_assert_int_eq(post_accept(&s, &b, "application/json, application/x-npy;q=0.5", &r), 200);
+    ck_assert_ptr_nonnull(strstr(r.headers, "application/x-npy"));
+    ck_assert_ptr_null(strstr(r.headers, "application/x-npz"));
+    th_resp_free(&r);
+    free(b.buf);
+    th_server_stop(&s);
+}
+END_TEST
+
 Suite *http_bin_suite(void)
 {
     Suite *s = suite_create("http_bin");
@@ -109,6 +156,7 @@ Suite *http_bin_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_rope_npz_and_spool);
     tcase_add_test(tc, test_spool_quota);
+    tcase_add_test(tc, test_accept);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -9,6 +9,21 @@
 /* RFC 9110 §12.5.1: the highest q wins, q=0 means "not acceptable"; JSON is the default and wins a
  * tie with application/ * or * / * (only .npy named with a q at least JSON's gives .npy). */
 /* .npz against .npy and JSON: q decides, a tie goes to .npz (the superset), q=0 refuses. */
+/* What a binary-tensors answer (npz or npy, no JSON) may be: bit 0 npy, bit 1 npz. */
+START_TEST(test_accept_binary)
+{
+    ck_assert_uint_eq(srv_accept_binary(NULL), 3);
+    ck_assert_uint_eq(srv_accept_binary(" "), 3);
+    ck_assert_uint_eq(srv_accept_binary("*/*"), 3);
+    ck_assert_uint_eq(srv_accept_binary("application/json"), 0);
+    ck_assert_uint_eq(srv_accept_binary("application/json, */*;q=0"), 0);
+    ck_assert_uint_eq(srv_accept_binary("application/x-npz;q=0, */*"), 1);
+    ck_assert_uint_eq(srv_accept_binary("application/x-npy"), 1);
+    ck_assert_uint_eq(srv_accept_binary("application/x-npz"), 2);
+    ck_assert_uint_eq(srv_accept_binary("application/json, application/*;q=0.1"), 3);
+}
+END_TEST
+
 START_TEST(test_accept_npz)
 {
     ck_assert_int_eq(srv_accept_answer(NULL), SRV_ACCEPT_JSON);
@@ -120,6 +135,7 @@ Suite *negotiate_suite(void)
     TCase *tc = tcase_create("negotiate");
     tcase_add_test(tc, test_accept_rules);
     tcase_add_test(tc, test_accept_npz);
+    tcase_add_test(tc, test_accept_binary);
     tcase_add_test(tc, test_content_types);
     tcase_add_test(tc, test_body_encoding);
     tcase_add_test(tc, test_accept_encoding);
