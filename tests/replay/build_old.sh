@@ -2,8 +2,9 @@
 # tests/replay/build_old.sh REV OUTDIR -- builds the daemon of git revision REV of this repository
 # into OUTDIR/build/posencd, for tests/replay/replay.py --old. OUTDIR receives `git archive REV`
 # (the tree only: no .git, no work-tree changes), so OUTDIR/web and OUTDIR/openapi.yaml are what
-# REV serves. A finished build is reused when OUTDIR/.replay-rev names the same commit; an OUTDIR
-# that is not empty and was not made by this script is refused (never deleted).
+# REV serves; once built, only those, the daemon and build.log are kept. A finished build is
+# reused when OUTDIR/.replay-rev names the same commit; an OUTDIR that is not empty and was not
+# made by this script is refused (never deleted).
 # Builds with make -j2 (the machine is shared). Needs the build packages `make deps` installs.
 set -euo pipefail
 if [ $# -ne 2 ]; then
@@ -36,5 +37,10 @@ make -C "$out" -j2 build/posencd GIT_REV="$short" >"$out/build.log" 2>&1 || {
   echo "build_old: building $short failed (log: $out/build.log)" >&2
   exit 1
 }
+# keep what replay.py runs and serves (the daemon, web/, openapi.yaml): the old sources and docs
+# would sit in this checkout's build/, where searches of the repository find them
+find "$out" -mindepth 1 -maxdepth 1 ! -name build ! -name web ! -name openapi.yaml ! -name build.log \
+  -exec rm -rf {} +
+find "$out/build" -mindepth 1 -maxdepth 1 ! -name posencd -exec rm -rf {} +
 echo "$sha" >"$out/.replay-rev"
 echo "build_old: built $out/build/posencd ($short)"
