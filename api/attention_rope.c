@@ -329,16 +329,8 @@ static void rope_resolved(const api_att_input *in, const api_att_plan *plan, wir
         wire_jw_int(out, s->layer);
         wire_jw_key(out, "why");
         wire_jw_str(out, s->why ? s->why : "no positional encoding in this layer");
-        wire_jw_key(out, "query_scale");
-        wire_jw_obj_begin(out);
-        wire_jw_key(out, "rule");
-        wire_jw_str(out, "q x (log1p(floor((pos + 1) / floor_scale)) x attn_scale + 1) (Llama 4 "
-                         "attn_temperature_tuning, no-RoPE layers)");
-        wire_jw_key(out, "attn_scale");
-        wire_jw_double(out, s->tt.attn_scale);
-        wire_jw_key(out, "floor_scale");
-        wire_jw_double(out, s->tt.floor_scale);
-        wire_jw_obj_end(out);
+        api_rope_write_query_scale(out, s->tt.attn_scale, s->tt.floor_scale,
+                                   "(Llama 4 attn_temperature_tuning, no-RoPE layers)");
         wire_jw_key(out, "q_scale");
         wire_jw_doubles(out, s->q_scale, in->t);
         wire_jw_key(out, "sources");

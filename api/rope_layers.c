@@ -202,18 +202,27 @@ void api_rope_write_kind_open(wire_jw *out, const api_ml_plan *p, int k)
         wire_jw_key(out, "why");
         wire_jw_str(out, kd->why);
     }
-    if (!kd->rope && p->temp.on) { /* Llama 4: POST /attention applies it, per position */
-        wire_jw_key(out, "query_scale");
-        wire_jw_obj_begin(out);
-        wire_jw_key(out, "rule");
-        wire_jw_str(out, "q x (log1p(floor((pos + 1) / floor_scale)) x attn_scale + 1) "
-                         "(modeling_llama4.py; POST /attention with this layer applies it)");
-        wire_jw_key(out, "attn_scale");
-        wire_jw_double(out, p->temp.attn_scale);
-        wire_jw_key(out, "floor_scale");
-        wire_jw_double(out, p->temp.floor_scale);
-        wire_jw_obj_end(out);
-    }
+    if (!kd->rope && p->temp.on) /* Llama 4: POST /attention applies it, per position */
+        api_rope_write_query_scale(out, p->temp.attn_scale, p->temp.floor_scale,
+                                   "(modeling_llama4.py; POST /attention with this layer applies "
+                                   "it)");
+}
+
+void api_rope_write_query_scale(wire_jw *out, double attn_scale, double floor_scale,
+                                const char *where)
+{
+    char rule[256];
+    snprintf(rule, sizeof rule, "q x (log1p(floor((pos + 1) / floor_scale)) x attn_scale + 1) %s",
+             where);
+    wire_jw_key(out, "query_scale");
+    wire_jw_obj_begin(out);
+    wire_jw_key(out, "rule");
+    wire_jw_str(out, rule);
+    wire_jw_key(out, "attn_scale");
+    wire_jw_double(out, attn_scale);
+    wire_jw_key(out, "floor_scale");
+    wire_jw_double(out, floor_scale);
+    wire_jw_obj_end(out);
 }
 
 void api_rope_write_kind(wire_jw *out, const api_ml_plan *p, int k)

@@ -289,6 +289,12 @@ void api_rope_write_kind_open(wire_jw *out, const api_ml_plan *p, int k);
 /* api_rope_write_kind_open, closed. */
 void api_rope_write_kind(wire_jw *out, const api_ml_plan *p, int k);
 
+/* Writes "query_scale": {"rule", "attn_scale", "floor_scale"}, Llama 4's query temperature on its
+ * no-RoPE layers (modeling_llama4.py): q x (log1p(floor((pos + 1) / floor_scale)) x attn_scale +
+ * 1), the rule's text followed by `where` (which code applies it). */
+void api_rope_write_query_scale(wire_jw *out, double attn_scale, double floor_scale,
+                                const char *where);
+
 /* Writes the members of `resolved` (head_dim, rotary_dim, layout, ..., sources) into an open
  * object: /rope nests them under "resolved", /attention under "resolved.rope". */
 void api_rope_write_resolved(wire_jw *out, const api_rope_req *r, const api_rope_res *res);
