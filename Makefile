@@ -132,6 +132,14 @@ bench: deps
 	$(MAKE) BUILD=$(BUILD)/bench BENCH_FLOOR=1 $(BUILD)/bench/posencd
 	bash bench/run.sh $(BUILD)
 
+# Issue 19's latency figure: /healthz p99 under 16 MiB amplification bodies and 8 concurrent 16 MiB
+# table uploads at most 5x its idle p99, in one run (hostile's `amplify` with the ratio held; CI's
+# `make hostile` holds only the 50 ms liveness bound, since the ratio of two sub-millisecond tails
+# follows the host's other load). Run it on a quiet machine.
+.PHONY: bench-healthz
+bench-healthz: $(BUILD)/posencd
+	POSENC_HEALTHZ_RATIO=5 python3 tests/hostile/hostile.py --bin $(BUILD)/posencd amplify
+
 $(BUILD)/bench_micro: bench/micro.c $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ bench/micro.c $(LIB_OBJ) $(LDLIBS_ALL)
 
