@@ -173,8 +173,20 @@ static enum MHD_Result compute_headers(srv_ctx *ctx, struct MHD_Connection *c, s
  * (docs/performance.md). */
 #define INLINE_MAX_BODY ((size_t)16 << 10)
 
+/* Once rq->ar is computed, the body's reservation becomes the response's: what the answer holds
+ * until it is sent (released in on_completed), nothing under SRV_RESPONSE_HOLD_MIN. Past the
+ * budget the answer is freed and rq->overloaded set: the caller answers 503 overloaded. The one
+ * rule for both the pool and --inline-work. */
+static void hold_for_response(srv_req *rq)
+{
+    if (srv_hold_response(rq->ctx, rq, &rq->ar) < 0)
+        api_response_free(&rq->ar);
+    size_t keep = api_response_held(&rq->ar);
+    srv_budget_hold(&rq->ctx->budget, &rq->held, keep >= SRV_RESPONSE_HOLD_MIN ? keep : 0, NULL);
+}
+
 /* Runs a compute request (on a pool thread, or inline) and resumes its connection; MHD then calls
- * the access handler again, which sends rq->ar. */
+ * the access handler again, which sends rq->ar (or 503 when rq->overloaded). */
 static void compute_job(void *arg)
 {
     srv_req *rq = arg;
@@ -185,13 +197,7 @@ static void compute_job(void *arg)
                          &rq->opts, &rq->ar);
     free(rq->buf);
     rq->buf = NULL;
-    /* The body's reservation becomes the response's (what it holds until it is sent; released
-     * in on_completed); past the budget the answer is 503 overloaded instead. Before the resume:
-     * rq may be gone after it. */
-    if (srv_hold_response(rq->ctx, rq, &rq->ar) < 0)
-        api_response_free(&rq->ar); /* rq->overloaded: the resumed call answers 503 */
-    size_t keep = api_response_held(&rq->ar);
-    srv_budget_hold(&rq->ctx->budget, &rq->held, keep >= SRV_RESPONSE_HOLD_MIN ? keep : 0, NULL);
+    hold_for_response(rq); /* before the resume: rq may be gone after it */
     MHD_resume_connection(rq->conn);
 }
 
@@ -365,7 +371,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!rq->ar.deferred) {
             free(rq->buf);
             rq->buf = NULL;
-            srv_budget_hold(&ctx->budget, &rq->held, 0, NULL);
+            hold_for_response(rq);
+            if (rq->overloaded)
+                return srv_send_overloaded(ctx, c, rq);
             return srv_send_api(ctx, c, rq, &rq->ar);
         }
         api_response_free(&rq->ar);
