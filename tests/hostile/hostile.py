@@ -36,7 +36,8 @@ Tests (each starts its own daemon on 127.0.0.1:<ephemeral> and has its own deadl
   mem_ceiling, amplify
                 (memory.py) a daemon driven at every limit stays below the memory ceiling of GET
                 /limits (docs/operations.md); 16 MiB amplification bodies and 8 concurrent 16 MiB
-                table uploads: VmHWM within the ceiling, /healthz p99 < 50 ms and <= 5 x idle
+                table uploads: VmHWM within the ceiling, /healthz p99 < 50 ms (the ratio to
+                the idle p99 printed; held to 5x by `make bench-healthz`)
 Prints one PASS/FAIL line per test with its figures; exit status 1 if any failed.
 Standard library only; all traffic to 127.0.0.1.
 """
