@@ -11,6 +11,7 @@ RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as re
   modeling_llama4.py   the query temperature of the no-RoPE layers (attn_scale, floor_scale)
   modeling_gemma4.py   Gemma4TextRotaryEmbedding: a proportional full_attention entry is computed
                        with head_dim_key "global_head_dim"
+  modeling_bloom/falcon/mpt.py  ALiBi slopes per head (build_alibi_tensor, build_mpt_alibi_tensor)
   modeling_*.py        which pairs rotate (adjacent pairs for gptj, codegen, glm*, ernie4_5*,
                        deepseek_v2/v3(+rope_interleave)/v32, llama4), HunYuan's dynamic alpha,
                        learned offsets (RoBERTa padding_idx + 1, OPT/BART 2), ALiBi, T5 buckets,
@@ -247,6 +248,31 @@ def rope_kind(cfg, mt, rp, base, lt=None):
     return out
 
 
+def alibi_slopes(mt, heads):
+    """The per-head ALiBi slopes as HF builds them (in float32 there; float64 here).
+      bloom, falcon  build_alibi_tensor (modeling_bloom.py, modeling_falcon.py): c = 2 **
+                     floor(log2 heads), base = 2 ** -(2 ** -(log2 c - 3)), slopes base ** 1..c;
+                     then, when c < heads, extra_base = 2 ** -(2 ** -(log2 2c - 3)) to the odd
+                     powers 1, 3, ... (heads - c of them)
+      mpt            build_mpt_alibi_tensor (modeling_mpt.py, alibi_bias_max 8: MptModel never
+                     passes the config's): n2 = 2 ** ceil(log2 heads), slopes 1 / 2 ** (i * 8 /
+                     n2) for i = 1..n2; when n2 > heads, slopes[1::2] + slopes[::2], first heads"""
+    if mt == "mpt":
+        n2 = 2 ** math.ceil(math.log2(heads))
+        sl = [1.0 / 2 ** (i * (8.0 / n2)) for i in range(1, n2 + 1)]
+        if n2 != heads:
+            sl = (sl[1::2] + sl[::2])[:heads]
+        return sl
+    c = 2 ** math.floor(math.log2(heads))
+    base = 2 ** (-(2 ** -(math.log2(c) - 3)))
+    sl = [base ** i for i in range(1, c + 1)]
+    if c != heads:
+        eb = 2 ** (-(2 ** -(math.log2(2 * c) - 3)))
+        rem = min(c, heads - c)
+        sl += [eb ** i for i in range(1, 1 + 2 * rem, 2)]
+    return sl
+
+
 def describe(cfg):
     tc, mt = text_model(cfg)
     n = tc.get("num_hidden_layers") or tc.get("n_layer") or tc.get("num_layers") or tc.get("n_layers")
@@ -259,8 +285,9 @@ def describe(cfg):
         return mt, [{"method": "learned_absolute", "offset": tc.get("pad_token_id", 1) + 1}] * n, n
     if mt in ("opt", "bart", "mbart", "biogpt"):
         return mt, [{"method": "learned_absolute", "offset": 2}] * n, n
-    if mt == "bloom" or (mt == "falcon" and tc.get("alibi")):
-        return mt, [{"method": "alibi"}] * n, n
+    if mt == "bloom" or (mt == "falcon" and tc.get("alibi")) or mt == "mpt":
+        heads = tc.get("n_head") or tc.get("num_attention_heads") or tc.get("n_heads")
+        return mt, [{"method": "alibi", "num_heads": heads, "slopes": alibi_slopes(mt, heads)}] * n, n
     if mt in ("t5", "mt5", "umt5", "longt5"):
         nb = tc.get("relative_attention_num_buckets", 32)
         md = tc.get("relative_attention_max_distance", 128)
