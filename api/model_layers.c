@@ -152,13 +152,42 @@ static int64_t layer_count(api_problem *pb, const json_t *cfg, const char *ptr)
     return n;
 }
 
-int api_ml_check_layer_types(api_problem *pb, const api_model_text *text)
+/*
+ * MiniMax-Text-01's attn_type_list (read when layer_types is absent): an array of 0 (lightning,
+ * i.e. linear, attention without positions) or 1 (softmax attention with RoPE), one per layer
+ * (MiniMaxConfig builds layer_types from it). A 422 at /.../attn_type_list otherwise.
+ */
+static void check_attn_type_list(api_problem *pb, const json_t *cfg, const char *ptr,
+                                 const char *mt, int64_t n)
+{
+    const json_t *atl = strcmp(mt, "minimax") == 0 && member(cfg, "layer_types") == NULL
+                            ? member(cfg, "attn_type_list")
+                            : NULL;
+    for (size_t x = 0; atl != NULL && x < (json_is_array(atl) ? json_array_size(atl) : 1); x++) {
+        const json_t *e = json_is_array(atl) ? json_array_get(atl, x) : NULL;
+        if (e == NULL || !json_is_integer(e) || json_integer_value(e) < 0 ||
+            json_integer_value(e) > 1 || (n > 0 && (int64_t)json_array_size(atl) != n)) {
+            char fp[API_MC_PTR + 32];
+            api_ptr(fp, sizeof fp, ptr, "attn_type_list");
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "must be an array of 0 (linear attention) or 1 (softmax attention), "
+                              "one per layer");
+            return;
+        }
+    }
+}
+
+int api_ml_check_layer_lists(api_problem *pb, const api_model_text *text)
 {
     api_problem scratch; /* a bad layer count is the plan's error, not this check's */
     api_problem_init(&scratch);
     int64_t n = layer_count(&scratch, text->obj, text->ptr);
+    const api_model_default *dn = api_model_text_default(text, "num_hidden_layers");
     size_t e0 = api_problem_count(pb);
     check_layer_array(pb, text->obj, text->ptr, 1, n, n > 0);
+    check_layer_array(pb, text->obj, text->ptr, 0, n, n > 0);
+    check_attn_type_list(pb, text->obj, text->ptr, text->model_type,
+                         n == 0 && dn != NULL ? (int64_t)dn->value : n);
     return api_problem_count(pb) != e0 ? -1 : 0;
 }
 
@@ -217,18 +246,7 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
      * softmax attention with RoPE (MiniMaxConfig builds layer_types from it) */
     const json_t *atl =
         strcmp(mt, "minimax") == 0 && lt == NULL ? member(cfg, "attn_type_list") : NULL;
-    for (size_t x = 0; atl != NULL && x < (json_is_array(atl) ? json_array_size(atl) : 1); x++) {
-        const json_t *e = json_is_array(atl) ? json_array_get(atl, x) : NULL;
-        if (e == NULL || !json_is_integer(e) || json_integer_value(e) < 0 ||
-            json_integer_value(e) > 1 || (int64_t)json_array_size(atl) != n) {
-            char fp[API_MC_PTR + 32];
-            api_ptr(fp, sizeof fp, ptr, "attn_type_list");
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "must be an array of 0 (linear attention) or 1 (softmax attention), "
-                              "one per layer");
-            break;
-        }
-    }
+    check_attn_type_list(pb, cfg, ptr, mt, n);
     /* Mllama: the cross-attention layers attend to the image without rotary embedding */
     const json_t *xattn =
         strncmp(mt, "mllama", 6) == 0 ? member(cfg, "cross_attention_layers") : NULL;

@@ -65,12 +65,14 @@ typedef struct {
 int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan *out);
 
 /*
- * Checks text->obj's layer_types alone, as api_ml_plan_layers does (HF configuration_utils.py
- * layer_type_validation): an array of known layer type strings with one entry per layer when the
- * file gives the layer count. For answers that do not plan the layers. Errors: 422 at the key
- * (not an array, wrong length) or at the entry. Returns 0 or -1 with pb filled.
+ * Checks text->obj's per-layer keys alone, as api_ml_plan_layers does: layer_types an array of
+ * known layer type strings (HF configuration_utils.py layer_type_validation), no_rope_layers an
+ * array of 0 / 1 (Llama 4, SmolLM3 index it by layer; [] is the default pattern), each with one
+ * entry per layer when the file gives the layer count; MiniMax's attn_type_list (when layer_types
+ * is absent) an array of 0 / 1, one per layer. For answers that do not plan the layers. Errors:
+ * 422 at the key (not an array, wrong length) or at the entry. Returns 0 or -1 with pb filled.
  */
-int api_ml_check_layer_types(api_problem *pb, const api_model_text *text);
+int api_ml_check_layer_lists(api_problem *pb, const api_model_text *text);
 
 /* Frees the plan's array. */
 void api_ml_plan_free(api_ml_plan *p);

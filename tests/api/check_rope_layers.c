@@ -253,6 +253,56 @@ START_TEST(test_layer_types_checked_without_layer)
 END_TEST
 
 /*
+ * /rope without `layer` refuses a malformed no_rope_layers (Llama 4, SmolLM3: an array of 0 / 1
+ * indexed by layer) or MiniMax's attn_type_list (0 / 1 per layer), as /rope with `layer` and
+ * POST /model/method do: a 422 naming the key (not an array, wrong length) or the entry by JSON
+ * pointer. Before: 200 with the numbers of a config whose layer structure HF would not read.
+ */
+START_TEST(test_layer_lists_checked_without_layer)
+{
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'smollm3', 'num_hidden_layers': 3, 'head_dim': 4,"
+                      " 'no_rope_layers': [1, 0]}}",
+                      "/config/no_rope_layers", "num_hidden_layers");
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'smollm3', 'num_hidden_layers': 2, 'head_dim': 4,"
+                  " 'no_rope_layers': [1, 2]}}",
+                  "/config/no_rope_layers/1", NULL);
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'smollm3', 'num_hidden_layers': 2, 'head_dim': 4,"
+                  " 'no_rope_layers': 'all'}}",
+                  "/config/no_rope_layers", NULL);
+    /* nested: the pointer names the text config's key */
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'llama4', 'text_config': {'model_type': "
+                  "'llama4_text', 'num_hidden_layers': 2, 'head_dim': 4, 'no_rope_layers': [1]}}}",
+                  "/config/text_config/no_rope_layers", NULL);
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'minimax', 'num_hidden_layers': 3, 'head_dim': 4,"
+                  " 'attn_type_list': [0, 1]}}",
+                  "/config/attn_type_list", NULL);
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'minimax', 'num_hidden_layers': 2, 'head_dim': 4,"
+                  " 'attn_type_list': [0, 'softmax']}}",
+                  "/config/attn_type_list", NULL);
+    /* well-formed lists still answer: [] is Llama 4 / SmolLM3's default pattern */
+    const char *const OK[] = {
+        "{'config': {'model_type': 'smollm3', 'num_hidden_layers': 2, 'head_dim': 4,"
+        " 'no_rope_layers': [1, 0]}}",
+        "{'config': {'model_type': 'smollm3', 'num_hidden_layers': 2, 'head_dim': 4,"
+        " 'no_rope_layers': []}}",
+        "{'config': {'model_type': 'minimax', 'num_hidden_layers': 2, 'head_dim': 4,"
+        " 'attn_type_list': [0, 1]}}",
+    };
+    for (size_t i = 0; i < sizeof OK / sizeof OK[0]; i++) {
+        json_t *j = au_ok(api_rope, OK[i]);
+        ck_close(inv(j, 1), 0.01, 0, 1e-15);
+        json_decref(j);
+    }
+}
+END_TEST
+
+/*
  * rope_scaling.rope_theta next to a top-level rope_theta: HF v5's
  * RotaryEmbeddingConfigMixin.convert_rope_params_to_dict makes rope_scaling the rope_parameters
  * and only then does rope_parameters.setdefault("rope_theta", <top-level>), so the inner value
@@ -303,6 +353,7 @@ Suite *rope_layers_suite(void)
     tcase_add_test(tc, test_no_silent_drops);
     tcase_add_test(tc, test_ministral3_query_scale);
     tcase_add_test(tc, test_layer_types_checked_without_layer);
+    tcase_add_test(tc, test_layer_lists_checked_without_layer);
     tcase_add_test(tc, test_rope_scaling_theta_wins);
     suite_add_tcase(s, tc);
     return s;
