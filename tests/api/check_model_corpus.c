@@ -51,6 +51,7 @@ static const char *const CORPUS[] = {
     "llava_1.5_7b",
     "ministral3_8b",
     "mistral_7b_v0.1",
+    "mistral_small_3.1_24b",
     "mixtral_8x7b_v0.1",
     "mpt_7b_instruct",
     "opt_1.3b",
