@@ -38,7 +38,7 @@ static int kind_index(api_ml_plan *p, const api_ml_kind *k, const json_t *params
 {
     for (size_t i = 0; i < p->n_kinds; i++) {
         const api_ml_kind *o = &p->kind[i];
-        if (o->rope != k->rope || o->local_base != k->local_base)
+        if (o->rope != k->rope || o->local_base != k->local_base || o->unscaled != k->unscaled)
             continue;
         if (k->rope && params != NULL &&
             !json_equal(member(params, o->params_key), member(params, k->params_key)))
@@ -237,6 +237,15 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             0)
             api_get_int(pb, cfg, ptr, "_sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern);
     }
+    /* OLMo 3: one flat scaling object scales the full-attention layers only (model_layers.h);
+     * layer_types default: every 4th layer full (Olmo3Config) */
+    int olmo3 = strcmp(mt, "olmo3") == 0 && !per_type;
+    const json_t *flat = member(cfg, "rope_scaling") ? member(cfg, "rope_scaling") : params;
+    const json_t *ft = flat && json_is_object(flat) ? member(flat, "rope_type") : NULL;
+    if (flat && json_is_object(flat) && ft == NULL)
+        ft = member(flat, "type");
+    int olmo3_split =
+        olmo3 && ft != NULL && json_is_string(ft) && strcmp(json_string_value(ft), "default") != 0;
     /* Qwen3-Next: layer_types default from full_attention_interval (4), the others linear */
     int qwen3_next = strcmp(mt, "qwen3_next") == 0;
     int64_t full_every = 4;
@@ -271,6 +280,8 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             type = json_string_value(t);
         else if (gemma3 || cohere2)
             type = (l + 1) % pattern == 0 ? "full_attention" : "sliding_attention";
+        else if (olmo3)
+            type = (l + 1) % 4 == 0 ? "full_attention" : "sliding_attention";
         else if (qwen3_next)
             type = (l + 1) % full_every == 0 ? "full_attention" : "linear_attention";
         else if (atl != NULL)
@@ -315,7 +326,7 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         if (!use_rope) {
             k.why = why;
         } else {
-            if (lt != NULL || gemma3 || cohere2)
+            if (lt != NULL || gemma3 || cohere2 || olmo3)
                 k.types = sliding ? API_ML_SLIDING : API_ML_FULL;
             if (per_type) {
                 const char *key = sliding ? "sliding_attention" : "full_attention";
@@ -324,6 +335,8 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
                 snprintf(k.params_key, sizeof k.params_key, "%s", key);
             } else if (gemma3) {
                 k.local_base = sliding;
+            } else if (olmo3_split) {
+                k.unscaled = sliding;
             }
         }
         int ki = kind_index(out, &k, per_type ? params : NULL, l);

@@ -11,6 +11,12 @@
  *   - v5 per-layer-type rope_parameters ({"full_attention": {...}, "sliding_attention": {...}}):
  *     each layer reads the entry of its layer_types value (modeling_rope_utils.py,
  *     Gemma 3/4, OLMo 3); entries equal as JSON are one kind;
+ *   - OLMo 3 (olmo3) with one flat scaling object (rope_scaling, or rope_parameters with a
+ *     rope_type other than default): its sliding layers use the same base without the scaling
+ *     (transformers 4.57.1 modeling_olmo3.py: rotary_embs = {"sliding_attention":
+ *     Olmo3RotaryEmbedding(config, rope_type="default"), "full_attention": ...}; main reads a
+ *     rotary embedding per layer type the same way; vLLM olmo2.py: "Rope scaling is only applied
+ *     on full attention layers");
  *   - no RoPE: no_rope_layers[l] == 0 (Llama 4, SmolLM3; when absent Llama 4 / SmolLM3 skip
  *     every no_rope_layer_interval-th layer, default 4), EXAONE 4's full-attention layers when
  *     sliding_window is set (modeling_exaone4.py).
@@ -37,6 +43,7 @@ typedef struct api_ml_kind_s {
     unsigned types;      /* API_ML_FULL | API_ML_SLIDING: the attention types of its layers
                           * (0 when the config names no layer types) */
     int local_base;      /* Gemma 3 sliding layers: rope_local_base_freq, no scaling */
+    int unscaled;        /* OLMo 3 sliding layers: the same base, no scaling */
     char params_key[40]; /* the rope_parameters entry these layers read ("" when flat) */
     const char *why;     /* static text: the rule that gives this kind (for "none") */
     size_t n_layers;     /* layers of this kind */

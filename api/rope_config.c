@@ -447,8 +447,8 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
     char sc_src[112];
     snprintf(sc_src, sizeof sc_src, "config.%s", sc_key);
     api_rope_scaling_init(&out->scaling, sc_ptr);
-    if (kind != NULL && kind->local_base)
-        sc = NULL; /* Gemma 3's sliding layers: rope_type default (rotary_emb_local) */
+    if (kind != NULL && (kind->local_base || kind->unscaled))
+        sc = NULL; /* Gemma 3's (rotary_emb_local) and OLMo 3's sliding layers: rope_type default */
     if (!(skip & API_RC_SKIP_SCALING) && sc != NULL) {
         static const char *const PARAM_SKIP[] = {"rope_theta", "partial_rotary_factor", "alpha",
                                                  "llama_4_scaling_beta", NULL};

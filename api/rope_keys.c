@@ -120,6 +120,9 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
     if (r->kind >= 0 && r->plan.kind[r->kind].local_base && is(k, SCALING))
         return "Gemma 3's sliding layers use no scaling (modeling_gemma3.py rotary_emb_local: "
                "rope_type default)";
+    if (r->kind >= 0 && r->plan.kind[r->kind].unscaled && is(k, SCALING))
+        return "OLMo 3's sliding layers use no scaling (modeling_olmo3.py rotary_embs: "
+               "sliding_attention with rope_type default)";
     if ((skip & API_RC_SKIP_LAYOUT) && strcmp(k, "rope_interleave") == 0)
         return "the request's layout wins";
     if (is(k, BASES))

@@ -54,6 +54,7 @@ static const char *const CORPUS[] = {
     "mistral_small_3.1_24b",
     "mixtral_8x7b_v0.1",
     "mpt_7b_instruct",
+    "olmo3_1_32b",
     "opt_1.3b",
     "phi3_mini_128k_instruct",
     "phi_2",

@@ -9,6 +9,7 @@ RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as re
   modeling_rope_utils  inv_freq and attention factor per rope type (default, linear, dynamic,
                        yarn, longrope, llama3, proportional)
   modeling_llama4.py   the query temperature of the no-RoPE layers (attn_scale, floor_scale)
+  modeling_olmo3.py    (4.57.1) sliding layers: rope_type default with the same base
   modeling_gemma4.py   Gemma4TextRotaryEmbedding: a proportional full_attention entry is computed
                        with head_dim_key "global_head_dim"
   modeling_bloom/falcon/mpt.py  ALiBi slopes per head (build_alibi_tensor, build_mpt_alibi_tensor)
@@ -299,6 +300,13 @@ def describe(cfg):
     per_type = rp is not None and "rope_type" not in rp and "type" not in rp and rp
     layer_types = tc.get("layer_types")
     gemma3 = mt in ("gemma3_text", "gemma3")
+    # OLMo 3 with one flat scaling object: transformers 4.57.1 modeling_olmo3.py builds
+    # rotary_embs = {"sliding_attention": Olmo3RotaryEmbedding(config, rope_type="default"),
+    # "full_attention": Olmo3RotaryEmbedding(config)}: the sliding layers keep the base and drop
+    # the scaling (layer_types default: every 4th layer full, Olmo3Config)
+    olmo3 = mt == "olmo3" and not per_type
+    olmo3_split = olmo3 and rp is not None and \
+        rp.get("rope_type", rp.get("type", "default")) != "default"
     pattern = tc.get("sliding_window_pattern") or tc.get("_sliding_window_pattern") or 6
     nrl = tc.get("no_rope_layers")
     if not nrl and mt in ("llama4_text", "llama4", "smollm3"):
@@ -311,6 +319,8 @@ def describe(cfg):
             lt = layer_types[i]
         elif gemma3:
             lt = "full_attention" if (i + 1) % pattern == 0 else "sliding_attention"
+        elif olmo3:
+            lt = "full_attention" if (i + 1) % 4 == 0 else "sliding_attention"
         else:
             lt = "full_attention"
         use = True
@@ -327,7 +337,7 @@ def describe(cfg):
                                        "floor_scale": float(tc.get("floor_scale", 8192))}
             layers.append(none)
             continue
-        key = lt if (per_type or gemma3) else "all"
+        key = lt if (per_type or gemma3 or olmo3_split) else "all"
         if key not in cache:
             c, r = tc, rp
             if per_type:
@@ -339,6 +349,9 @@ def describe(cfg):
             elif gemma3 and lt == "sliding_attention":
                 r = None
                 base = float(get(tc, "rope_local_base_freq", mt))
+            elif olmo3_split and lt == "sliding_attention":
+                base = base_of(tc, mt, rp)
+                r = None
             else:
                 base = base_of(tc, mt, rp)
             cache[key] = rope_kind(c, mt, r, base, lt)
