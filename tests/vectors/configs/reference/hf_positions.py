@@ -324,6 +324,12 @@ def describe(cfg):
         else:
             lt = "full_attention"
         use = True
+        # linear-attention / state-space layers take no positions (Qwen3-Next / Qwen3.5's
+        # GatedDeltaNet layers: modeling_qwen3_next.py, modeling_qwen3_5.py decoder layers build
+        # linear_attn for layer_type "linear_attention" and pass it no position embeddings)
+        if lt in ("linear_attention", "mamba", "conv"):
+            layers.append({"method": "none"})
+            continue
         if nrl:
             use = bool(nrl[i])
         if mt == "exaone4" and tc.get("sliding_window") is not None and lt != "sliding_attention":
