@@ -246,8 +246,9 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         ft = member(flat, "type");
     int olmo3_split =
         olmo3 && ft != NULL && json_is_string(ft) && strcmp(json_string_value(ft), "default") != 0;
-    /* Qwen3-Next: layer_types default from full_attention_interval (4), the others linear */
-    int qwen3_next = strcmp(mt, "qwen3_next") == 0;
+    /* Qwen3-Next and Qwen3.5 (Qwen3_5TextConfig / Qwen3_5MoeTextConfig): layer_types default
+     * from full_attention_interval (4), the others linear */
+    int qwen3_next = strcmp(mt, "qwen3_next") == 0 || strncmp(mt, "qwen3_5", 7) == 0;
     int64_t full_every = 4;
     if (qwen3_next)
         api_get_int(pb, cfg, ptr, "full_attention_interval", 1, API_ML_MAX_LAYERS, &full_every);

@@ -60,6 +60,10 @@ def text_model(cfg):
 
 
 GEMMA3 = {"rope_theta": 1000000.0, "head_dim": 256, "rope_local_base_freq": 10000.0}
+# Qwen3_5TextConfig / Qwen3_5MoeTextConfig: head_dim 256; __post_init__
+# kwargs.setdefault("partial_rotary_factor", 0.25); layer_types from full_attention_interval (4)
+QWEN35 = {"head_dim": 256, "partial_rotary_factor": 0.25}
+QWEN35_TYPES = ("qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
 def get(cfg, key, mt, default=None):
@@ -67,6 +71,8 @@ def get(cfg, key, mt, default=None):
         return cfg[key]
     if mt in ("gemma3_text", "gemma3") and key in GEMMA3:
         return GEMMA3[key]
+    if mt in QWEN35_TYPES and key in QWEN35:
+        return QWEN35[key]
     return default
 
 
@@ -95,6 +101,8 @@ def rotary_dim(cfg, mt, hd, rp):
         f = cfg.get("rotary_pct")
     if f is None and rp is not None:
         f = rp.get("partial_rotary_factor")
+    if f is None:
+        f = get(cfg, "partial_rotary_factor", mt)
     return int(hd * f) if f is not None else hd
 
 
@@ -321,6 +329,9 @@ def describe(cfg):
             lt = "full_attention" if (i + 1) % pattern == 0 else "sliding_attention"
         elif olmo3:
             lt = "full_attention" if (i + 1) % 4 == 0 else "sliding_attention"
+        elif mt in QWEN35_TYPES or mt == "qwen3_next":
+            every = tc.get("full_attention_interval", 4)
+            lt = "full_attention" if (i + 1) % every == 0 else "linear_attention"
         else:
             lt = "full_attention"
         use = True
