@@ -119,6 +119,16 @@ static const api_model_default DEFAULTS[] = {
      "NemotronConfig (models/nemotron/configuration_nemotron.py)"},
     {"gpt_neox", "partial_rotary_factor", 0.25,
      "GPTNeoXConfig (models/gpt_neox/configuration_gpt_neox.py: rotary_pct)"},
+    /* Qwen3.5: Qwen3_5TextConfig / Qwen3_5MoeTextConfig __post_init__:
+     * kwargs.setdefault("partial_rotary_factor", 0.25); head_dim 256 */
+    {"qwen3_5_text", "partial_rotary_factor", 0.25,
+     "Qwen3_5TextConfig (models/qwen3_5/configuration_qwen3_5.py)"},
+    {"qwen3_5_text", "head_dim", 256.0,
+     "Qwen3_5TextConfig (models/qwen3_5/configuration_qwen3_5.py)"},
+    {"qwen3_5_moe_text", "partial_rotary_factor", 0.25,
+     "Qwen3_5MoeTextConfig (models/qwen3_5_moe/configuration_qwen3_5_moe.py)"},
+    {"qwen3_5_moe_text", "head_dim", 256.0,
+     "Qwen3_5MoeTextConfig (models/qwen3_5_moe/configuration_qwen3_5_moe.py)"},
     {"gptj", "rotary_dim", 64.0, "GPTJConfig (models/gptj/configuration_gptj.py)"},
     {"codegen", "rotary_dim", 64.0, "CodeGenConfig (models/codegen/configuration_codegen.py)"},
 };
@@ -132,6 +142,11 @@ const api_model_default *api_model_default_find(const char *model_type, const ch
         model_type = "gemma3n_text";
     if (model_type != NULL && strcmp(model_type, "gemma4") == 0)
         model_type = "gemma4_text";
+    /* a Qwen3.5 wrapper's text_config without model_type builds its text config class */
+    if (model_type != NULL && strcmp(model_type, "qwen3_5") == 0)
+        model_type = "qwen3_5_text";
+    if (model_type != NULL && strcmp(model_type, "qwen3_5_moe") == 0)
+        model_type = "qwen3_5_moe_text";
     for (size_t i = 0; model_type != NULL && i < sizeof DEFAULTS / sizeof DEFAULTS[0]; i++)
         if (strcmp(DEFAULTS[i].model_type, model_type) == 0 && strcmp(DEFAULTS[i].key, key) == 0)
             return &DEFAULTS[i];
@@ -396,6 +411,10 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "qwen3",
                                           "qwen3_moe",
                                           "qwen3_next",
+                                          "qwen3_5",
+                                          "qwen3_5_text",
+                                          "qwen3_5_moe",
+                                          "qwen3_5_moe_text",
                                           "qwen3_vl",
                                           "qwen3_vl_text",
                                           "qwen3_vl_moe",

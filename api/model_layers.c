@@ -38,7 +38,7 @@ static int kind_index(api_ml_plan *p, const api_ml_kind *k, const json_t *params
 {
     for (size_t i = 0; i < p->n_kinds; i++) {
         const api_ml_kind *o = &p->kind[i];
-        if (o->rope != k->rope || o->local_base != k->local_base)
+        if (o->rope != k->rope || o->local_base != k->local_base || o->unscaled != k->unscaled)
             continue;
         if (k->rope && params != NULL &&
             !json_equal(member(params, o->params_key), member(params, k->params_key)))
@@ -152,13 +152,42 @@ static int64_t layer_count(api_problem *pb, const json_t *cfg, const char *ptr)
     return n;
 }
 
-int api_ml_check_layer_types(api_problem *pb, const api_model_text *text)
+/*
+ * MiniMax-Text-01's attn_type_list (read when layer_types is absent): an array of 0 (lightning,
+ * i.e. linear, attention without positions) or 1 (softmax attention with RoPE), one per layer
+ * (MiniMaxConfig builds layer_types from it). A 422 at /.../attn_type_list otherwise.
+ */
+static void check_attn_type_list(api_problem *pb, const json_t *cfg, const char *ptr,
+                                 const char *mt, int64_t n)
+{
+    const json_t *atl = strcmp(mt, "minimax") == 0 && member(cfg, "layer_types") == NULL
+                            ? member(cfg, "attn_type_list")
+                            : NULL;
+    for (size_t x = 0; atl != NULL && x < (json_is_array(atl) ? json_array_size(atl) : 1); x++) {
+        const json_t *e = json_is_array(atl) ? json_array_get(atl, x) : NULL;
+        if (e == NULL || !json_is_integer(e) || json_integer_value(e) < 0 ||
+            json_integer_value(e) > 1 || (n > 0 && (int64_t)json_array_size(atl) != n)) {
+            char fp[API_MC_PTR + 32];
+            api_ptr(fp, sizeof fp, ptr, "attn_type_list");
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "must be an array of 0 (linear attention) or 1 (softmax attention), "
+                              "one per layer");
+            return;
+        }
+    }
+}
+
+int api_ml_check_layer_lists(api_problem *pb, const api_model_text *text)
 {
     api_problem scratch; /* a bad layer count is the plan's error, not this check's */
     api_problem_init(&scratch);
     int64_t n = layer_count(&scratch, text->obj, text->ptr);
+    const api_model_default *dn = api_model_text_default(text, "num_hidden_layers");
     size_t e0 = api_problem_count(pb);
     check_layer_array(pb, text->obj, text->ptr, 1, n, n > 0);
+    check_layer_array(pb, text->obj, text->ptr, 0, n, n > 0);
+    check_attn_type_list(pb, text->obj, text->ptr, text->model_type,
+                         n == 0 && dn != NULL ? (int64_t)dn->value : n);
     return api_problem_count(pb) != e0 ? -1 : 0;
 }
 
@@ -208,8 +237,18 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             0)
             api_get_int(pb, cfg, ptr, "_sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern);
     }
-    /* Qwen3-Next: layer_types default from full_attention_interval (4), the others linear */
-    int qwen3_next = strcmp(mt, "qwen3_next") == 0;
+    /* OLMo 3: one flat scaling object scales the full-attention layers only (model_layers.h);
+     * layer_types default: every 4th layer full (Olmo3Config) */
+    int olmo3 = strcmp(mt, "olmo3") == 0 && !per_type;
+    const json_t *flat = member(cfg, "rope_scaling") ? member(cfg, "rope_scaling") : params;
+    const json_t *ft = flat && json_is_object(flat) ? member(flat, "rope_type") : NULL;
+    if (flat && json_is_object(flat) && ft == NULL)
+        ft = member(flat, "type");
+    int olmo3_split =
+        olmo3 && ft != NULL && json_is_string(ft) && strcmp(json_string_value(ft), "default") != 0;
+    /* Qwen3-Next and Qwen3.5 (Qwen3_5TextConfig / Qwen3_5MoeTextConfig): layer_types default
+     * from full_attention_interval (4), the others linear */
+    int qwen3_next = strcmp(mt, "qwen3_next") == 0 || strncmp(mt, "qwen3_5", 7) == 0;
     int64_t full_every = 4;
     if (qwen3_next)
         api_get_int(pb, cfg, ptr, "full_attention_interval", 1, API_ML_MAX_LAYERS, &full_every);
@@ -217,18 +256,7 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
      * softmax attention with RoPE (MiniMaxConfig builds layer_types from it) */
     const json_t *atl =
         strcmp(mt, "minimax") == 0 && lt == NULL ? member(cfg, "attn_type_list") : NULL;
-    for (size_t x = 0; atl != NULL && x < (json_is_array(atl) ? json_array_size(atl) : 1); x++) {
-        const json_t *e = json_is_array(atl) ? json_array_get(atl, x) : NULL;
-        if (e == NULL || !json_is_integer(e) || json_integer_value(e) < 0 ||
-            json_integer_value(e) > 1 || (int64_t)json_array_size(atl) != n) {
-            char fp[API_MC_PTR + 32];
-            api_ptr(fp, sizeof fp, ptr, "attn_type_list");
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "must be an array of 0 (linear attention) or 1 (softmax attention), "
-                              "one per layer");
-            break;
-        }
-    }
+    check_attn_type_list(pb, cfg, ptr, mt, n);
     /* Mllama: the cross-attention layers attend to the image without rotary embedding */
     const json_t *xattn =
         strncmp(mt, "mllama", 6) == 0 ? member(cfg, "cross_attention_layers") : NULL;
@@ -253,6 +281,8 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             type = json_string_value(t);
         else if (gemma3 || cohere2)
             type = (l + 1) % pattern == 0 ? "full_attention" : "sliding_attention";
+        else if (olmo3)
+            type = (l + 1) % 4 == 0 ? "full_attention" : "sliding_attention";
         else if (qwen3_next)
             type = (l + 1) % full_every == 0 ? "full_attention" : "linear_attention";
         else if (atl != NULL)
@@ -297,7 +327,7 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         if (!use_rope) {
             k.why = why;
         } else {
-            if (lt != NULL || gemma3 || cohere2)
+            if (lt != NULL || gemma3 || cohere2 || olmo3)
                 k.types = sliding ? API_ML_SLIDING : API_ML_FULL;
             if (per_type) {
                 const char *key = sliding ? "sliding_attention" : "full_attention";
@@ -306,6 +336,8 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
                 snprintf(k.params_key, sizeof k.params_key, "%s", key);
             } else if (gemma3) {
                 k.local_base = sliding;
+            } else if (olmo3_split) {
+                k.unscaled = sliding;
             }
         }
         int ki = kind_index(out, &k, per_type ? params : NULL, l);

@@ -11,6 +11,12 @@
  *   - v5 per-layer-type rope_parameters ({"full_attention": {...}, "sliding_attention": {...}}):
  *     each layer reads the entry of its layer_types value (modeling_rope_utils.py,
  *     Gemma 3/4, OLMo 3); entries equal as JSON are one kind;
+ *   - OLMo 3 (olmo3) with one flat scaling object (rope_scaling, or rope_parameters with a
+ *     rope_type other than default): its sliding layers use the same base without the scaling
+ *     (transformers 4.57.1 modeling_olmo3.py: rotary_embs = {"sliding_attention":
+ *     Olmo3RotaryEmbedding(config, rope_type="default"), "full_attention": ...}; main reads a
+ *     rotary embedding per layer type the same way; vLLM olmo2.py: "Rope scaling is only applied
+ *     on full attention layers");
  *   - no RoPE: no_rope_layers[l] == 0 (Llama 4, SmolLM3; when absent Llama 4 / SmolLM3 skip
  *     every no_rope_layer_interval-th layer, default 4), EXAONE 4's full-attention layers when
  *     sliding_window is set (modeling_exaone4.py).
@@ -37,6 +43,7 @@ typedef struct api_ml_kind_s {
     unsigned types;      /* API_ML_FULL | API_ML_SLIDING: the attention types of its layers
                           * (0 when the config names no layer types) */
     int local_base;      /* Gemma 3 sliding layers: rope_local_base_freq, no scaling */
+    int unscaled;        /* OLMo 3 sliding layers: the same base, no scaling */
     char params_key[40]; /* the rope_parameters entry these layers read ("" when flat) */
     const char *why;     /* static text: the rule that gives this kind (for "none") */
     size_t n_layers;     /* layers of this kind */
@@ -65,12 +72,14 @@ typedef struct {
 int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan *out);
 
 /*
- * Checks text->obj's layer_types alone, as api_ml_plan_layers does (HF configuration_utils.py
- * layer_type_validation): an array of known layer type strings with one entry per layer when the
- * file gives the layer count. For answers that do not plan the layers. Errors: 422 at the key
- * (not an array, wrong length) or at the entry. Returns 0 or -1 with pb filled.
+ * Checks text->obj's per-layer keys alone, as api_ml_plan_layers does: layer_types an array of
+ * known layer type strings (HF configuration_utils.py layer_type_validation), no_rope_layers an
+ * array of 0 / 1 (Llama 4, SmolLM3 index it by layer; [] is the default pattern), each with one
+ * entry per layer when the file gives the layer count; MiniMax's attn_type_list (when layer_types
+ * is absent) an array of 0 / 1, one per layer. For answers that do not plan the layers. Errors:
+ * 422 at the key (not an array, wrong length) or at the entry. Returns 0 or -1 with pb filled.
  */
-int api_ml_check_layer_types(api_problem *pb, const api_model_text *text);
+int api_ml_check_layer_lists(api_problem *pb, const api_model_text *text);
 
 /* Frees the plan's array. */
 void api_ml_plan_free(api_ml_plan *p);

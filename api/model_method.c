@@ -358,6 +358,25 @@ static void name_edited_sources(json_t *sources, const char *where, const char *
     json_object_set_new(sources, "base", json_string(buf));
 }
 
+/* OLMo 3's sliding layers (api_ml_kind.unscaled): cfg's flat scaling object becomes a
+ * default-type one that keeps the base and rotary fraction it holds (rope_theta,
+ * partial_rotary_factor), so that the kind's request answers without the scaling. */
+static void unscale(json_t *cfg)
+{
+    static const char *const KEYS[] = {"rope_scaling", "rope_parameters", NULL};
+    for (const char *const *key = KEYS; *key; key++) {
+        const json_t *sc = member(cfg, *key);
+        if (sc == NULL || !json_is_object(sc))
+            continue;
+        json_t *d = json_pack("{s:s}", "rope_type", "default");
+        static const char *const KEEP[] = {"rope_theta", "partial_rotary_factor", NULL};
+        for (const char *const *k = KEEP; d != NULL && *k; k++)
+            if (member(sc, *k) != NULL)
+                json_object_set(d, *k, json_object_get(sc, *k));
+        json_object_set_new(cfg, *key, d);
+    }
+}
+
 /* RoPE kinds per layer (api_ml_plan_layers: the rule /rope's per-layer answers use too).
  * Returns 0 or -1 (error in pb). */
 static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const char *where,
@@ -413,6 +432,8 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
                 json_object_set_new(edited, "rope_theta",
                                     lb ? json_deep_copy(lb) : json_real(d ? d->value : 10000.0));
                 json_object_del(edited, "rope_scaling");
+            } else if (kd->unscaled) {
+                unscale(edited);
             }
             unsigned filled = api_mm_fill_defaults(edited, text);
             json_t *k = rope_kind(pb, edited, text->ptr, where, w);
@@ -425,7 +446,7 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
             }
             const char *lt_name =
                 kd->types == API_ML_SLIDING ? "sliding_attention" : "full_attention";
-            if (per_type || gemma3)
+            if (per_type || gemma3 || (strcmp(mt, "olmo3") == 0 && kd->types != 0))
                 json_object_set_new(k, "layer_type", json_string(lt_name));
             name_edited_sources(json_object_get(k, "sources"), where,
                                 per_type ? kd->params_key : NULL,

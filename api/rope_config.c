@@ -397,22 +397,6 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                 api_rc_origin_set(&out->base_o, fp, "default of %s (rope_local_base_freq)", d->hf);
             }
         }
-        /* DBRX: DbrxAttention's rotary base is config.attn_config.rope_theta (modeling_dbrx.py;
-         * DbrxAttentionConfig's default 10000, the same as posenc's) */
-        const json_t *attn =
-            strcmp(out->model_type, "dbrx") == 0 ? api_member(config, "attn_config") : NULL;
-        if (attn != NULL && !json_is_object(attn)) {
-            api_ptr(fp, sizeof fp, ptr, "attn_config");
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "must be an object (DbrxAttentionConfig)");
-        } else if (attn != NULL && !out->base_o.set) {
-            char ap[API_RC_PTR];
-            api_ptr(ap, sizeof ap, ptr, "attn_config");
-            if (cfg_num(pb, attn, ap, "rope_theta", 1.0, HUGE_VAL, &out->base) > 0) {
-                api_ptr(fp, sizeof fp, ap, "rope_theta");
-                api_rc_origin_set(&out->base_o, fp, "config.attn_config.rope_theta");
-            }
-        }
         /* HF v5 (RotaryEmbeddingConfigMixin.convert_rope_params_to_dict): rope_scaling, else
          * rope_parameters, becomes rope_parameters, then rope_parameters.setdefault("rope_theta",
          * <top-level rope_theta>): the scaling object's own rope_theta wins */
@@ -425,6 +409,29 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
             if (cfg_num(pb, config, ptr, *b, 1.0, HUGE_VAL, &out->base) > 0) {
                 api_ptr(fp, sizeof fp, ptr, *b);
                 api_rc_origin_set(&out->base_o, fp, "config.%s", *b);
+            }
+        }
+        /* DBRX: HF v4's DbrxAttention took its rotary base from config.attn_config.rope_theta
+         * (modeling_dbrx.py; DbrxAttentionConfig's default 10000, the same as posenc's). HF v5's
+         * DbrxConfig has rope_parameters and its DbrxAttentionConfig no rope_theta (the rotary
+         * embedding reads rope_parameters): a file that has rope_parameters.rope_theta (or a
+         * top-level rope_theta, which v5 moves there) is read from it, read above; the attention
+         * config's value only when neither is there. */
+        const json_t *attn =
+            strcmp(out->model_type, "dbrx") == 0 ? api_member(config, "attn_config") : NULL;
+        if (attn != NULL && !json_is_object(attn)) {
+            api_ptr(fp, sizeof fp, ptr, "attn_config");
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "must be an object (DbrxAttentionConfig)");
+        } else if (attn != NULL) {
+            char ap[API_RC_PTR];
+            api_ptr(ap, sizeof ap, ptr, "attn_config");
+            double theta = 0.0; /* checked either way: a bad value is a 422, as it was */
+            if (cfg_num(pb, attn, ap, "rope_theta", 1.0, HUGE_VAL, &theta) > 0 &&
+                !out->base_o.set) {
+                out->base = theta;
+                api_ptr(fp, sizeof fp, ap, "rope_theta");
+                api_rc_origin_set(&out->base_o, fp, "config.attn_config.rope_theta");
             }
         }
         const api_model_default *d = api_model_text_default(&text, "rope_theta");
@@ -440,8 +447,8 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
     char sc_src[112];
     snprintf(sc_src, sizeof sc_src, "config.%s", sc_key);
     api_rope_scaling_init(&out->scaling, sc_ptr);
-    if (kind != NULL && kind->local_base)
-        sc = NULL; /* Gemma 3's sliding layers: rope_type default (rotary_emb_local) */
+    if (kind != NULL && (kind->local_base || kind->unscaled))
+        sc = NULL; /* Gemma 3's (rotary_emb_local) and OLMo 3's sliding layers: rope_type default */
     if (!(skip & API_RC_SKIP_SCALING) && sc != NULL) {
         static const char *const PARAM_SKIP[] = {"rope_theta", "partial_rotary_factor", "alpha",
                                                  "llama_4_scaling_beta", NULL};

@@ -120,6 +120,9 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
     if (r->kind >= 0 && r->plan.kind[r->kind].local_base && is(k, SCALING))
         return "Gemma 3's sliding layers use no scaling (modeling_gemma3.py rotary_emb_local: "
                "rope_type default)";
+    if (r->kind >= 0 && r->plan.kind[r->kind].unscaled && is(k, SCALING))
+        return "OLMo 3's sliding layers use no scaling (modeling_olmo3.py rotary_embs: "
+               "sliding_attention with rope_type default)";
     if ((skip & API_RC_SKIP_LAYOUT) && strcmp(k, "rope_interleave") == 0)
         return "the request's layout wins";
     if (is(k, BASES))
@@ -327,6 +330,15 @@ int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api
             }
         }
     }
+    /* DBRX: attn_config.rope_theta when rope_parameters / rope_theta gave the base (HF v5) */
+    const json_t *attn =
+        strcmp(text.model_type, "dbrx") == 0 ? json_object_get(text.obj, "attn_config") : NULL;
+    const json_t *att = json_is_object(attn) ? json_object_get(attn, "rope_theta") : NULL;
+    snprintf(path, sizeof path, "%s.attn_config.rope_theta", text.src);
+    if (att != NULL && !json_is_null(att) && !named(src, n, path))
+        ignore(r, path,
+               "HF v5's DbrxAttentionConfig has no rope_theta: DbrxRotaryEmbedding reads "
+               "rope_parameters.rope_theta (models/dbrx/configuration_dbrx.py), used here");
     /* per-layer-type rope_parameters: the entries of the other layer types */
     const char *pk = r->kind >= 0 ? r->plan.kind[r->kind].params_key : "";
     const json_t *params = pk[0] ? json_object_get(text.obj, "rope_parameters") : NULL;

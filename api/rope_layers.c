@@ -96,8 +96,9 @@ const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, con
     api_model_text text;
     api_model_text_find(cfg, "/config", &text);
     int chosen = forced >= 0 || has_layer || lt != NULL;
-    /* layer_types that HF refuses are refused with or without a choice */
-    if (!chosen && api_ml_check_layer_types(pb, &text) < 0)
+    /* layer_types, no_rope_layers, attn_type_list that HF refuses: refused with or without a
+     * choice */
+    if (!chosen && api_ml_check_layer_lists(pb, &text) < 0)
         return NULL;
     /* without a choice, a config the plan cannot read is answered as a whole, as before */
     api_problem scratch;

@@ -313,6 +313,70 @@ START_TEST(test_method_mrope)
 END_TEST
 
 /*
+ * Qwen3.5 (qwen3_5 wrapper, text model qwen3_5_text; the shape of the published text_config:
+ * linear-attention layers with a full-attention layer every 4th, head_dim 256, partial rotary
+ * 0.25, interleaved M-RoPE [11, 11, 10] in rope_parameters): the linear-attention layers have no
+ * positions, the full ones one RoPE kind, mrope_interleaved over rotary_dim 64, scale
+ * 256^-0.5 = 0.0625 named from modeling_qwen3_5.py (Qwen3NextAttention: head_dim**-0.5) and no
+ * "not in posenc's table" warning (before: two, RoPE table and attention-scale table).
+ */
+START_TEST(test_method_qwen3_5)
+{
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'qwen3_5', 'text_config': {'model_type': 'qwen3_5_text',"
+                      " 'num_hidden_layers': 4, 'head_dim': 256, 'hidden_size': 1024,"
+                      " 'num_attention_heads': 8, 'layer_types': ['linear_attention',"
+                      " 'linear_attention', 'linear_attention', 'full_attention'],"
+                      " 'rope_parameters': {'mrope_interleaved': true, 'mrope_section': [11, 11,"
+                      " 10], 'partial_rotary_factor': 0.25, 'rope_theta': 10000000,"
+                      " 'rope_type': 'default'}}}");
+    ck_assert_ptr_null(json_object_get(j, "warnings"));
+    const json_t *kinds = json_object_get(j, "kinds");
+    ck_assert_uint_eq(json_array_size(kinds), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(kinds, 0), "method")),
+                     "none");
+    const json_t *k = json_array_get(kinds, 1);
+    ck_assert_str_eq(json_string_value(json_object_get(k, "variant")), "mrope_interleaved");
+    const json_t *p = json_object_get(k, "parameters");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "rotary_dim")), 64);
+    ck_close(au_number(json_object_get(p, "scale")), 0.0625, 0, 0);
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(json_object_get(k, "sources"), "scale")),
+               "modeling_qwen3_5.py"));
+    json_decref(j);
+}
+END_TEST
+
+/*
+ * Qwen3.5 class defaults (Qwen3_5TextConfig __post_init__: partial_rotary_factor 0.25 by
+ * setdefault, head_dim 256, layer_types from full_attention_interval 4): a text_config that says
+ * none of them has linear layers 0-2 and a RoPE layer 3 rotating 0.25 * 256 = 64 dims, each
+ * value named as the class default. Before: one RoPE kind over all four layers with head_dim
+ * 1024 / 8 = 128, all of it rotated.
+ */
+START_TEST(test_method_qwen3_5_defaults)
+{
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'qwen3_5', 'text_config': {'model_type': 'qwen3_5_text',"
+                      " 'num_hidden_layers': 4, 'hidden_size': 1024, 'num_attention_heads': 8,"
+                      " 'rope_parameters': {'mrope_interleaved': true, 'mrope_section': [11, 11,"
+                      " 10], 'rope_theta': 10000000, 'rope_type': 'default'}}}");
+    const json_t *layers = json_object_get(j, "layers");
+    static const int WANT[4] = {0, 0, 0, 1};
+    for (size_t l = 0; l < 4; l++)
+        ck_assert_int_eq(json_integer_value(json_array_get(layers, l)), WANT[l]);
+    const json_t *k = json_array_get(json_object_get(j, "kinds"), 1);
+    const json_t *p = json_object_get(k, "parameters");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "head_dim")), 256);
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "rotary_dim")), 64);
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(json_object_get(k, "sources"), "rotary_dim")),
+               "Qwen3_5TextConfig"));
+    json_decref(j);
+}
+END_TEST
+
+/*
  * Qwen3-VL-8B-Instruct (verbatim): POST /rope with the pasted file is M-RoPE from
  * text_config.rope_scaling; every member of that object is accounted for: mrope_section and
  * mrope_interleaved (they change the numbers) named in resolved.sources, rope_type ("default";
@@ -351,6 +415,8 @@ Suite *model_config_suite(void)
     tcase_add_test(tc, test_ministral3_no_softmax_factor);
     tcase_add_test(tc, test_method_gemma3_kinds);
     tcase_add_test(tc, test_method_mrope);
+    tcase_add_test(tc, test_method_qwen3_5);
+    tcase_add_test(tc, test_method_qwen3_5_defaults);
     tcase_add_test(tc, test_mrope_config_keys);
     suite_add_tcase(s, tc);
     return s;

@@ -51,7 +51,10 @@ static const char *const CORPUS[] = {
     "llava_1.5_7b",
     "ministral3_8b",
     "mistral_7b_v0.1",
+    "mistral_small_3.1_24b",
     "mixtral_8x7b_v0.1",
+    "mpt_7b_instruct",
+    "olmo3_1_32b",
     "opt_1.3b",
     "phi3_mini_128k_instruct",
     "phi_2",
@@ -159,6 +162,22 @@ static void check_other_kind(const char *name, const json_t *got, const json_t *
         ck_assert_msg(json_integer_value(json_object_get(p, "offset")) ==
                           json_integer_value(json_object_get(want, "offset")),
                       "%s: learned offset", name);
+    } else if (strcmp(str(want, "method"), "alibi") == 0) {
+        /* the kind's request to POST /alibi (one position) gives the reference's slopes: HF's
+         * build_alibi_tensor (BLOOM, Falcon) or build_mpt_alibi_tensor (MPT), rel 1e-12 */
+        json_t *req = json_deep_copy(json_object_get(got, "request"));
+        json_object_set_new(req, "seq_len", json_integer(1));
+        json_t *r = post(api_alibi, req, 0, name);
+        const json_t *a = json_object_get(r, "slopes"), *b = json_object_get(want, "slopes");
+        ck_assert_msg(json_array_size(b) > 0 && json_array_size(a) == json_array_size(b),
+                      "%s: %zu slopes, want %zu", name, json_array_size(a), json_array_size(b));
+        for (size_t i = 0; i < json_array_size(b); i++) {
+            double x = au_number(json_array_get(a, i)), y = au_number(json_array_get(b, i));
+            ck_assert_msg(au_close(x, y, 0, 1e-12), "%s: slopes[%zu] = %.17g, want %.17g", name, i,
+                          x, y);
+        }
+        json_decref(r);
+        json_decref(req);
     } else if (strcmp(str(want, "method"), "t5_relative") == 0) {
         static const char *const K[] = {"num_buckets", "max_distance"};
         for (size_t i = 0; i < 2; i++)

@@ -253,6 +253,96 @@ START_TEST(test_layer_types_checked_without_layer)
 END_TEST
 
 /*
+ * OLMo 3 with one flat rope_scaling: only its full-attention layers are scaled; the sliding ones
+ * use the same base with rope_type default (transformers 4.57.1 modeling_olmo3.py rotary_embs;
+ * vLLM olmo2.py). Layer types from Olmo3Config's default: every 4th layer full. head_dim 8 / 2 =
+ * 4, base 10000:
+ *   sliding (layer 0): inv_freq = [1, 10000^(-1/2)] = [1, 0.01], attention_factor 1;
+ *   full (layer 3): YaRN, factor 8, L0 64: corr(r) = 4 ln(64 / (2 pi r)) / (2 ln 10000) gives
+ *   low = max(floor(corr(32) = -0.249), 0) = 0, high = ceil(corr(1) = 0.504) = 1, so pair 0
+ *   keeps 1 and pair 1 is 0.01 / 8 = 0.00125; attention_factor as given, 1.5.
+ * Before the fix every layer had the YaRN numbers (one kind).
+ */
+#define OLMO3                                                                                      \
+    "'config': {'model_type': 'olmo3', 'num_hidden_layers': 4, 'hidden_size': 8,"                  \
+    " 'num_attention_heads': 2, 'rope_theta': 10000, 'max_position_embeddings': 512,"              \
+    " 'sliding_window': 16, 'rope_scaling': {'rope_type': 'yarn', 'factor': 8,"                    \
+    " 'original_max_position_embeddings': 64, 'attention_factor': 1.5}}"
+
+START_TEST(test_olmo3_sliding_unscaled)
+{
+    json_t *j = au_ok(api_rope, "{" OLMO3 ", 'layer': 0}");
+    ck_close(inv(j, 0), 1.0, 0, 0);
+    ck_close(inv(j, 1), 0.01, 0, 1e-15);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 1.0, 0, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "layer_kind"), "method")),
+                     "rope");
+    json_decref(j);
+    j = au_ok(api_rope, "{" OLMO3 ", 'layer': 3}");
+    ck_close(inv(j, 0), 1.0, 0, 0);
+    ck_close(inv(j, 1), 0.00125, 0, 1e-15);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 1.5, 0, 0);
+    json_decref(j);
+    j = au_ok(api_model_method, "{" OLMO3 "}");
+    const json_t *layers = json_object_get(j, "layers");
+    static const int WANT[4] = {0, 0, 0, 1};
+    for (size_t l = 0; l < 4; l++)
+        ck_assert_int_eq(json_integer_value(json_array_get(layers, l)), WANT[l]);
+    json_decref(j);
+}
+END_TEST
+
+/*
+ * /rope without `layer` refuses a malformed no_rope_layers (Llama 4, SmolLM3: an array of 0 / 1
+ * indexed by layer) or MiniMax's attn_type_list (0 / 1 per layer), as /rope with `layer` and
+ * POST /model/method do: a 422 naming the key (not an array, wrong length) or the entry by JSON
+ * pointer. Before: 200 with the numbers of a config whose layer structure HF would not read.
+ */
+START_TEST(test_layer_lists_checked_without_layer)
+{
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'smollm3', 'num_hidden_layers': 3, 'head_dim': 4,"
+                      " 'no_rope_layers': [1, 0]}}",
+                      "/config/no_rope_layers", "num_hidden_layers");
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'smollm3', 'num_hidden_layers': 2, 'head_dim': 4,"
+                  " 'no_rope_layers': [1, 2]}}",
+                  "/config/no_rope_layers/1", NULL);
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'smollm3', 'num_hidden_layers': 2, 'head_dim': 4,"
+                  " 'no_rope_layers': 'all'}}",
+                  "/config/no_rope_layers", NULL);
+    /* nested: the pointer names the text config's key */
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'llama4', 'text_config': {'model_type': "
+                  "'llama4_text', 'num_hidden_layers': 2, 'head_dim': 4, 'no_rope_layers': [1]}}}",
+                  "/config/text_config/no_rope_layers", NULL);
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'minimax', 'num_hidden_layers': 3, 'head_dim': 4,"
+                  " 'attn_type_list': [0, 1]}}",
+                  "/config/attn_type_list", NULL);
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'minimax', 'num_hidden_layers': 2, 'head_dim': 4,"
+                  " 'attn_type_list': [0, 'softmax']}}",
+                  "/config/attn_type_list", NULL);
+    /* well-formed lists still answer: [] is Llama 4 / SmolLM3's default pattern */
+    const char *const OK[] = {
+        "{'config': {'model_type': 'smollm3', 'num_hidden_layers': 2, 'head_dim': 4,"
+        " 'no_rope_layers': [1, 0]}}",
+        "{'config': {'model_type': 'smollm3', 'num_hidden_layers': 2, 'head_dim': 4,"
+        " 'no_rope_layers': []}}",
+        "{'config': {'model_type': 'minimax', 'num_hidden_layers': 2, 'head_dim': 4,"
+        " 'attn_type_list': [0, 1]}}",
+    };
+    for (size_t i = 0; i < sizeof OK / sizeof OK[0]; i++) {
+        json_t *j = au_ok(api_rope, OK[i]);
+        ck_close(inv(j, 1), 0.01, 0, 1e-15);
+        json_decref(j);
+    }
+}
+END_TEST
+
+/*
  * rope_scaling.rope_theta next to a top-level rope_theta: HF v5's
  * RotaryEmbeddingConfigMixin.convert_rope_params_to_dict makes rope_scaling the rope_parameters
  * and only then does rope_parameters.setdefault("rope_theta", <top-level>), so the inner value
@@ -303,6 +393,8 @@ Suite *rope_layers_suite(void)
     tcase_add_test(tc, test_no_silent_drops);
     tcase_add_test(tc, test_ministral3_query_scale);
     tcase_add_test(tc, test_layer_types_checked_without_layer);
+    tcase_add_test(tc, test_layer_lists_checked_without_layer);
+    tcase_add_test(tc, test_olmo3_sliding_unscaled);
     tcase_add_test(tc, test_rope_scaling_theta_wins);
     suite_add_tcase(s, tc);
     return s;

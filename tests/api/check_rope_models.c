@@ -630,6 +630,46 @@ START_TEST(test_dbrx)
 }
 END_TEST
 
+/*
+ * DBRX as transformers v5 saves and reads it: DbrxConfig has rope_parameters, its
+ * DbrxAttentionConfig no rope_theta (models/dbrx/configuration_dbrx.py), and DbrxRotaryEmbedding
+ * (LlamaRotaryEmbedding) reads rope_parameters. head_dim 8 / 2 = 4: inv_freq = [1, b^(-1/2)].
+ *   - rope_parameters only: b = 250000, inv_freq[1] = 1/500 = 0.002, named as
+ *     rope_parameters.rope_theta;
+ *   - rope_parameters next to an attn_config.rope_theta of 500000 (a v4 file re-saved): v5 uses
+ *     rope_parameters, 0.002 (before: attn_config's 500000 won, 0.0014142...), and lists
+ *     attn_config.rope_theta in resolved.ignored;
+ *   - a linear rope_parameters (factor 2) is applied: [0.5, 0.001].
+ */
+START_TEST(test_dbrx_v5_rope_parameters)
+{
+    json_t *j = post_config("{\"model_type\": \"dbrx\", \"d_model\": 8, \"n_heads\": 2,"
+                            " \"n_layers\": 2, \"attn_config\": {\"kv_n_heads\": 1},"
+                            " \"rope_parameters\": {\"rope_type\": \"default\","
+                            " \"rope_theta\": 250000}}",
+                            NULL);
+    const double want[2] = {1.0, 0.002};
+    check_inv_freq(j, want, 2);
+    ck_assert_str_eq(source(j, "base"), "config.rope_parameters.rope_theta");
+    json_decref(j);
+    j = post_config("{\"model_type\": \"dbrx\", \"d_model\": 8, \"n_heads\": 2,"
+                    " \"attn_config\": {\"kv_n_heads\": 1, \"rope_theta\": 500000},"
+                    " \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 250000}}",
+                    NULL);
+    check_inv_freq(j, want, 2);
+    ck_assert_str_eq(source(j, "base"), "config.rope_parameters.rope_theta");
+    ck_assert_ptr_nonnull(json_object_get(resolved(j, "ignored"), "config.attn_config.rope_theta"));
+    json_decref(j);
+    j = post_config("{\"model_type\": \"dbrx\", \"d_model\": 8, \"n_heads\": 2,"
+                    " \"rope_parameters\": {\"rope_type\": \"linear\", \"factor\": 2,"
+                    " \"rope_theta\": 250000}}",
+                    NULL);
+    const double lin[2] = {0.5, 0.001};
+    check_inv_freq(j, lin, 2);
+    json_decref(j);
+}
+END_TEST
+
 Suite *rope_models_suite(void)
 {
     Suite *s = suite_create("rope_models");
@@ -644,6 +684,7 @@ Suite *rope_models_suite(void)
     tcase_add_test(tc, test_gpt_j_6b);
     tcase_add_test(tc, test_gpt_oss_20b);
     tcase_add_test(tc, test_dbrx);
+    tcase_add_test(tc, test_dbrx_v5_rope_parameters);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,7 +4,8 @@ in-process CLI, build/posenc) against the reference's expected/<name>.json.
 
 Per file: the method of every layer (posenc's POST /model/method), and over every RoPE kind the
 largest absolute and relative difference of inv_freq, attention_factor and softmax_scale_factor
-between POST /rope (the kind's request) and the reference. Prints one Markdown row per file.
+between POST /rope (the kind's request) and the reference; over every ALiBi kind, of the slopes
+(POST /alibi with the kind's request). Prints one Markdown row per file.
 
 Usage: tests/vectors/configs/reference/compare.py [build/posenc]   (run `make build/posenc` first)
 """
@@ -104,6 +105,12 @@ def main(argv):
             d = score_diff(cli, cfg, w, first, w)
             if d is not None:
                 sc = d if sc is None else (max(sc[0], d[0]), max(sc[1], d[1]))
+            if k["method"] == "alibi":  # slopes: POST /alibi with the kind's request
+                r = run(cli, "alibi", dict(k["request"], seq_len=1))
+                x, y = diff(r["slopes"], w["slopes"])
+                ab, rel = max(ab, x), max(rel, y)
+                kinds.append("alibi slopes, %d heads" % len(w["slopes"]))
+                continue
             if k["method"] != "rope":
                 continue
             req = dict(k["request"])

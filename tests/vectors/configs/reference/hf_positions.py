@@ -9,8 +9,10 @@ RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as re
   modeling_rope_utils  inv_freq and attention factor per rope type (default, linear, dynamic,
                        yarn, longrope, llama3, proportional)
   modeling_llama4.py   the query temperature of the no-RoPE layers (attn_scale, floor_scale)
+  modeling_olmo3.py    (4.57.1) sliding layers: rope_type default with the same base
   modeling_gemma4.py   Gemma4TextRotaryEmbedding: a proportional full_attention entry is computed
                        with head_dim_key "global_head_dim"
+  modeling_bloom/falcon/mpt.py  ALiBi slopes per head (build_alibi_tensor, build_mpt_alibi_tensor)
   modeling_*.py        which pairs rotate (adjacent pairs for gptj, codegen, glm*, ernie4_5*,
                        deepseek_v2/v3(+rope_interleave)/v32, llama4), HunYuan's dynamic alpha,
                        learned offsets (RoBERTa padding_idx + 1, OPT/BART 2), ALiBi, T5 buckets,
@@ -58,6 +60,10 @@ def text_model(cfg):
 
 
 GEMMA3 = {"rope_theta": 1000000.0, "head_dim": 256, "rope_local_base_freq": 10000.0}
+# Qwen3_5TextConfig / Qwen3_5MoeTextConfig: head_dim 256; __post_init__
+# kwargs.setdefault("partial_rotary_factor", 0.25); layer_types from full_attention_interval (4)
+QWEN35 = {"head_dim": 256, "partial_rotary_factor": 0.25}
+QWEN35_TYPES = ("qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
 def get(cfg, key, mt, default=None):
@@ -65,6 +71,8 @@ def get(cfg, key, mt, default=None):
         return cfg[key]
     if mt in ("gemma3_text", "gemma3") and key in GEMMA3:
         return GEMMA3[key]
+    if mt in QWEN35_TYPES and key in QWEN35:
+        return QWEN35[key]
     return default
 
 
@@ -93,6 +101,8 @@ def rotary_dim(cfg, mt, hd, rp):
         f = cfg.get("rotary_pct")
     if f is None and rp is not None:
         f = rp.get("partial_rotary_factor")
+    if f is None:
+        f = get(cfg, "partial_rotary_factor", mt)
     return int(hd * f) if f is not None else hd
 
 
@@ -247,6 +257,31 @@ def rope_kind(cfg, mt, rp, base, lt=None):
     return out
 
 
+def alibi_slopes(mt, heads):
+    """The per-head ALiBi slopes as HF builds them (in float32 there; float64 here).
+      bloom, falcon  build_alibi_tensor (modeling_bloom.py, modeling_falcon.py): c = 2 **
+                     floor(log2 heads), base = 2 ** -(2 ** -(log2 c - 3)), slopes base ** 1..c;
+                     then, when c < heads, extra_base = 2 ** -(2 ** -(log2 2c - 3)) to the odd
+                     powers 1, 3, ... (heads - c of them)
+      mpt            build_mpt_alibi_tensor (modeling_mpt.py, alibi_bias_max 8: MptModel never
+                     passes the config's): n2 = 2 ** ceil(log2 heads), slopes 1 / 2 ** (i * 8 /
+                     n2) for i = 1..n2; when n2 > heads, slopes[1::2] + slopes[::2], first heads"""
+    if mt == "mpt":
+        n2 = 2 ** math.ceil(math.log2(heads))
+        sl = [1.0 / 2 ** (i * (8.0 / n2)) for i in range(1, n2 + 1)]
+        if n2 != heads:
+            sl = (sl[1::2] + sl[::2])[:heads]
+        return sl
+    c = 2 ** math.floor(math.log2(heads))
+    base = 2 ** (-(2 ** -(math.log2(c) - 3)))
+    sl = [base ** i for i in range(1, c + 1)]
+    if c != heads:
+        eb = 2 ** (-(2 ** -(math.log2(2 * c) - 3)))
+        rem = min(c, heads - c)
+        sl += [eb ** i for i in range(1, 1 + 2 * rem, 2)]
+    return sl
+
+
 def describe(cfg):
     tc, mt = text_model(cfg)
     n = tc.get("num_hidden_layers") or tc.get("n_layer") or tc.get("num_layers") or tc.get("n_layers")
@@ -259,8 +294,9 @@ def describe(cfg):
         return mt, [{"method": "learned_absolute", "offset": tc.get("pad_token_id", 1) + 1}] * n, n
     if mt in ("opt", "bart", "mbart", "biogpt"):
         return mt, [{"method": "learned_absolute", "offset": 2}] * n, n
-    if mt == "bloom" or (mt == "falcon" and tc.get("alibi")):
-        return mt, [{"method": "alibi"}] * n, n
+    if mt == "bloom" or (mt == "falcon" and tc.get("alibi")) or mt == "mpt":
+        heads = tc.get("n_head") or tc.get("num_attention_heads") or tc.get("n_heads")
+        return mt, [{"method": "alibi", "num_heads": heads, "slopes": alibi_slopes(mt, heads)}] * n, n
     if mt in ("t5", "mt5", "umt5", "longt5"):
         nb = tc.get("relative_attention_num_buckets", 32)
         md = tc.get("relative_attention_max_distance", 128)
@@ -272,6 +308,13 @@ def describe(cfg):
     per_type = rp is not None and "rope_type" not in rp and "type" not in rp and rp
     layer_types = tc.get("layer_types")
     gemma3 = mt in ("gemma3_text", "gemma3")
+    # OLMo 3 with one flat scaling object: transformers 4.57.1 modeling_olmo3.py builds
+    # rotary_embs = {"sliding_attention": Olmo3RotaryEmbedding(config, rope_type="default"),
+    # "full_attention": Olmo3RotaryEmbedding(config)}: the sliding layers keep the base and drop
+    # the scaling (layer_types default: every 4th layer full, Olmo3Config)
+    olmo3 = mt == "olmo3" and not per_type
+    olmo3_split = olmo3 and rp is not None and \
+        rp.get("rope_type", rp.get("type", "default")) != "default"
     pattern = tc.get("sliding_window_pattern") or tc.get("_sliding_window_pattern") or 6
     nrl = tc.get("no_rope_layers")
     if not nrl and mt in ("llama4_text", "llama4", "smollm3"):
@@ -284,9 +327,20 @@ def describe(cfg):
             lt = layer_types[i]
         elif gemma3:
             lt = "full_attention" if (i + 1) % pattern == 0 else "sliding_attention"
+        elif olmo3:
+            lt = "full_attention" if (i + 1) % 4 == 0 else "sliding_attention"
+        elif mt in QWEN35_TYPES or mt == "qwen3_next":
+            every = tc.get("full_attention_interval", 4)
+            lt = "full_attention" if (i + 1) % every == 0 else "linear_attention"
         else:
             lt = "full_attention"
         use = True
+        # linear-attention / state-space layers take no positions (Qwen3-Next / Qwen3.5's
+        # GatedDeltaNet layers: modeling_qwen3_next.py, modeling_qwen3_5.py decoder layers build
+        # linear_attn for layer_type "linear_attention" and pass it no position embeddings)
+        if lt in ("linear_attention", "mamba", "conv"):
+            layers.append({"method": "none"})
+            continue
         if nrl:
             use = bool(nrl[i])
         if mt == "exaone4" and tc.get("sliding_window") is not None and lt != "sliding_attention":
@@ -300,7 +354,7 @@ def describe(cfg):
                                        "floor_scale": float(tc.get("floor_scale", 8192))}
             layers.append(none)
             continue
-        key = lt if (per_type or gemma3) else "all"
+        key = lt if (per_type or gemma3 or olmo3_split) else "all"
         if key not in cache:
             c, r = tc, rp
             if per_type:
@@ -312,6 +366,9 @@ def describe(cfg):
             elif gemma3 and lt == "sliding_attention":
                 r = None
                 base = float(get(tc, "rope_local_base_freq", mt))
+            elif olmo3_split and lt == "sliding_attention":
+                base = base_of(tc, mt, rp)
+                r = None
             else:
                 base = base_of(tc, mt, rp)
             cache[key] = rope_kind(c, mt, r, base, lt)
