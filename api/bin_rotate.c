@@ -140,26 +140,23 @@ static int rotate_window(api_bin *b, int i, size_t w)
     int qscale = i == API_BIN_Q && b->r.has_config && cfg->has_qscale;
     const float *xf = NULL;
     if (p->info.dtype == WIRE_DT_F32 && b->r.layout == PE_ROPE_HALF && !qscale)
-        xf = wire_f32_view(wb->raw, cnt); /* NULL: a value is not finite (named below) */
+        xf = wire_f32_view(wb->raw);
     const double *c = NULL, *s = NULL;
-    if (xf == NULL) { /* float64 from the part's dtype, the values checked */
+    window_cos_sin(b, p, w, &c, &s);
+    if (xf != NULL) { /* float32 in and out in one pass, float64 arithmetic (core/rope.h) */
+        float *yf = (float *)(void *)wb->y;
+        if (!pe_rope_rotate_heads_f32(xf, c, s, w, heads, D, (size_t)b->r.rotary_dim,
+                                      t->attention_factor, yf))
+            out = wire_f32_bytes(yf);
+        /* else a value in or out is not finite: the float64 path below names it */
+    }
+    if (out == NULL) { /* float64 from the part's dtype, the values checked */
         size_t bad = wire_decode_le(p->info.dtype, wb->raw, cnt, wb->x);
         if (bad < cnt) {
             elem_name(p, e0 + bad, at, sizeof at);
             api_bin_fail(b, API_PB_INVALID_FIELD, ptr, "the value at %s is not finite", at);
             return -1;
         }
-    }
-    window_cos_sin(b, p, w, &c, &s);
-    if (xf != NULL) { /* float32 in and out in one pass, float64 arithmetic (core/rope.h) */
-        float *yf = (float *)(void *)wb->y;
-        pe_rope_rotate_heads_f32(xf, c, s, w, heads, D, (size_t)b->r.rotary_dim,
-                                 t->attention_factor, yf);
-        out = wire_f32_bytes(yf, cnt); /* NULL: an overflow, named by the float64 path below */
-        if (out == NULL)
-            wire_decode_le(p->info.dtype, wb->raw, cnt, wb->x);
-    }
-    if (out == NULL) {
         pe_rope_rotate_heads(wb->x, c, s, w, heads, D, (size_t)b->r.rotary_dim, b->r.layout,
                              t->attention_factor, wb->y);
         if (qscale) {
@@ -169,7 +166,7 @@ static int rotate_window(api_bin *b, int i, size_t w)
                     wb->y[r * heads * D + d] *= sc;
             }
         }
-        size_t bad = wire_encode_le(p->info.dtype, wb->y, cnt, wb->raw);
+        bad = wire_encode_le(p->info.dtype, wb->y, cnt, wb->raw);
         if (bad < cnt) {
             elem_name(p, e0 + bad, at, sizeof at);
             api_bin_fail(b, API_PB_INVALID_FIELD, ptr, "the rotated value at %s overflows %s", at,

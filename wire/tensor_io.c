@@ -157,42 +157,24 @@ size_t wire_decode_le(wire_dtype dt, const unsigned char *src, size_t n, double 
     return first_nonfinite(out, n);
 }
 
-/* 1 when one of the n float32 bit patterns at p has every exponent bit set (NaN, +-Inf): in
- * blocks of F32_BLOCK, branch-free, so that GCC's -O2 vectorizes it. */
-static int f32_any_nonfinite(const unsigned char *p, size_t n)
-{
-    uint32_t any = 0;
-    size_t b = 0;
-    for (; b + F32_BLOCK <= n && !any; b += F32_BLOCK)
-        for (size_t i = 0; i < F32_BLOCK; i++) {
-            uint32_t u = wire_le_u32(p + 4 * (b + i));
-            any |= (((u >> 23) & 0xffu) + 1u) >> 8;
-        }
-    for (; b < n; b++) {
-        uint32_t u = wire_le_u32(p + 4 * b);
-        any |= (((u >> 23) & 0xffu) + 1u) >> 8;
-    }
-    return any != 0;
-}
-
-const float *wire_f32_view(const unsigned char *src, size_t n)
+const float *wire_f32_view(const unsigned char *src)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if ((uintptr_t)src % _Alignof(float) == 0 && !f32_any_nonfinite(src, n))
+    if ((uintptr_t)src % _Alignof(float) == 0)
         return (const float *)(const void *)src;
 #endif
-    (void)src, (void)n;
+    (void)src;
     return NULL;
 }
 
-const unsigned char *wire_f32_bytes(const float *f, size_t n)
+const unsigned char *wire_f32_bytes(const float *f)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (!f32_any_nonfinite((const unsigned char *)f, n))
-        return (const unsigned char *)f;
-#endif
-    (void)f, (void)n;
+    return (const unsigned char *)f;
+#else
+    (void)f;
     return NULL;
+#endif
 }
 
 void wire_encode_f64_le(const double *x, size_t n, unsigned char *out)

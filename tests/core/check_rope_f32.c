@@ -47,7 +47,7 @@ static void check_f32(size_t T, size_t H, size_t D, size_t rot)
     pe_rope_rotate_heads_level(xd, c, s, T, H, D, rot, PE_ROPE_HALF, att, 0, yd);
     for (int level = 0; level <= PE_ROPE_LEVEL_MAX; level++) {
         memset(out, 0xff, total * sizeof *out);
-        pe_rope_rotate_heads_f32_level(x, c, s, T, H, D, rot, att, level, out);
+        ck_assert_int_eq(pe_rope_rotate_heads_f32_level(x, c, s, T, H, D, rot, att, level, out), 0);
         size_t bad = 0;
         for (size_t i = 0; i < total; i++) {
             float want = (float)yd[i];
@@ -91,9 +91,44 @@ START_TEST(test_hand_values)
     }
     float big[2] = {3e38f, 3e38f};
     double c4 = cos(M_PI / 4), s4 = sin(M_PI / 4);
-    pe_rope_rotate_heads_f32(big, &c4, &s4, 1, 1, 2, 2, 1.0, out);
+    ck_assert_int_eq(pe_rope_rotate_heads_f32(big, &c4, &s4, 1, 1, 2, 2, 1.0, out), 1);
     ck_assert(fabsf(out[0]) < 1e32f);
     ck_assert(isinf(out[1]) && out[1] > 0);
+}
+END_TEST
+
+/* The result flags a non-finite value wherever it is, at every level: a NaN or an infinity in x
+ * (in the first or the second half of a pair, in a 8-wide block or a tail, at position 0 where
+ * sin is 0 and Inf * 0 is NaN), in a passed-through dim, and an overflow; finite data gives 0. */
+START_TEST(test_nonfinite_flagged)
+{
+    enum { T = 3, D = 40, ROT = 36 }; /* 18 pairs: two 8-wide blocks and a tail of 2 */
+    float x[T * D], out[T * D];
+    double c[T * 18], s[T * 18];
+    for (size_t i = 0; i < T * 18; i++) {
+        c[i] = i < 18 ? 1.0 : cos(0.1 * (double)i);
+        s[i] = i < 18 ? 0.0 : sin(0.1 * (double)i); /* position 0: angle 0 */
+    }
+    const size_t at[] = {0, 5, 17, 20, 35, 36, 39, 40 + 7, 80 + 19};
+    const float bad[] = {INFINITY, -INFINITY, NAN};
+    for (int level = 0; level <= PE_ROPE_LEVEL_MAX; level++) {
+        for (size_t i = 0; i < T * D; i++)
+            x[i] = (float)(i % 7) - 3.0f;
+        ck_assert_int_eq(pe_rope_rotate_heads_f32_level(x, c, s, T, 1, D, ROT, 1.0, level, out), 0);
+        for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+            for (size_t v = 0; v < 3; v++) {
+                float keep = x[at[k]];
+                x[at[k]] = bad[v];
+                ck_assert_msg(
+                    pe_rope_rotate_heads_f32_level(x, c, s, T, 1, D, ROT, 1.0, level, out) == 1,
+                    "level %d element %zu value %zu", level, at[k], v);
+                x[at[k]] = keep;
+            }
+        }
+        x[50] = 3e38f; /* position 1, pair 10's first half: with its partner, past FLT_MAX */
+        x[68] = 3e38f;
+        ck_assert_int_eq(pe_rope_rotate_heads_f32_level(x, c, s, T, 1, D, ROT, 1.0, level, out), 1);
+    }
 }
 END_TEST
 
@@ -103,6 +138,7 @@ Suite *rope_f32_suite(void)
     TCase *tc = tcase_create("rope_f32");
     tcase_add_test(tc, test_levels_agree);
     tcase_add_test(tc, test_hand_values);
+    tcase_add_test(tc, test_nonfinite_flagged);
     suite_add_tcase(s, tc);
     return s;
 }
