@@ -11,20 +11,22 @@
 
 CC       ?= cc
 BUILD    ?= build
-PKGS     := libmicrohttpd jansson check libcurl zlib
+PKGS     := libmicrohttpd jansson check libcurl libdeflate
 # The Python client's tests and the example walkthrough (clients/python, examples/).
 PY_PKGS  := python3-numpy python3-requests python3-pytest python3-matplotlib python3-venv python3-pip \
 	python3-setuptools
-DEB_PKGS := libmicrohttpd-dev libjansson-dev zlib1g-dev check libsubunit-dev libcurl4-openssl-dev pkg-config \
+# zlib1g-dev: only the fuzzers and the unit tests that replay their findings (fuzz/fuzz_check.h checks
+# the .npz CRC-32s with zlib's crc32, an implementation other than the daemon's libdeflate).
+DEB_PKGS := libmicrohttpd-dev libjansson-dev libdeflate-dev zlib1g-dev check libsubunit-dev libcurl4-openssl-dev pkg-config \
 	python3 python3-yaml clang-format g++ libdragonbox-dev brotli $(PY_PKGS)
 OPT      ?= -O2
 CFLAGS_STRICT := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g $(OPT) \
 	-Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wundef -Wcast-align -Wnull-dereference -Wconversion -Werror
 SAN      ?=
-PKG_CFLAGS = $(shell pkg-config --cflags libmicrohttpd jansson zlib 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs libmicrohttpd jansson zlib 2>/dev/null)
-CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags libmicrohttpd jansson libdeflate 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs libmicrohttpd jansson libdeflate 2>/dev/null)
+CHECK_LIBS = $(shell pkg-config --libs check zlib 2>/dev/null)
 GIT_REV   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 VERSION   := 0.1.0
 DEFS      := -DPOSENC_VERSION='"$(VERSION)"' -DPOSENC_GIT_REV='"$(GIT_REV)"' \
@@ -284,7 +286,7 @@ FUZZ_CFLAGS   = $(filter-out -Werror,$(CFLAGS_STRICT)) -O1 $(FUZZ_SAN) $(DEFS) -
 FUZZ_CXX     ?= clang++
 FUZZ_CXXFLAGS = -std=c++17 -g -O1 $(FUZZ_SAN) -fno-exceptions -fno-rtti -Wall -Wextra \
                 -I$(DRAGONBOX_INC) -I.
-FUZZ_LIBS     = $(shell pkg-config --libs jansson zlib 2>/dev/null) -lm -Wl,--as-needed -lstdc++ \
+FUZZ_LIBS     = $(shell pkg-config --libs jansson libdeflate zlib 2>/dev/null) -lm -Wl,--as-needed -lstdc++ \
                 -Wl,--no-as-needed
 FUZZ_NAMES   := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_LIBOBJ  := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(CORE_SRC) $(WIRE_SRC) $(STORE_SRC) $(API_SRC)) \
@@ -363,7 +365,7 @@ clean-hardening:
 # through the CLI and through a live posencd, bodies byte for byte (tests/cli/run.sh).
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
-CLI_LIBS  = $(shell pkg-config --libs jansson zlib 2>/dev/null) -lm -lpthread -Wl,--as-needed -lstdc++ \
+CLI_LIBS  = $(shell pkg-config --libs jansson libdeflate 2>/dev/null) -lm -lpthread -Wl,--as-needed -lstdc++ \
             -Wl,--no-as-needed
 .PHONY: cli-check
 all: $(BUILD)/posenc

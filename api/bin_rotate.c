@@ -100,53 +100,81 @@ static int64_t row_position(const api_bin *b, const api_bin_part *p, uint64_t r)
     return b->pos[(b->pos_b > 1 ? bi * p->T : 0) + t];
 }
 
+/* The positions of the window's w rows (wb->pos) and their cos / sin rows: the table's own, in
+ * place, when the positions are consecutive and in it; else computed into wb->c, wb->s. */
+static void window_cos_sin(api_bin *b, const api_bin_part *p, size_t w, const double **c,
+                           const double **s)
+{
+    api_bin_win *wb = &b->win;
+    const pe_freq_table *t = b->table;
+    size_t n = t->n_freq;
+    uint64_t r0 = p->rows_done;
+    int consecutive = 1;
+    for (size_t r = 0; r < w; r++) {
+        wb->pos[r] = row_position(b, p, r0 + r);
+        consecutive &= wb->pos[r] == wb->pos[0] + (int64_t)r;
+    }
+    if (consecutive && (uint64_t)wb->pos[0] + w <= t->n_pos) {
+        *c = t->cos + (size_t)wb->pos[0] * n;
+        *s = t->sin + (size_t)wb->pos[0] * n;
+    } else {
+        api_rope_rows_cos_sin(t, wb->pos, w, wb->c, wb->s);
+        *c = wb->c;
+        *s = wb->s;
+    }
+}
+
 /* Rotates the w full rows in the window of part i and writes them to the spool. 0 or -1. */
 static int rotate_window(api_bin *b, int i, size_t w)
 {
     api_bin_part *p = &b->t[i];
     api_bin_win *wb = &b->win;
     const pe_freq_table *t = b->table;
-    size_t heads = p->bhtd ? 1 : p->H, D = p->D, n = t->n_freq, cnt = w * heads * D;
+    size_t heads = p->bhtd ? 1 : p->H, D = p->D, cnt = w * heads * D;
     size_t es = wire_dtype_size(p->info.dtype);
     uint64_t r0 = p->rows_done, e0 = r0 * heads * D;
     char at[96], ptr[8];
     snprintf(ptr, sizeof ptr, "/%s", api_bin_part_names[i]);
-    size_t bad = wire_decode_le(p->info.dtype, wb->raw, cnt, wb->x);
-    if (bad < cnt) {
-        elem_name(p, e0 + bad, at, sizeof at);
-        api_bin_fail(b, API_PB_INVALID_FIELD, ptr, "the value at %s is not finite", at);
-        return -1;
-    }
-    int consecutive = 1;
-    for (size_t r = 0; r < w; r++) {
-        wb->pos[r] = row_position(b, p, r0 + r);
-        consecutive &= wb->pos[r] == wb->pos[0] + (int64_t)r;
-    }
-    const double *c = wb->c, *s = wb->s;
-    if (consecutive && (uint64_t)wb->pos[0] + w <= t->n_pos) { /* the table's rows, in place */
-        c = t->cos + (size_t)wb->pos[0] * n;
-        s = t->sin + (size_t)wb->pos[0] * n;
-    } else {
-        api_rope_rows_cos_sin(t, wb->pos, w, wb->c, wb->s);
-    }
-    pe_rope_rotate_heads(wb->x, c, s, w, heads, D, (size_t)b->r.rotary_dim, b->r.layout,
-                         t->attention_factor, wb->y);
+    const unsigned char *out = NULL;
     const api_rope_config *cfg = &b->r.cfg;
-    if (i == API_BIN_Q && b->r.has_config && cfg->has_qscale) {
-        for (size_t r = 0; r < w; r++) {
-            double sc = pe_qscale_llama4_beta(wb->pos[r], cfg->qscale_beta, cfg->qscale_l0);
-            for (size_t d = 0; d < heads * D; d++)
-                wb->y[r * heads * D + d] *= sc;
+    int qscale = i == API_BIN_Q && b->r.has_config && cfg->has_qscale;
+    const float *xf = NULL;
+    if (p->info.dtype == WIRE_DT_F32 && b->r.layout == PE_ROPE_HALF && !qscale)
+        xf = wire_f32_view(wb->raw);
+    const double *c = NULL, *s = NULL;
+    window_cos_sin(b, p, w, &c, &s);
+    if (xf != NULL) { /* float32 in and out in one pass, float64 arithmetic (core/rope.h) */
+        float *yf = (float *)(void *)wb->y;
+        if (!pe_rope_rotate_heads_f32(xf, c, s, w, heads, D, (size_t)b->r.rotary_dim,
+                                      t->attention_factor, yf))
+            out = wire_f32_bytes(yf);
+        /* else a value in or out is not finite: the float64 path below names it */
+    }
+    if (out == NULL) { /* float64 from the part's dtype, the values checked */
+        size_t bad = wire_decode_le(p->info.dtype, wb->raw, cnt, wb->x);
+        if (bad < cnt) {
+            elem_name(p, e0 + bad, at, sizeof at);
+            api_bin_fail(b, API_PB_INVALID_FIELD, ptr, "the value at %s is not finite", at);
+            return -1;
         }
+        pe_rope_rotate_heads(wb->x, c, s, w, heads, D, (size_t)b->r.rotary_dim, b->r.layout,
+                             t->attention_factor, wb->y);
+        if (qscale) {
+            for (size_t r = 0; r < w; r++) {
+                double sc = pe_qscale_llama4_beta(wb->pos[r], cfg->qscale_beta, cfg->qscale_l0);
+                for (size_t d = 0; d < heads * D; d++)
+                    wb->y[r * heads * D + d] *= sc;
+            }
+        }
+        bad = wire_encode_le(p->info.dtype, wb->y, cnt, wb->raw);
+        if (bad < cnt) {
+            elem_name(p, e0 + bad, at, sizeof at);
+            api_bin_fail(b, API_PB_INVALID_FIELD, ptr, "the rotated value at %s overflows %s", at,
+                         wire_dtype_name(p->info.dtype));
+            return -1;
+        }
+        out = wb->raw;
     }
-    bad = wire_encode_le(p->info.dtype, wb->y, cnt, wb->raw);
-    if (bad < cnt) {
-        elem_name(p, e0 + bad, at, sizeof at);
-        api_bin_fail(b, API_PB_INVALID_FIELD, ptr, "the rotated value at %s overflows %s", at,
-                     wire_dtype_name(p->info.dtype));
-        return -1;
-    }
-    const unsigned char *out = wb->raw;
     size_t left = cnt * es;
     if (b->sp.reserve != NULL && b->sp.reserve(b->sp.cls, b->spool_total + left) < 0) {
         api_bin_fail(b, API_PB_INSUFFICIENT_STORAGE, NULL,

@@ -13,8 +13,9 @@ layout, seed 16), each round times, in this order:
 - numpy: bench/hf_rope_numpy.py's ``apply_rotary_pos_emb`` on the same arrays in this process
   (cos/sin computed in the call);
 - floor: the same request body sent to a trivial sink (a second process that reads the body and
-  answers a prebuilt body of the .npz's size), the answer read into one buffer: the bytes moved
-  up and down by the same client stack, nothing computed.
+  answers a prebuilt body of the .npz's size), the answer read by the client's own reader
+  (posenc._http.read_body): the bytes moved up and down by the same client stack, nothing
+  computed.
 
 Prints the best of the rounds for each, the ratios (numpy / posenc: > 1 means posenc is faster;
 floor / posenc: the share of the transport floor), the daemon's VmHWM (/proc/PID/status) and its
@@ -42,6 +43,7 @@ import requests  # noqa: E402
 import posenc  # noqa: E402
 from hf_rope_numpy import apply_rotary_pos_emb  # noqa: E402
 from posenc._binary import MultipartBody  # noqa: E402
+from posenc._http import read_body  # noqa: E402
 
 
 def sink(port_file: str, answer_bytes: int) -> None:
@@ -167,14 +169,11 @@ def main() -> None:
             t0 = time.perf_counter()
             body = MultipartBody({"tensor_layout": "bhtd", "head_dim": d}, {"q": q, "k": k})
             resp = session.post(sink_url, data=body, headers={"Content-Type": body.content_type}, stream=True)
-            n = int(resp.headers["Content-Length"])
-            buf = bytearray(n)
-            view, got = memoryview(buf), 0
-            while got < n:  # as the client reads an answer (posenc/_http.py post_multipart)
-                got += resp.raw._fp.readinto(view[got:])
+            buf = read_body(resp)  # the client's own reader of an answer (posenc/_http.py)
             resp.close()
             best["floor"] = min(best["floor"], time.perf_counter() - t0)
-            del buf, view
+            assert len(buf) == answer
+            del buf
         metrics = requests.get(f"http://127.0.0.1:{port}/metrics").text
         peak = next(int(line.split()[1]) for line in metrics.splitlines()
                     if line.startswith("posenc_spool_peak_bytes "))

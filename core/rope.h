@@ -187,4 +187,18 @@ void pe_rope_rotate_heads(const double *restrict x, const double *restrict cs_co
                           size_t head_dim, size_t rotary_dim, pe_rope_layout layout,
                           double attention_factor, double *restrict out);
 
+/*
+ * pe_rope_rotate_heads for float32 tensors, half layout (rotate_half), in one pass: every value
+ * of x widened to float64 exactly, rotated with the same float64 arithmetic, and rounded once to
+ * float32 into out, so out is bit for bit pe_rope_rotate_heads of (double)x rounded to float32
+ * (values past FLT_MAX become +-Inf). The dims past rotary_dim are copied. Returns 1 when a value
+ * of out is NaN or +-Inf -- which a NaN or an infinity in x always causes, as does an overflow --
+ * else 0. x, out: n_pos*n_heads*head_dim floats, caller-owned, not overlapping. Pure;
+ * thread-safe.
+ */
+int pe_rope_rotate_heads_f32(const float *restrict x, const double *restrict cs_cos,
+                             const double *restrict cs_sin, size_t n_pos, size_t n_heads,
+                             size_t head_dim, size_t rotary_dim, double attention_factor,
+                             float *restrict out);
+
 #endif

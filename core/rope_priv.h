@@ -1,5 +1,5 @@
 /*
- * core/rope_priv.h -- core/rope.c's kernel choice, for the tests only
+ * core/rope_priv.h -- core/rope_rotate.c's and core/rope_f32.c's kernel choice, for the tests only
  * (tests/core/check_rope_heads.c): not part of the core API.
  */
 #ifndef CORE_ROPE_PRIV_H
@@ -23,5 +23,13 @@ void pe_rope_rotate_heads_level(const double *restrict x, const double *restrict
                                 const double *restrict cs_sin, size_t n_pos, size_t n_heads,
                                 size_t head_dim, size_t rotary_dim, pe_rope_layout layout,
                                 double attention_factor, int max_level, double *restrict out);
+
+/* pe_rope_rotate_heads_f32 with its kernels limited to max_level: 0 plain C, 2 AVX2, 3 (what
+ * pe_rope_rotate_heads_f32 uses) AVX-512F, each where the processor has it. Same bits and the same
+ * result at every level. */
+int pe_rope_rotate_heads_f32_level(const float *restrict x, const double *restrict cs_cos,
+                                   const double *restrict cs_sin, size_t n_pos, size_t n_heads,
+                                   size_t head_dim, size_t rotary_dim, double attention_factor,
+                                   int max_level, float *restrict out);
 
 #endif

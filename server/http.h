@@ -13,6 +13,9 @@
 #include "server/metrics.h"
 #include "store/store.h"
 
+/* Spool files kept open between binary requests (server/spool.c). */
+#define SRV_SPOOL_SPARES 2
+
 /* Everything a request handler may reach; created by main, shared by all worker threads. */
 typedef struct {
     const srv_config *cfg;
@@ -28,7 +31,9 @@ typedef struct {
     atomic_uint_fast64_t spool_used;    /* bytes of binary tensors reserved in the spool now */
     atomic_uint_fast64_t spool_peak;    /* the most spool_used has been */
     atomic_uint_fast64_t spool_refused; /* binary requests refused with 507 by the quota */
-    char *spec;                         /* openapi.yaml contents (NULL if unreadable) */
+    /* spool files kept for the next requests: fd + 1, 0 none (server/spool.c) */
+    atomic_int spool_spare[SRV_SPOOL_SPARES];
+    char *spec; /* openapi.yaml contents (NULL if unreadable) */
     size_t spec_len;
 } srv_ctx;
 

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "wire/crc32.h"
 #include "wire/jw_priv.h"
 #include "wire/le.h"
 
@@ -304,7 +304,7 @@ static void data_out(wire_npz *z, char *buf, size_t max, size_t *out)
         z->failed = 1;
         return;
     }
-    m->crc = (uint32_t)crc32(m->crc, (const Bytef *)(buf + *out), (uInt)r);
+    m->crc = wire_crc32(m->crc, buf + *out, r);
     z->got += r;
     *out += r;
 }
@@ -320,7 +320,7 @@ static size_t npz_read(void *self, char *buf, size_t max)
             data_out(z, buf, max, &out);
         } else if (z->phase == PH_LOCAL && z->cur < z->n) {
             build_local(z, &z->m[z->cur]);
-            z->m[z->cur].crc = (uint32_t)crc32(0L, Z_NULL, 0);
+            z->m[z->cur].crc = 0;
             z->got = 0;
             z->phase = PH_DATA;
         } else if (z->phase == PH_LOCAL) {

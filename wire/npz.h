@@ -4,7 +4,7 @@
  *
  * The archive (PKWARE APPNOTE.TXT 6.3.x) is written while it is sent, member after member, never
  * held whole: every member is stored (method 0, no compression) under the name "<key>.npy", with
- * general purpose flag bit 3 set, so its CRC-32 (zlib's crc32, the ZIP polynomial) is computed as
+ * general purpose flag bit 3 set, so its CRC-32 (wire/crc32.h, the ZIP polynomial) is computed as
  * the bytes pass and written in the data descriptor that follows the data (signature PK\7\10);
  * the central directory at the end repeats every CRC and size. Timestamps are the DOS epoch
  * (1980-01-01 00:00), so equal answers are equal bytes. ZIP64 (extra field 0x0001, the ZIP64 end

@@ -72,6 +72,16 @@ double wire_bf16_to_double(uint16_t h);
  */
 size_t wire_decode_le(wire_dtype dt, const unsigned char *src, size_t n, double *out);
 
+/*
+ * float32 data used in place (the one-pass float32 rotation, core's pe_rope_rotate_heads_f32,
+ * which reports a non-finite value itself): wire_f32_view gives the little-endian float32 values
+ * at src as floats -- src itself -- when the host is little-endian and src is aligned for float,
+ * else NULL (then wire_decode_le). wire_f32_bytes gives floats as their little-endian bytes -- f
+ * itself -- when the host is little-endian, else NULL (then wire_encode_le from float64).
+ */
+const float *wire_f32_view(const unsigned char *src);
+const unsigned char *wire_f32_bytes(const float *f);
+
 /* Writes x[0..n) as little-endian float64 bytes into out[8n] (a copy on little-endian hosts). */
 void wire_encode_f64_le(const double *x, size_t n, unsigned char *out);
 

@@ -430,6 +430,68 @@ START_TEST(test_f16_overflow)
 }
 END_TEST
 
+/* float32 goes through the one-pass kernel (core's pe_rope_rotate_heads_f32) unless a value is
+ * not finite or overflows: those fall back to the float64 path, which names the element. Partial
+ * rotary (rotary_dim 4 of head_dim 8: four dims passed through) against the JSON path rounded. */
+START_TEST(test_f32_one_pass)
+{
+    size_t T = 6, D = 8, shape[2] = {6, 8};
+    int64_t pos[6] = {0, 1, 2, 3, 4, 5};
+    double *q = inputs(T * D, 2.5, 1);
+    const char *cfg = "\"head_dim\": 8, \"rotary_dim\": 4";
+    bu_body b = {0};
+    bu_params(&b, "{\"rotary_dim\": 4}");
+    bu_npy(&b, "q", WIRE_DT_F32, shape, 2, q);
+    bu_end(&b);
+    bu_opts o = {.piece = 13, .npy = 1};
+    api_response r = bu_run(&b, &o);
+    const unsigned char *got = bu_npy_data(&r, WIRE_DT_F32, T * D);
+    double *want = json_rotated(cfg, q, T, D, pos);
+    for (size_t i = 0; i < T * D; i++) {
+        float w = (float)want[i];
+        ck_assert_msg(memcmp(got + 4 * i, &w, 4) == 0, "value %zu", i);
+    }
+    api_response_free(&r);
+    free(want);
+    free(b.buf);
+    /* NaN at [1, 5]; then 3e38 at [2, 0] and [2, 4] (pair 0, inv_freq 1): at position 2 the second
+     * of the pair, 3e38 (cos 2 + sin 2) = 1.48e38, stays finite, the first, 3e38 (cos 2 - sin 2) =
+     * -3.98e38, overflows float32 */
+    struct {
+        size_t at[2];
+        double v;
+        const char *detail;
+    } bad[] = {{{13, 13}, NAN, "the value at [1, 5] is not finite"},
+               {{16, 20}, 3e38, "the rotated value at [2, 0] overflows float32"}};
+    for (size_t k = 0; k < 2; k++) {
+        double keep[2] = {q[bad[k].at[0]], q[bad[k].at[1]]};
+        /* a NaN cannot be written by bu_npy (float32 from float64 refuses it): 12345 first, its
+         * four bytes then replaced in the body */
+        q[bad[k].at[0]] = q[bad[k].at[1]] = isnan(bad[k].v) ? 12345.0 : bad[k].v;
+        bu_body e = {0};
+        bu_params(&e, "{}");
+        bu_npy(&e, "q", WIRE_DT_F32, shape, 2, q);
+        bu_end(&e);
+        if (isnan(bad[k].v)) {
+            const float mark = 12345.0f, nan = NAN;
+            size_t at = 0;
+            while (at + 4 <= e.len && memcmp(e.buf + at, &mark, 4) != 0)
+                at++;
+            ck_assert_uint_lt(at + 4, e.len);
+            memcpy(e.buf + at, &nan, 4);
+        }
+        r = bu_run(&e, &o);
+        bu_expect_problem(&r, 422, "/q");
+        ck_assert_msg(strstr(r.body, bad[k].detail) != NULL, "%s", r.body);
+        api_response_free(&r);
+        free(e.buf);
+        q[bad[k].at[0]] = keep[0];
+        q[bad[k].at[1]] = keep[1];
+    }
+    free(q);
+}
+END_TEST
+
 Suite *api_bin_suite(void)
 {
     Suite *s = suite_create("api_bin");
@@ -445,6 +507,7 @@ Suite *api_bin_suite(void)
     tcase_add_test(tc, test_no_params);
     tcase_add_test(tc, test_body_and_limits);
     tcase_add_test(tc, test_f16_overflow);
+    tcase_add_test(tc, test_f32_one_pass);
     suite_add_tcase(s, tc);
     return s;
 }

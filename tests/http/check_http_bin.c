@@ -34,18 +34,27 @@ static int metrics_show(const th_server *s, const char *want)
 
 #define CT "multipart/form-data; boundary=" BU_BOUNDARY
 
-static bu_body body(void)
+/* q and k of shape [shape[0], shape[1], shape[2]] float64, both first + step * i, with params. */
+static bu_body make_body(const char *params, const size_t *shape, double first, double step)
 {
-    double q[16];
-    for (int i = 0; i < 16; i++)
-        q[i] = (double)i - 7.5;
-    size_t shape[3] = {2, 2, 4};
+    double q[64];
+    size_t n = shape[0] * shape[1] * shape[2];
+    ck_assert_uint_le(n, 64);
+    for (size_t i = 0; i < n; i++)
+        q[i] = first + step * (double)i;
     bu_body b = {0};
-    bu_params(&b, "{\"rope_theta\": 500000, \"positions\": [3, 9]}");
+    bu_params(&b, params);
     bu_npy(&b, "q", WIRE_DT_F64, shape, 3, q);
     bu_npy(&b, "k", WIRE_DT_F64, shape, 3, q);
     bu_end(&b);
     return b;
+}
+
+/* [2, 2, 4]: q[i] = i - 7.5. */
+static bu_body body(void)
+{
+    static const size_t shape[3] = {2, 2, 4};
+    return make_body("{\"rope_theta\": 500000, \"positions\": [3, 9]}", shape, -7.5, 1.0);
 }
 
 START_TEST(test_rope_npz_and_spool)
@@ -99,6 +108,49 @@ START_TEST(test_spool_quota)
     ck_assert(metrics_show(&s, "posenc_spool_bytes 0\n"));
     free(b.buf);
     th_server_stop(&s);
+}
+END_TEST
+
+/* A larger request than body(): [4, 2, 8], other values. */
+static bu_body body_big(void)
+{
+    static const size_t shape[3] = {4, 2, 8};
+    return make_body("{\"positions\": [1, 2, 5, 7]}", shape, 100.0, 3.25);
+}
+
+/* The spool file of a finished request is kept for the next one (server/spool.c): answers are
+ * byte for byte those of a fresh daemon's fresh file, whether the file held a smaller or a larger
+ * request before (its stale bytes are never sent). */
+START_TEST(test_spool_reused)
+{
+    th_server s, fresh;
+    static const char *const args[] = {"--threads", "1", NULL};
+    ck_assert_int_eq(th_server_start(&s, args), 0);
+    ck_assert_int_eq(th_server_start(&fresh, args), 0);
+    bu_body small = body(), big = body_big();
+    th_resp r1, r2, ra, rf;
+    ck_assert_int_eq(th_request(&fresh, "POST", "/rope", CT, big.buf, big.len, 0, &rf), 0);
+    ck_assert_int_eq(rf.status, 200);
+    ck_assert_int_eq(th_request(&s, "POST", "/rope", CT, small.buf, small.len, 0, &r1), 0);
+    ck_assert_int_eq(r1.status, 200); /* a fresh file */
+    ck_assert(metrics_show(&s, "posenc_spool_bytes 0\n"));
+    ck_assert_int_eq(th_request(&s, "POST", "/rope", CT, big.buf, big.len, 0, &ra), 0);
+    ck_assert_int_eq(ra.status, 200); /* over the smaller request's file */
+    ck_assert(metrics_show(&s, "posenc_spool_bytes 0\n"));
+    ck_assert_int_eq(th_request(&s, "POST", "/rope", CT, small.buf, small.len, 0, &r2), 0);
+    ck_assert_int_eq(r2.status, 200); /* in the larger one's file */
+    ck_assert_uint_eq(ra.len, rf.len);
+    ck_assert(memcmp(ra.body, rf.body, rf.len) == 0);
+    ck_assert_uint_eq(r2.len, r1.len);
+    ck_assert(memcmp(r2.body, r1.body, r1.len) == 0);
+    th_resp_free(&r1);
+    th_resp_free(&r2);
+    th_resp_free(&ra);
+    th_resp_free(&rf);
+    free(small.buf);
+    free(big.buf);
+    th_server_stop(&s);
+    th_server_stop(&fresh);
 }
 END_TEST
 
@@ -157,6 +209,7 @@ Suite *http_bin_suite(void)
     tcase_add_test(tc, test_rope_npz_and_spool);
     tcase_add_test(tc, test_spool_quota);
     tcase_add_test(tc, test_accept);
+    tcase_add_test(tc, test_spool_reused);
     suite_add_tcase(s, tc);
     return s;
 }

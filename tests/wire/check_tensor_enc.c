@@ -58,6 +58,30 @@ START_TEST(test_encode_le)
 }
 END_TEST
 
+/* float32 past one block of the vectorized encoder (256 values): the bytes are those of (float)x
+ * one by one; the first overflow is found in a full block and in the tail, FLT_MAX is finite. */
+START_TEST(test_encode_le_f32_blocks)
+{
+    enum { N = 600 }; /* two full blocks and a tail of 88 */
+    static double x[N];
+    static unsigned char out[4 * N];
+    for (size_t i = 0; i < N; i++)
+        x[i] = ((double)i * 0.37 - 100.0) * (i % 3 ? 1e-3 : 1e35);
+    x[7] = 0x1.fffffep127; /* FLT_MAX */
+    ck_assert_uint_eq(wire_encode_le(WIRE_DT_F32, x, N, out), N);
+    for (size_t i = 0; i < N; i++) {
+        float f = (float)x[i];
+        ck_assert(memcmp(out + 4 * i, &f, 4) == 0);
+    }
+    x[300] = -3.5e38; /* over FLT_MAX: -Inf in float32 */
+    x[301] = 1e300;
+    ck_assert_uint_eq(wire_encode_le(WIRE_DT_F32, x, N, out), 300);
+    x[300] = x[301] = 0.0;
+    x[550] = 1e39; /* in the tail */
+    ck_assert_uint_eq(wire_encode_le(WIRE_DT_F32, x, N, out), 550);
+}
+END_TEST
+
 Suite *tensor_enc_suite(void)
 {
     Suite *s = suite_create("tensor_enc");
@@ -65,6 +89,7 @@ Suite *tensor_enc_suite(void)
     tcase_add_test(tc, test_f16);
     tcase_add_test(tc, test_bf16);
     tcase_add_test(tc, test_encode_le);
+    tcase_add_test(tc, test_encode_le_f32_blocks);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire/le.h"
 #include "wire/tensor_io.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
@@ -137,6 +138,58 @@ START_TEST(test_decode_le)
     const unsigned char h[] = {0x00, 0x3C, 0x00, 0xC0}; /* 1.0, -2.0 */
     ck_assert_uint_eq(wire_decode_le(WIRE_DT_F16, h, 2, out), 2);
     ck_assert_double_eq(out[1], -2.0);
+}
+END_TEST
+
+/* float32 past one block of the vectorized decoder (256 values): every value is (double) of its
+ * float32, bit for bit, in the blocks and in the tail; the first non-finite one is found wherever
+ * it is (in a full block, in the tail), the one after it not reported. */
+START_TEST(test_decode_le_f32_blocks)
+{
+    enum { N = 700 }; /* two full blocks and a tail of 188 */
+    static unsigned char src[4 * N];
+    static double out[N];
+    for (size_t i = 0; i < N; i++) {
+        float f = (float)((double)i * 0.37 - 100.0) * (i % 2 ? 1e-30f : 1e30f);
+        wire_le_put(src + 4 * i, &f, 4);
+    }
+    ck_assert_uint_eq(wire_decode_le(WIRE_DT_F32, src, N, out), N);
+    for (size_t i = 0; i < N; i++) {
+        float f;
+        memcpy(&f, src + 4 * i, 4);
+        ck_assert(memcmp(&out[i], &(double){(double)f}, 8) == 0);
+    }
+    const uint32_t inf = 0x7f800000u, nan = 0xffc00001u; /* +Inf; a negative quiet NaN */
+    const size_t at[3] = {300, 511, 650};                /* block 1, its last value, the tail */
+    for (int k = 0; k < 3; k++) {
+        unsigned char keep[8];
+        memcpy(keep, src + 4 * at[k], 4);
+        memcpy(keep + 4, src + 4 * (at[k] + 7), 4);
+        wire_le_put(src + 4 * at[k], k == 1 ? &nan : &inf, 4);
+        wire_le_put(src + 4 * (at[k] + 7), &inf, 4);
+        ck_assert_uint_eq(wire_decode_le(WIRE_DT_F32, src, N, out), at[k]);
+        memcpy(src + 4 * at[k], keep, 4);
+        memcpy(src + 4 * (at[k] + 7), keep + 4, 4);
+    }
+    /* the largest finite float32 (exponent bits 0xfe) is finite */
+    const uint32_t big = 0x7f7fffffu;
+    wire_le_put(src + 4 * 10, &big, 4);
+    ck_assert_uint_eq(wire_decode_le(WIRE_DT_F32, src, N, out), N);
+    ck_assert_double_eq(out[10], 0x1.fffffep127);
+}
+END_TEST
+
+/* float64 past one block of the finiteness check (512 values): the first of two infinities. */
+START_TEST(test_decode_le_f64_blocks)
+{
+    enum { N = 1100 };
+    static double x[N];
+    for (size_t i = 0; i < N; i++)
+        x[i] = (double)i - 0x1.fffffffffffffp1023 * (i == 5); /* one huge finite value */
+    ck_assert_uint_eq(wire_decode_le(WIRE_DT_F64, (const unsigned char *)x, N, x), N);
+    x[700] = -INFINITY;
+    x[900] = NAN;
+    ck_assert_uint_eq(wire_decode_le(WIRE_DT_F64, (const unsigned char *)x, N, x), 700);
 }
 END_TEST
 
@@ -692,6 +745,8 @@ Suite *tensor_io_suite(void)
     tcase_add_test(tc, test_npy_f64_header_roundtrip);
     tcase_add_test(tc, test_npy_dtypes);
     tcase_add_test(tc, test_npy_refusals);
+    tcase_add_test(tc, test_decode_le_f32_blocks);
+    tcase_add_test(tc, test_decode_le_f64_blocks);
     tcase_add_test(tc, test_npy_truncations);
     tcase_add_test(tc, test_st_whole_and_chunked);
     tcase_add_test(tc, test_st_dtypes);

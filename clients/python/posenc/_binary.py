@@ -102,7 +102,7 @@ def _npy_at(buf: memoryview, off: int) -> Tuple[npt.NDArray[Any], int]:
 
 def read_npz(content: Any) -> Dict[str, npt.NDArray[Any]]:
     """The members of an .npz answer as arrays ({"q_rotated": ..., ...}), viewing ``content``
-    (bytes or a bytearray, kept alive by the arrays) when every member is stored as posencd
+    (bytes, a bytearray or a uint8 array, kept alive by the arrays) when every member is stored as posencd
     stores them; else read by ``numpy.load``."""
     buf = memoryview(content)
     out: Dict[str, npt.NDArray[Any]] = {}
