@@ -5,7 +5,7 @@
 // other part computes when it comes within a screen of the viewport (IntersectionObserver), once. An
 // observed element gets data-lazy, and data-loaded="1" once its part has been computed.
 import { api, track, $, $$, h, loadCharts } from './util.js';
-import { t, setLang, onLang, initialLang, applyI18n } from './i18n.js';
+import { t, setLang, onLang, initialLang } from './i18n.js';
 import { whyInit } from './why.js';
 import { sinInit } from './sin.js';
 import { learnedInit } from './learned.js';
@@ -62,8 +62,7 @@ async function main() {
     trackHeaderRow();
     for (const b of $$('[data-lang]'))
         b.addEventListener('click', () => setLang(b.dataset.lang));
-    setLang(initialLang(), false);
-    applyI18n();
+    setLang(initialLang(), false); // fills the page's text (applyI18n) once
     const io = new IntersectionObserver((entries) => {
         for (const e of entries) {
             if (!e.isIntersecting)
