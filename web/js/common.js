@@ -86,8 +86,9 @@ function heatCanvas(matrix, w, h, min, max, stops) {
  * same axes, colour scale and tooltip as heatOption, at a fraction of the cost (ECharts' heatmap series builds,
  * colours and paints a rectangle per cell: ~300 ms for 64 × 128 cells on a desktop, the first chart's largest
  * cost). The image is drawn at the grid's size in device pixels (kept while the size stays); the tooltip finds
- * the cell under the pointer from the grid rectangle. `el` is the chart's element: it records the pointer and
- * gets data-rows / data-cols.
+ * the cell under the pointer from the grid rectangle, and is added when a pointer first comes over the chart
+ * (ECharts' tooltip component costs ~25 ms of a desktop's first chart, ~100 ms at 4× CPU slowdown, and does
+ * nothing before then). `el` is the chart's element: it records the pointer and gets data-rows / data-cols.
  */
 export function heatImageOption(el, matrix, { xName, yName, min, max, colors = DIVERGING }) {
     const nx = matrix[0].length, ny = matrix.length;
@@ -101,6 +102,12 @@ export function heatImageOption(el, matrix, { xName, yName, min, max, colors = D
         const at = (e) => {
             const b = el.getBoundingClientRect();
             el._pointer = [e.clientX - b.left, e.clientY - b.top];
+            if (!el._tipOn) {
+                el._tipOn = true;
+                const c = window.echarts.getInstanceByDom(el);
+                if (c)
+                    c.setOption({ tooltip: el._heatTip });
+            }
         };
         el.addEventListener('pointermove', at, true);
         el.addEventListener('pointerdown', at, true);
@@ -115,11 +122,15 @@ export function heatImageOption(el, matrix, { xName, yName, min, max, colors = D
     const opt = heatOption([[0]], { xName, yName, min, max, colors });
     opt.xAxis.data = range(nx);
     opt.yAxis.data = range(ny);
-    opt.tooltip = { formatter: () => {
+    el._heatTip = { show: true, formatter: () => {
         const c = cell();
         return c && matrix[c[1]][c[0]] !== null ?
             `${yName} ${c[1]} · ${xName} ${c[0]}<br><b>${tip(matrix[c[1]][c[0]])}</b>` : '';
     } };
+    if (el._tipOn)
+        opt.tooltip = el._heatTip;
+    else
+        delete opt.tooltip;
     opt.visualMap.seriesIndex = []; // the scale is drawn; the image carries its own colours
     opt.aria.label.description = t('aria.general') + t('aria.heat', { rows: ny, cols: nx, yName, xName,
         min: fmt(min, 2), max: fmt(max, 2) });
