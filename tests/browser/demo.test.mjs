@@ -338,6 +338,8 @@ async function mapValues(page, sel) {
 /** Clicks the cell of patch (r, c) in the score map `sel`, at the pixel ECharts drew it. */
 async function clickPatch(page, sel, r, c) {
     await page.locator(sel).scrollIntoViewIfNeeded();
+    // two frames: sections that came near the screen are laid out (content-visibility: auto) before the cell is found
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const [x, y] = await page.locator(sel).evaluate((el, rc) => window.echarts.getInstanceByDom(el)
         .convertToPixel({ seriesIndex: 0 }, [rc[1], rc[0]]), [r, c]);
     const box = await page.locator(sel).boundingBox();

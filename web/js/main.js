@@ -50,12 +50,17 @@ function whenNear(io, el, load, charts = true) {
     io.observe(el);
 }
 
-/** The height of the header's first row, which scrolls away above the sticky contents row on phones. */
+/**
+ * The height of the header's first row, which scrolls away above the sticky contents row on phones. Set from
+ * the ResizeObserver only (its first report comes with the first layout): reading it here would lay the page
+ * out once more before its texts are in.
+ */
 function trackHeaderRow() {
     const row = $('.top-in');
-    const set = () => document.documentElement.style.setProperty('--tophead', `${row.offsetHeight}px`);
-    new ResizeObserver(set).observe(row);
-    set();
+    new ResizeObserver(([e]) => {
+        const h = e.borderBoxSize && e.borderBoxSize[0] ? e.borderBoxSize[0].blockSize : row.offsetHeight;
+        document.documentElement.style.setProperty('--tophead', `${h}px`);
+    }).observe(row);
 }
 
 async function main() {
