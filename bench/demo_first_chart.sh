@@ -6,6 +6,8 @@
 # WEB_DIR=dir serves another web/ with the same probe, e.g. an older commit's for a ratio in one session:
 #   git archive REV web Makefile | tar -x -C build/old && make -s -C build/old web-compressed
 #   WEB_DIR=build/old/web sh bench/demo_first_chart.sh build/posencd 5
+# TRACE=1 runs bench/demo_trace.mjs instead (one load with a DevTools trace: the long tasks before the chart and
+# what they hold, JS self time); TRACE=4 the same at 4x CPU slowdown on the throttled link.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-$ROOT/build/posencd}
@@ -25,4 +27,8 @@ while [ -z "$URL" ] && [ $i -lt 100 ]; do
     i=$((i + 1))
 done
 [ -n "$URL" ] || { cat "$LOG" >&2; exit 1; }
-node "$ROOT/bench/demo_first_chart.mjs" "$URL" "$RUNS"
+if [ -n "${TRACE:-}" ]; then
+    node "$ROOT/bench/demo_trace.mjs" "$URL" "$TRACE"
+else
+    node "$ROOT/bench/demo_first_chart.mjs" "$URL" "$RUNS"
+fi

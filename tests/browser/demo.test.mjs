@@ -19,7 +19,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import {
     useDaemon, url, ART, CHROMIUM, ARGS, DESKTOP, PHONE, open, ready, settle, assertClean, num, expectNum,
-    openDetails, chartPoints, seriesCount, shoot, post, shownBodies, near, assertChartsBundled,
+    openDetails, chartPoints, heatImageCells, seriesCount, shoot, post, shownBodies, near, assertChartsBundled,
 } from './lib.mjs';
 
 useDaemon();
@@ -75,7 +75,8 @@ async function checkLessonNumbers(page) {
 
 /** Every chart of every section drew data. */
 async function checkCharts(page) {
-    assert.equal(await chartPoints(page, '#sin-heat'), 64 * 128);
+    const sinPE = (await post('/sinusoidal', { d_model: 64, seq_len: 128, base: 10000 })).matrix;
+    assert.equal(await heatImageCells(page, '#sin-heat', sinPE), 64 * 128);
     assert.equal(await chartPoints(page, '#learned-heat'), 512 * 64);
     assert.equal(await chartPoints(page, '#ext-chart', 0), 512);
     assert.equal(await chartPoints(page, '#ext-chart', 1), 600);
@@ -274,7 +275,8 @@ test('interactions: keyboard, language switch, RoPE positions, extend modes, sca
             await page.locator('#sin-d').fill('128');
             await settle(page);
             assert.equal(await chartPoints(page, '#slopes-chart'), 16);
-            assert.equal(await chartPoints(page, '#sin-heat'), 128 * 128);
+            const pe128 = (await post('/sinusoidal', { d_model: 128, seq_len: 128, base: 10000 })).matrix;
+            assert.equal(await heatImageCells(page, '#sin-heat', pe128), 128 * 128);
             // exercise 4 on demand
             await page.locator('#ex4-btn').click();
             await settle(page);
@@ -336,6 +338,8 @@ async function mapValues(page, sel) {
 /** Clicks the cell of patch (r, c) in the score map `sel`, at the pixel ECharts drew it. */
 async function clickPatch(page, sel, r, c) {
     await page.locator(sel).scrollIntoViewIfNeeded();
+    // two frames: sections that came near the screen are laid out (content-visibility: auto) before the cell is found
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const [x, y] = await page.locator(sel).evaluate((el, rc) => window.echarts.getInstanceByDom(el)
         .convertToPixel({ seriesIndex: 0 }, [rc[1], rc[0]]), [r, c]);
     const box = await page.locator(sel).boundingBox();

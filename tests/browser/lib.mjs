@@ -249,6 +249,44 @@ export async function chartPoints(page, sel, series = 0) {
     }, series);
 }
 
+/**
+ * A heat map drawn as one image (web/js/common.js heatImageOption): asserts that the pixel at the centre of every
+ * cell, read back from the chart's canvas, has the colour that the chart's own colour scale (its visualMap's stops,
+ * min, max) gives `matrix`'s value there, within 3 of 255 per channel, and returns the number of cells checked.
+ * The expected colour is derived here as ECharts' continuous visualMap derives it: n = (v − min) / (max − min)
+ * clamped to [0, 1], times (stops − 1); each channel interpolated linearly between the two nearest stops and
+ * rounded. A blank, shifted, transposed, flipped or mis-scaled image fails.
+ */
+export async function heatImageCells(page, sel, matrix) {
+    const r = await page.locator(sel).evaluate((el, m) => {
+        const c = window.echarts.getInstanceByDom(el);
+        const vm = c.getOption().visualMap[0];
+        const stops = vm.inRange.color.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
+        const canvas = el.querySelector('canvas');
+        const dpr = canvas.width / canvas.clientWidth;
+        const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+        const bad = [];
+        let n = 0;
+        for (let y = 0; y < m.length; y++) {
+            for (let x = 0; x < m[y].length; x++) {
+                const [cx, cy] = c.convertToPixel({ xAxisIndex: 0, yAxisIndex: 0 }, [x, y]);
+                const i = 4 * (Math.floor(cy * dpr) * canvas.width + Math.floor(cx * dpr));
+                const f = Math.min(1, Math.max(0, (m[y][x] - vm.min) / (vm.max - vm.min))) * (stops.length - 1);
+                const lo = Math.floor(f), hi = Math.ceil(f);
+                const want = [0, 1, 2].map((k) => Math.round(stops[lo][k] + (stops[hi][k] - stops[lo][k]) * (f - lo)));
+                const got = [px.data[i], px.data[i + 1], px.data[i + 2]];
+                if (want.some((w, k) => Math.abs(w - got[k]) > 3))
+                    bad.push(`(${x}, ${y}) ${m[y][x]}: ${got} want ${want}`);
+                n++;
+            }
+        }
+        return { n, bad: bad.slice(0, 5), nbad: bad.length, rows: el.dataset.rows, cols: el.dataset.cols };
+    }, matrix);
+    assert.equal(r.nbad, 0, `${sel}: ${r.nbad} cells drawn in the wrong colour, e.g. ${r.bad.join('; ')}`);
+    assert.equal(`${r.rows}x${r.cols}`, `${matrix.length}x${matrix[0].length}`, `${sel}: data-rows x data-cols`);
+    return r.n;
+}
+
 export async function seriesCount(page, sel) {
     return page.locator(sel).evaluate((el) => window.echarts.getInstanceByDom(el).getOption().series.length);
 }

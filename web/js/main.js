@@ -5,7 +5,7 @@
 // other part computes when it comes within a screen of the viewport (IntersectionObserver), once. An
 // observed element gets data-lazy, and data-loaded="1" once its part has been computed.
 import { api, track, $, $$, h, loadCharts } from './util.js';
-import { t, setLang, onLang, initialLang, applyI18n } from './i18n.js';
+import { t, setLang, onLang, initialLang } from './i18n.js';
 import { whyInit } from './why.js';
 import { sinInit } from './sin.js';
 import { learnedInit } from './learned.js';
@@ -50,20 +50,24 @@ function whenNear(io, el, load, charts = true) {
     io.observe(el);
 }
 
-/** The height of the header's first row, which scrolls away above the sticky contents row on phones. */
+/**
+ * The height of the header's first row, which scrolls away above the sticky contents row on phones. Set from
+ * the ResizeObserver only (its first report comes with the first layout): reading it here would lay the page
+ * out once more before its texts are in.
+ */
 function trackHeaderRow() {
     const row = $('.top-in');
-    const set = () => document.documentElement.style.setProperty('--tophead', `${row.offsetHeight}px`);
-    new ResizeObserver(set).observe(row);
-    set();
+    new ResizeObserver(([e]) => {
+        const h = e.borderBoxSize && e.borderBoxSize[0] ? e.borderBoxSize[0].blockSize : row.offsetHeight;
+        document.documentElement.style.setProperty('--tophead', `${h}px`);
+    }).observe(row);
 }
 
 async function main() {
     trackHeaderRow();
     for (const b of $$('[data-lang]'))
         b.addEventListener('click', () => setLang(b.dataset.lang));
-    setLang(initialLang(), false);
-    applyI18n();
+    setLang(initialLang(), false); // fills the page's text (applyI18n) once
     const io = new IntersectionObserver((entries) => {
         for (const e of entries) {
             if (!e.isIntersecting)

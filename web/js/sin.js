@@ -2,7 +2,7 @@
 import { api, apiNpy, track, latest, fmt, fmtInt, putNum, $, h, chart, loadCharts, s, arrow, arrowMarker } from './util.js';
 import { t, getLang, onLang } from './i18n.js';
 import { range, guarded, bindRange } from './ui.js';
-import { heatOption } from './common.js';
+import { heatImageOption } from './common.js';
 
 
 const sin = { heat: null, dial: null, bands: null, bandsKey: '', g1: latest(), g2: latest() };
@@ -22,8 +22,8 @@ function sinHeatRender() {
     if (!sin.heat)
         return;
     const c = chart($('#sin-heat'));
-    c.setOption(heatOption(sin.heat.matrix, { xName: t('ax.dim'), yName: t('ax.pos'), min: -1, max: 1 }), true);
-    $('#sin-heat').dataset.rows = String(sin.heat.matrix.length);
+    c.setOption(heatImageOption($('#sin-heat'), sin.heat.matrix, { xName: t('ax.dim'), yName: t('ax.pos'), min: -1,
+        max: 1 }), true);
 }
 
 function dialPairs(n) {

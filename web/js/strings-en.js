@@ -542,6 +542,7 @@ export const en = {
     'aria.s.name': 'series "{seriesName}": ',
     'aria.d.all': 'values: ',
     'aria.d.part': 'first {displayCnt} values: ',
+    'aria.heat': 'Heat map: {rows} rows ({yName}) × {cols} columns ({xName}), colours from {min} to {max}. ',
     'alibi.r.press': 'paper (press)',
     'alibi.r.mpt': 'MPT (mpt)',
     'lay.pair': 'pair',

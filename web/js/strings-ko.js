@@ -525,6 +525,7 @@ export const ko = {
     'aria.s.name': '계열 "{seriesName}": ',
     'aria.d.all': '값: ',
     'aria.d.part': '처음 {displayCnt}개 값: ',
+    'aria.heat': '히트맵: {yName} {rows}개(행) × {xName} {cols}개(열), 색은 {min}부터 {max}까지. ',
     'alibi.r.press': '논문 (press)',
     'alibi.r.mpt': 'MPT (mpt)',
     'lay.pair': '짝',
