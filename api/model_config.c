@@ -220,10 +220,20 @@ int api_model_is_gemma4(const char *model_type)
 int api_model_softmax_mscale(const char *model_type)
 {
     /* DeepseekV2Attention / DeepseekV3Attention: scaling *= mscale(factor, mscale_all_dim)^2;
-     * deepseek_v32 and glm4_moe_lite inherit DeepseekV3Attention */
-    static const char *const DS[] = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite",
-                                     NULL};
+     * deepseek_v32 and glm4_moe_lite inherit DeepseekV3Attention; Mistral4Attention has it since
+     * transformers#47435 */
+    static const char *const DS[] = {"deepseek_v2",   "deepseek_v3", "deepseek_v32",
+                                     "glm4_moe_lite", "mistral4",    NULL};
     return api_str_in_list(DS, model_type);
+}
+
+int api_model_query_scale_beta(const char *model_type)
+{
+    /* Ministral3Attention and Mistral4Attention: q x get_llama_4_attn_scale(position_ids,
+     * rope_parameters["llama_4_scaling_beta"], rope_parameters["original_max_position_embeddings"])
+     */
+    static const char *const QS[] = {"ministral3", "mistral4", NULL};
+    return api_str_in_list(QS, model_type);
 }
 
 int api_model_dynamic_alpha(const char *model_type)
@@ -386,6 +396,7 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "mistral3",
                                           "ministral",
                                           "ministral3",
+                                          "mistral4",
                                           "mixtral",
                                           "qwen2",
                                           "qwen2_moe",

@@ -1,0 +1,149 @@
+/*
+ * tests/api/check_public_reports.c -- behaviours that public bug reports settled, checked on
+ * POST /rope and POST /model/method (the list, with posenc's answer to each report, is in
+ * docs/models.md, "Public bug reports checked"). Each test names the report (repository#number)
+ * whose settled behaviour it pins; reports already pinned elsewhere are not repeated here.
+ *
+ * Expected numbers are derived by hand from the formulas of docs/conventions.md (derivations in
+ * the comments), not taken from core/.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "tests/lib/api_util.h"
+
+#define REL 1e-13
+#define ABS 1e-16
+
+static const json_t *res_get(const json_t *j, const char *key)
+{
+    return json_object_get(json_object_get(j, "resolved"), key);
+}
+
+static const char *src_get(const json_t *j, const char *key)
+{
+    return json_string_value(json_object_get(res_get(j, "sources"), key));
+}
+
+/* ---- Mistral 4 (model_type mistral4; transformers#47435) ---------------------------------------
+ *
+ * The text config as transformers v5 saves Mistral4Config (configuration_mistral4.py): head_dim
+ * is qk_nope_head_dim + qk_rope_head_dim (64 + 64 = 128) and rope_parameters carries
+ * partial_rotary_factor = qk_rope_head_dim / head_dim = 0.5, so HF rotates
+ * int(128 x 0.5) = 64 dims: the whole qk_rope_head_dim slice (posenc's head_dim), not 32 of
+ * it. rope_interleave is omitted: Mistral4Config defaults it to true. */
+static const char MISTRAL4_TEXT[] =
+    "{'model_type': 'mistral4', 'hidden_size': 4096, 'num_attention_heads': 32,"
+    " 'num_key_value_heads': 32, 'num_hidden_layers': 2, 'head_dim': 128,"
+    " 'qk_rope_head_dim': 64, 'qk_nope_head_dim': 64, 'v_head_dim': 128, 'kv_lora_rank': 256,"
+    " 'q_lora_rank': 1024, 'max_position_embeddings': 1048576,"
+    " 'rope_parameters': {'type': 'yarn', 'rope_type': 'yarn', 'rope_theta': 10000.0,"
+    " 'factor': 128.0, 'original_max_position_embeddings': 8192, 'beta_fast': 32.0,"
+    " 'beta_slow': 1.0, 'mscale': 1.0, 'mscale_all_dim': 1.0, 'llama_4_scaling_beta': 0.1,"
+    " 'partial_rotary_factor': 0.5}}";
+
+START_TEST(test_mistral4_rope)
+{
+    /*
+     * d = 64, b = 10^4, s = 128, L0 = 8192, beta 32 / 1 (docs/conventions.md#yarn):
+     * c(32) = 64 ln(8192 / (64 pi)) / (2 ln 10^4) = 64 x 3.7073 / 18.4207 = 12.88 -> 12;
+     * c(1) = 64 x 7.1730 / 18.4207 = 24.92 -> 25. So theta_0 = 1 (extrapolated) and
+     * theta_31 = 10^4^(-62/64) / 128 (interpolated).
+     * A = g(128, 1) / g(128, 1) = 1; the softmax factor (transformers#47435 gives Mistral 4
+     * DeepSeek's mscale^2): (0.1 ln 128 + 1)^2.
+     * Query scale at p = 9000 (Mistral4Attention, get_llama_4_attn_scale):
+     * 1 + 0.1 ln(1 + floor(9000 / 8192)) = 1 + 0.1 ln 2.
+     */
+    char body[2048];
+    snprintf(
+        body, sizeof body, "{'config': %s, 'positions': [0, 9000], 'q': [%s]}", MISTRAL4_TEXT,
+        "1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,"
+        " 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,"
+        " 0, 0, 0, 0, 0, 0, 0");
+    json_t *j = au_ok(api_rope, body);
+    ck_assert_int_eq(json_integer_value(res_get(j, "head_dim")), 64);
+    ck_assert_int_eq(json_integer_value(res_get(j, "rotary_dim")), 64);
+    const json_t *inv = json_object_get(j, "inv_freq");
+    ck_assert_uint_eq(json_array_size(inv), 32);
+    ck_close(au_number(json_array_get(inv, 0)), 1.0, 0, 0);
+    ck_close(au_number(json_array_get(inv, 31)), 1.0 / pow(10000.0, 62.0 / 64.0) / 128.0, ABS, REL);
+    ck_assert_int_eq((int)au_number(json_object_get(res_get(j, "scaling"), "ramp_low")), 12);
+    ck_assert_int_eq((int)au_number(json_object_get(res_get(j, "scaling"), "ramp_high")), 25);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 1.0, 0, 0);
+    double g = 0.1 * log(128.0) + 1.0;
+    ck_close(au_number(json_object_get(j, "softmax_scale_factor")), g * g, ABS, REL);
+    ck_assert(!au_warned(j, "softmax_scale_factor is 1"));
+    ck_assert_str_eq(json_string_value(res_get(j, "layout")), "interleaved");
+    ck_assert_ptr_nonnull(strstr(src_get(j, "rotary_dim"), "qk_nope_head_dim"));
+    /* the query scale: q = e_0 at p = 0 is unscaled, at p = 9000 scaled by 1 + 0.1 ln 2 */
+    const json_t *qs = res_get(j, "query_scale");
+    ck_assert_ptr_nonnull(qs);
+    ck_close(au_number(json_object_get(qs, "beta")), 0.1, 0, 0);
+    ck_close(au_number(json_object_get(qs, "original_max_position_embeddings")), 8192.0, 0, 0);
+    double s = 1.0 + 0.1 * log(2.0);
+    /* interleaved: pair 0 is dims (0, 1), turned by 9000 x theta_0 = 9000 rad */
+    ck_close(au_num(j, "q_rotated", 1, 0, -1), s * cos(9000.0), 1e-15, 1e-13);
+    ck_close(au_num(j, "q_rotated", 1, 1, -1), s * sin(9000.0), 1e-15, 1e-13);
+    ck_close(au_num(j, "q_rotated", 0, 0, -1), 1.0, 0, 0);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_mistral4_rotary_mismatch)
+{
+    /* partial_rotary_factor 1.0: HF's cos/sin then span int(128 x 1.0) = 128 dims against a
+     * 64-wide q_rot slice, a shape error in Mistral4Attention; posenc refuses the factor at its
+     * pointer instead of guessing (before Mistral 4 was known it rotated all 64 dims). */
+    char *cfg = au_dq(MISTRAL4_TEXT);
+    char *p = strstr(cfg, "\"partial_rotary_factor\": 0.5");
+    ck_assert_ptr_nonnull(p);
+    memcpy(p, "\"partial_rotary_factor\": 1.0", strlen("\"partial_rotary_factor\": 1.0"));
+    size_t n = strlen(cfg) + 32;
+    char *body = malloc(n);
+    ck_assert_ptr_nonnull(body);
+    snprintf(body, n, "{\"config\": %s}", cfg);
+    int st = 0;
+    char *text = au_send(api_rope, body, &st);
+    ck_assert_msg(st == 422, "status %d: %s", st, text);
+    json_t *j = au_parse(text);
+    const json_t *e0 = json_array_get(json_object_get(j, "errors"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(e0, "pointer")),
+                     "/config/rope_parameters/partial_rotary_factor");
+    json_decref(j);
+    free(text);
+    free(body);
+    free(cfg);
+}
+END_TEST
+
+START_TEST(test_mistral4_method)
+{
+    /* Mistral4Attention: scaling = qk_head_dim^-0.5 = (64 + 64)^-0.5 (DeepSeek's rule), and
+     * model_type mistral4 is a RoPE model of posenc's table (no "not in posenc's table"). */
+    json_t *j = au_ok(api_model_method, MISTRAL4_TEXT);
+    const json_t *k0 = json_array_get(json_object_get(j, "kinds"), 0);
+    const json_t *par = json_object_get(k0, "parameters");
+    ck_assert_str_eq(json_string_value(json_object_get(k0, "method")), "rope");
+    ck_close(au_number(json_object_get(par, "scale")), 1.0 / sqrt(128.0), ABS, REL);
+    ck_assert_int_eq(json_integer_value(json_object_get(par, "rotary_dim")), 64);
+    ck_assert(!au_warned(j, "not in posenc's table"));
+    json_decref(j);
+}
+END_TEST
+
+Suite *public_reports_suite(void)
+{
+    Suite *s = suite_create("public_reports");
+    TCase *tc = tcase_create("reports");
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
+    tcase_add_test(tc, test_mistral4_rope);
+    tcase_add_test(tc, test_mistral4_rotary_mismatch);
+    tcase_add_test(tc, test_mistral4_method);
+    suite_add_tcase(s, tc);
+    return s;
+}
