@@ -282,6 +282,22 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
     api_rc_origin ro;
     int rrc = api_rope_rotary_dim_resolve(pb, empty, &rc, rc.head_dim, &rc.head_dim_o, &rd, &ro);
     json_decref(empty);
+    /* the checks of POST /rope (api/rope_parse.c): pairs need an even rotated width within the
+     * head (an odd one has no HF answer: transformers#48101) */
+    if (rrc >= 0 && rd == rc.head_dim && rd % 2 != 0) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ro.ptr, "head_dim must be even, got %lld",
+                          (long long)rd);
+        rrc = -1;
+    } else if (rrc >= 0 && (rd < 2 || rd % 2 != 0)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ro.ptr,
+                          "rotary_dim must be even and >= 2, got %lld", (long long)rd);
+        rrc = -1;
+    } else if (rrc >= 0 && rd > rc.head_dim) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ro.ptr,
+                          "rotary_dim %lld must be <= head_dim (%lld)", (long long)rd,
+                          (long long)rc.head_dim);
+        rrc = -1;
+    }
     if (rrc < 0 || (sections != NULL && api_mm_check_sections(pb, msc, cfg, ptr, sections, rd) < 0))
         return NULL;
     if (sections == NULL && api_mm_account_keys(pb, cfg, ptr, &rc, &ro) < 0)

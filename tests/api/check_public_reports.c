@@ -136,6 +136,36 @@ START_TEST(test_mistral4_method)
 }
 END_TEST
 
+/* ---- odd rotary dims (transformers#48101, #35233) ----------------------------------------------
+ *
+ * RoPE turns dims in pairs: an odd rotated width (hidden_size 520 / 8 heads = 65 with every dim
+ * rotating; GPT-J's rotary_dim 63) has no HF answer (apply_rotary_pos_emb fails on the shapes,
+ * and transformers#48101 settled that the config should be refused), nor does a rotary_dim wider
+ * than the head. POST /rope refused them; POST /model/method described them with a 200. */
+START_TEST(test_method_odd_rotary)
+{
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'llama', 'hidden_size': 520, 'num_attention_heads': 8,"
+                      " 'num_hidden_layers': 1}",
+                      "/hidden_size", "even");
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'gptj', 'n_embd': 512, 'n_head': 8, 'rotary_dim': 63,"
+                      " 'n_layer': 1}",
+                      "/rotary_dim", "even");
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'gptj', 'n_embd': 512, 'n_head': 8, 'rotary_dim': 72,"
+                      " 'n_layer': 1}",
+                      "/rotary_dim", "head_dim");
+    /* an odd head with an even rotated part is HF's ordinary partial rotary: still a 200 */
+    json_t *j = au_ok(api_model_method, "{'model_type': 'gptj', 'n_embd': 520, 'n_head': 8,"
+                                        " 'rotary_dim': 32, 'n_layer': 1}");
+    const json_t *par =
+        json_object_get(json_array_get(json_object_get(j, "kinds"), 0), "parameters");
+    ck_assert_int_eq(json_integer_value(json_object_get(par, "rotary_dim")), 32);
+    json_decref(j);
+}
+END_TEST
+
 Suite *public_reports_suite(void)
 {
     Suite *s = suite_create("public_reports");
@@ -144,6 +174,7 @@ Suite *public_reports_suite(void)
     tcase_add_test(tc, test_mistral4_rope);
     tcase_add_test(tc, test_mistral4_rotary_mismatch);
     tcase_add_test(tc, test_mistral4_method);
+    tcase_add_test(tc, test_method_odd_rotary);
     suite_add_tcase(s, tc);
     return s;
 }
