@@ -166,6 +166,106 @@ START_TEST(test_method_odd_rotary)
 }
 END_TEST
 
+/* ---- regressions: behaviours posenc already had, pinned to the report that settled them --------
+ */
+
+START_TEST(test_yarn_factor_kept)
+{
+    /* transformers#38224 (fixed by #40320): a YaRN factor given beside
+     * original_max_position_embeddings is used as given, not replaced by max_position_embeddings
+     * / original (40960 / 32768 = 1.25 here). A = 0.1 ln 4 + 1. */
+    json_t *j =
+        au_ok(api_rope, "{'config': {'model_type': 'qwen3', 'hidden_size': 4096,"
+                        " 'num_attention_heads': 32, 'head_dim': 128, 'rope_theta': 1000000,"
+                        " 'max_position_embeddings': 40960, 'rope_scaling': {'rope_type': 'yarn',"
+                        " 'factor': 4.0, 'original_max_position_embeddings': 32768}}}");
+    ck_close(au_number(json_object_get(res_get(j, "scaling"), "factor")), 4.0, 0, 0);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 0.1 * log(4.0) + 1.0, ABS, REL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_yarn_attention_factor_given)
+{
+    /* vllm-project/vllm#46280, ml-explore/mlx-lm#1507 (both following transformers'
+     * _compute_yarn_parameters): an explicit attention_factor replaces the computed one, so
+     * factor 64 with attention_factor 1.0 gives A = 1, not 0.1 ln 64 + 1 = 1.4159. */
+    json_t *j =
+        au_ok(api_rope, "{'config': {'model_type': 'llama', 'hidden_size': 64,"
+                        " 'num_attention_heads': 8, 'max_position_embeddings': 16384,"
+                        " 'rope_scaling': {'rope_type': 'yarn', 'factor': 64.0,"
+                        " 'attention_factor': 1.0, 'original_max_position_embeddings': 256}}}");
+    ck_close(au_number(json_object_get(j, "attention_factor")), 1.0, 0, 0);
+    json_decref(j);
+}
+END_TEST
+
+/* n comma-separated 1.0s into buf (a LongRoPE factor list that changes nothing). */
+static void ones(char *buf, size_t cap, int n)
+{
+    size_t k = 0;
+    for (int i = 0; i < n; i++)
+        k += (size_t)snprintf(buf + k, cap - k, i ? ", 1.0" : "1.0");
+}
+
+#define PHI4_MINI_LONGROPE                                                                         \
+    "{'config': {'model_type': 'phi3', 'hidden_size': 3072, 'num_attention_heads': 24,"            \
+    " 'partial_rotary_factor': 0.75, 'max_position_embeddings': 131072,"                           \
+    " 'original_max_position_embeddings': 4096, 'rope_scaling': {'type': 'longrope',"              \
+    " 'short_factor': [%s], 'long_factor': [%s]}}, 'seq_len': 10}"
+
+START_TEST(test_longrope_partial_lists)
+{
+    /* Phi-4-mini's shape (apache/tvm#18102, mlc-ai/mlc-llm#3268): head 128, partial_rotary_factor
+     * 0.75, so rotary_dim 96 and the LongRoPE lists hold rotary_dim / 2 = 48 numbers; lists of
+     * head_dim / 2 = 64 are refused at the list. A = sqrt(1 + ln 32 / ln 4096) (factor
+     * 131072 / 4096 = 32, Phi-3's top-level original_max_position_embeddings). */
+    char l48[48 * 5 + 8], l64[64 * 5 + 8], body[1400];
+    ones(l48, sizeof l48, 48);
+    ones(l64, sizeof l64, 64);
+    snprintf(body, sizeof body, PHI4_MINI_LONGROPE, l48, l48);
+    json_t *j = au_ok(api_rope, body);
+    ck_assert_int_eq(json_integer_value(res_get(j, "rotary_dim")), 96);
+    ck_assert_uint_eq(json_array_size(json_object_get(j, "inv_freq")), 48);
+    ck_close(au_number(json_object_get(j, "attention_factor")), sqrt(1.0 + log(32.0) / log(4096.0)),
+             ABS, REL);
+    json_decref(j);
+    snprintf(body, sizeof body, PHI4_MINI_LONGROPE, l64, l64);
+    au_expect_422_msg(api_rope, body, "/config/rope_scaling/short_factor", "rotary_dim/2 is 48");
+}
+END_TEST
+
+START_TEST(test_neox_japanese_rotary_pct)
+{
+    /* transformers#48652: GPT-NeoX-Japanese rotates int(head_dim x rotary_pct) dims (80 x 0.5 =
+     * 40), inv_freq over those 40; GPTNeoXJapaneseConfig's rotary_pct default is 1.0. */
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'gpt_neox_japanese',"
+                                " 'hidden_size': 2560, 'num_attention_heads': 32,"
+                                " 'rotary_pct': 0.5, 'rotary_emb_base': 10000}}");
+    ck_assert_int_eq(json_integer_value(res_get(j, "rotary_dim")), 40);
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), 1.0 / pow(10000.0, 2.0 / 40.0), ABS, REL);
+    json_decref(j);
+    j = au_ok(api_rope, "{'config': {'model_type': 'gpt_neox_japanese', 'hidden_size': 2560,"
+                        " 'num_attention_heads': 32}}");
+    ck_assert_int_eq(json_integer_value(res_get(j, "rotary_dim")), 80);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_type_and_rope_type_disagree)
+{
+    /* transformers#32166 / #32182: old configs name the type `type`, new ones `rope_type`;
+     * transformers versions disagree on which wins when both are present (4.43's LlamaConfig
+     * copied `type` over `rope_type`, later versions read `rope_type` first), so posenc refuses
+     * the pair when they differ, and takes either when alone (tests/vectors/rope/aliases.json). */
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'llama', 'hidden_size': 64,"
+                      " 'num_attention_heads': 8, 'rope_scaling': {'type': 'linear',"
+                      " 'rope_type': 'dynamic', 'factor': 2.0}}}",
+                      "/config/rope_scaling/rope_type", "different values");
+}
+END_TEST
+
 Suite *public_reports_suite(void)
 {
     Suite *s = suite_create("public_reports");
@@ -175,6 +275,11 @@ Suite *public_reports_suite(void)
     tcase_add_test(tc, test_mistral4_rotary_mismatch);
     tcase_add_test(tc, test_mistral4_method);
     tcase_add_test(tc, test_method_odd_rotary);
+    tcase_add_test(tc, test_yarn_factor_kept);
+    tcase_add_test(tc, test_yarn_attention_factor_given);
+    tcase_add_test(tc, test_longrope_partial_lists);
+    tcase_add_test(tc, test_neox_japanese_rotary_pct);
+    tcase_add_test(tc, test_type_and_rope_type_disagree);
     suite_add_tcase(s, tc);
     return s;
 }
