@@ -266,6 +266,29 @@ START_TEST(test_type_and_rope_type_disagree)
 }
 END_TEST
 
+START_TEST(test_deepseek_v2_lite_mscale)
+{
+    /* DeepSeek-V2-Lite's scaling (mscale = mscale_all_dim = 0.707, factor 40): the rotary
+     * attention factor is the ratio g(40, 0.707) / g(40, 0.707) = 1, and the softmax scale is
+     * multiplied by g(40, mscale_all_dim)^2 = (0.0707 ln 40 + 1)^2 = 1.5896 -- HF's
+     * DeepseekV2Attention since transformers#47435; the two corrections that
+     * onnxruntime/mobius#548 and kekzl/imp#880 had conflated. Layout: DeepseekV2Config's
+     * rope_interleave default (adjacent pairs). */
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'deepseek_v2', 'hidden_size': 2048,"
+                                " 'num_attention_heads': 16, 'qk_rope_head_dim': 64,"
+                                " 'qk_nope_head_dim': 128, 'max_position_embeddings': 163840,"
+                                " 'rope_theta': 10000, 'rope_scaling': {'type': 'yarn',"
+                                " 'factor': 40, 'mscale': 0.707, 'mscale_all_dim': 0.707,"
+                                " 'original_max_position_embeddings': 4096, 'beta_fast': 32,"
+                                " 'beta_slow': 1}}}");
+    double g = 0.1 * 0.707 * log(40.0) + 1.0;
+    ck_close(au_number(json_object_get(j, "attention_factor")), 1.0, 0, 0);
+    ck_close(au_number(json_object_get(j, "softmax_scale_factor")), g * g, ABS, REL);
+    ck_assert_str_eq(json_string_value(res_get(j, "layout")), "interleaved");
+    json_decref(j);
+}
+END_TEST
+
 Suite *public_reports_suite(void)
 {
     Suite *s = suite_create("public_reports");
@@ -280,6 +303,7 @@ Suite *public_reports_suite(void)
     tcase_add_test(tc, test_longrope_partial_lists);
     tcase_add_test(tc, test_neox_japanese_rotary_pct);
     tcase_add_test(tc, test_type_and_rope_type_disagree);
+    tcase_add_test(tc, test_deepseek_v2_lite_mscale);
     suite_add_tcase(s, tc);
     return s;
 }
