@@ -289,6 +289,25 @@ START_TEST(test_deepseek_v2_lite_mscale)
 }
 END_TEST
 
+START_TEST(test_llama3_equal_band_factors)
+{
+    /* transformers#32182 made a llama3 high_freq_factor that is not above low_freq_factor a
+     * warning (_validate_llama3_rope_parameters). With both 4 there is no medium band: a pair
+     * whose wavelength 2 pi / theta is below 8192 / 4 keeps theta, one above it is divided by 8
+     * (H 128, b 500000: pair 0 kept, pair 63 divided). posenc answers the same numbers and, like
+     * HF, warns. */
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'llama', 'hidden_size': 4096,"
+                                " 'num_attention_heads': 32, 'rope_theta': 500000,"
+                                " 'rope_scaling': {'rope_type': 'llama3', 'factor': 8,"
+                                " 'low_freq_factor': 4, 'high_freq_factor': 4,"
+                                " 'original_max_position_embeddings': 8192}}}");
+    ck_close(au_num(j, "inv_freq", 0, -1, -1), 1.0, 0, 0);
+    ck_close(au_num(j, "inv_freq", 63, -1, -1), 1.0 / pow(500000.0, 126.0 / 128.0) / 8.0, ABS, REL);
+    ck_assert(au_warned(j, "high_freq_factor"));
+    json_decref(j);
+}
+END_TEST
+
 Suite *public_reports_suite(void)
 {
     Suite *s = suite_create("public_reports");
@@ -304,6 +323,7 @@ Suite *public_reports_suite(void)
     tcase_add_test(tc, test_neox_japanese_rotary_pct);
     tcase_add_test(tc, test_type_and_rope_type_disagree);
     tcase_add_test(tc, test_deepseek_v2_lite_mscale);
+    tcase_add_test(tc, test_llama3_equal_band_factors);
     suite_add_tcase(s, tc);
     return s;
 }
