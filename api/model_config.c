@@ -117,6 +117,12 @@ static const api_model_default DEFAULTS[] = {
      "StableLmConfig (models/stablelm/configuration_stablelm.py)"},
     {"nemotron", "partial_rotary_factor", 0.5,
      "NemotronConfig (models/nemotron/configuration_nemotron.py)"},
+    /* kwargs.setdefault("partial_rotary_factor", 0.5) in each __post_init__ (ml-explore/mlx-lm#1698
+     * found THUDM/glm-4-9b-chat-hf relying on it) */
+    {"glm", "partial_rotary_factor", 0.5, "GlmConfig (models/glm/configuration_glm.py)"},
+    {"glm4", "partial_rotary_factor", 0.5, "Glm4Config (models/glm4/configuration_glm4.py)"},
+    {"glm4_moe", "partial_rotary_factor", 0.5,
+     "Glm4MoeConfig (models/glm4_moe/configuration_glm4_moe.py)"},
     {"gpt_neox", "partial_rotary_factor", 0.25,
      "GPTNeoXConfig (models/gpt_neox/configuration_gpt_neox.py: rotary_pct)"},
     {"gptj", "rotary_dim", 64.0, "GPTJConfig (models/gptj/configuration_gptj.py)"},

@@ -308,6 +308,29 @@ START_TEST(test_llama3_equal_band_factors)
 }
 END_TEST
 
+START_TEST(test_glm_partial_default)
+{
+    /* ml-explore/mlx-lm#1698: GlmConfig, Glm4Config and Glm4MoeConfig set partial_rotary_factor
+     * 0.5 when the file omits it (`kwargs.setdefault("partial_rotary_factor", 0.5)`), so
+     * THUDM/glm-4-9b-chat-hf (head_dim 128, no such key) rotates 64 dims: inv_freq has 32
+     * entries, theta_1 = 10^4^(-2/64). */
+    static const char *const TYPES[] = {"glm", "glm4", "glm4_moe"};
+    for (size_t t = 0; t < sizeof TYPES / sizeof TYPES[0]; t++) {
+        char body[256];
+        snprintf(body, sizeof body,
+                 "{'config': {'model_type': '%s', 'hidden_size': 4096,"
+                 " 'num_attention_heads': 32, 'head_dim': 128, 'rope_theta': 10000}}",
+                 TYPES[t]);
+        json_t *j = au_ok(api_rope, body);
+        ck_assert_msg(json_integer_value(res_get(j, "rotary_dim")) == 64, "%s: rotary_dim %lld",
+                      TYPES[t], (long long)json_integer_value(res_get(j, "rotary_dim")));
+        ck_assert_uint_eq(json_array_size(json_object_get(j, "inv_freq")), 32);
+        ck_close(au_num(j, "inv_freq", 1, -1, -1), 1.0 / pow(10000.0, 2.0 / 64.0), ABS, REL);
+        json_decref(j);
+    }
+}
+END_TEST
+
 Suite *public_reports_suite(void)
 {
     Suite *s = suite_create("public_reports");
@@ -324,6 +347,7 @@ Suite *public_reports_suite(void)
     tcase_add_test(tc, test_type_and_rope_type_disagree);
     tcase_add_test(tc, test_deepseek_v2_lite_mscale);
     tcase_add_test(tc, test_llama3_equal_band_factors);
+    tcase_add_test(tc, test_glm_partial_default);
     suite_add_tcase(s, tc);
     return s;
 }

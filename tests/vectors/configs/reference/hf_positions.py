@@ -102,7 +102,16 @@ def rotary_dim(cfg, mt, hd, rp):
         f = cfg.get("rotary_pct")
     if f is None and rp is not None:
         f = rp.get("partial_rotary_factor")
+    if f is None and cfg.get("rotary_dim", 0) is not None:
+        f = PARTIAL_DEFAULT.get(mt)  # the config class's default for a file without the key
     return int(hd * f) if f is not None else hd
+
+
+# Config-class defaults of the rotated share: PhiConfig, PersimmonConfig, NemotronConfig 0.5,
+# StableLmConfig 0.25, GPTNeoXConfig rotary_pct 0.25; GlmConfig, Glm4Config, Glm4MoeConfig
+# kwargs.setdefault("partial_rotary_factor", 0.5)
+PARTIAL_DEFAULT = {"phi": 0.5, "persimmon": 0.5, "nemotron": 0.5, "stablelm": 0.25,
+                   "gpt_neox": 0.25, "glm": 0.5, "glm4": 0.5, "glm4_moe": 0.5}
 
 
 def base_of(cfg, mt, rp):
