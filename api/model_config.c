@@ -123,6 +123,11 @@ static const api_model_default DEFAULTS[] = {
     {"glm4", "partial_rotary_factor", 0.5, "Glm4Config (models/glm4/configuration_glm4.py)"},
     {"glm4_moe", "partial_rotary_factor", 0.5,
      "Glm4MoeConfig (models/glm4_moe/configuration_glm4_moe.py)"},
+    /* Qwen3NextConfig: head_dim 256, kwargs.setdefault("partial_rotary_factor", 0.25) */
+    {"qwen3_next", "head_dim", 256.0,
+     "Qwen3NextConfig (models/qwen3_next/configuration_qwen3_next.py)"},
+    {"qwen3_next", "partial_rotary_factor", 0.25,
+     "Qwen3NextConfig (models/qwen3_next/configuration_qwen3_next.py)"},
     {"gpt_neox", "partial_rotary_factor", 0.25,
      "GPTNeoXConfig (models/gpt_neox/configuration_gpt_neox.py: rotary_pct)"},
     {"gptj", "rotary_dim", 64.0, "GPTJConfig (models/gptj/configuration_gptj.py)"},

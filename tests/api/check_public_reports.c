@@ -331,6 +331,21 @@ START_TEST(test_glm_partial_default)
 }
 END_TEST
 
+START_TEST(test_qwen3_next_defaults)
+{
+    /* Qwen3NextConfig (configuration_qwen3_next.py): head_dim 256 and
+     * kwargs.setdefault("partial_rotary_factor", 0.25), so a file without both rotates
+     * int(256 x 0.25) = 64 dims (the rotary slice that vLLM-Kunlun#273 and maxtext#4616 / #4764
+     * had to honour). Before: head_dim hidden_size / heads = 128, all rotating. */
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'qwen3_next', 'hidden_size': 2048,"
+                                " 'num_attention_heads': 16, 'rope_theta': 10000000}}");
+    ck_assert_int_eq(json_integer_value(res_get(j, "head_dim")), 256);
+    ck_assert_int_eq(json_integer_value(res_get(j, "rotary_dim")), 64);
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), 1.0 / pow(10000000.0, 2.0 / 64.0), ABS, REL);
+    json_decref(j);
+}
+END_TEST
+
 Suite *public_reports_suite(void)
 {
     Suite *s = suite_create("public_reports");
@@ -348,6 +363,7 @@ Suite *public_reports_suite(void)
     tcase_add_test(tc, test_deepseek_v2_lite_mscale);
     tcase_add_test(tc, test_llama3_equal_band_factors);
     tcase_add_test(tc, test_glm_partial_default);
+    tcase_add_test(tc, test_qwen3_next_defaults);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -60,11 +60,16 @@ def text_model(cfg):
 GEMMA3 = {"rope_theta": 1000000.0, "head_dim": 256, "rope_local_base_freq": 10000.0}
 
 
+QWEN3_NEXT = {"head_dim": 256}  # Qwen3NextConfig
+
+
 def get(cfg, key, mt, default=None):
     if cfg.get(key) is not None:
         return cfg[key]
     if mt in ("gemma3_text", "gemma3") and key in GEMMA3:
         return GEMMA3[key]
+    if mt == "qwen3_next" and key in QWEN3_NEXT:
+        return QWEN3_NEXT[key]
     return default
 
 
@@ -109,9 +114,10 @@ def rotary_dim(cfg, mt, hd, rp):
 
 # Config-class defaults of the rotated share: PhiConfig, PersimmonConfig, NemotronConfig 0.5,
 # StableLmConfig 0.25, GPTNeoXConfig rotary_pct 0.25; GlmConfig, Glm4Config, Glm4MoeConfig
-# kwargs.setdefault("partial_rotary_factor", 0.5)
+# kwargs.setdefault("partial_rotary_factor", 0.5); Qwen3NextConfig 0.25
 PARTIAL_DEFAULT = {"phi": 0.5, "persimmon": 0.5, "nemotron": 0.5, "stablelm": 0.25,
-                   "gpt_neox": 0.25, "glm": 0.5, "glm4": 0.5, "glm4_moe": 0.5}
+                   "gpt_neox": 0.25, "glm": 0.5, "glm4": 0.5, "glm4_moe": 0.5,
+                   "qwen3_next": 0.25}
 
 
 def base_of(cfg, mt, rp):
