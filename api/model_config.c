@@ -382,6 +382,21 @@ void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, int p
             api_rc_warn(w, "%s.%s (absent; %.17g by default of %s): %s", text->src, key, d->value,
                         d->hf, what);
     }
+    /* OLMo 3: modeling_olmo3.py builds one rotary embedding from the scaling and gives it to every
+     * layer, though its comment, the OLMo 3 paper and vLLM's Olmo3 leave the sliding-window layers
+     * unscaled (transformers#45945 closed unmerged; vllm-project/vllm#43419 disputed) */
+    const json_t *sc = member(cfg, "rope_scaling");
+    if (sc == NULL)
+        sc = member(cfg, "rope_parameters");
+    const json_t *ty = sc != NULL ? member(sc, "rope_type") : NULL;
+    if (sc != NULL && ty == NULL)
+        ty = member(sc, "type");
+    if (strcmp(text->model_type, "olmo3") == 0 && json_is_string(ty) &&
+        strcmp(json_string_value(ty), "default") != 0)
+        api_rc_warn(w,
+                    "OLMo 3: the scaling applies to every layer, sliding-window ones included, as "
+                    "transformers computes it (modeling_olmo3.py); the OLMo 3 paper and vLLM scale "
+                    "only the full-attention layers (transformers#45945, vllm-project/vllm#43419)");
 }
 
 /* Rewrites every origin's "config." to the wrapper's nested path (prefix "config.text_config"). */

@@ -346,6 +346,36 @@ START_TEST(test_qwen3_next_defaults)
 }
 END_TEST
 
+#define OLMO3_YARN                                                                                 \
+    "{'model_type': 'olmo3', 'hidden_size': 4096, 'num_attention_heads': 32,"                      \
+    " 'num_hidden_layers': 8, 'max_position_embeddings': 65536, 'rope_theta': 500000,"             \
+    " 'sliding_window': 4096, 'rope_scaling': {'rope_type': 'yarn', 'factor': 8.0,"                \
+    " 'original_max_position_embeddings': 8192, 'attention_factor': 1.2079441541679836,"           \
+    " 'beta_fast': 32, 'beta_slow': 1}}"
+
+START_TEST(test_olmo3_scaling_caveat)
+{
+    /* OLMo 3: transformers builds one rotary embedding from the config's scaling and hands it to
+     * every layer (modeling_olmo3.py), though its own comment, the OLMo 3 paper and vLLM's Olmo3
+     * keep the sliding-window layers unscaled; transformers#45945 (to follow the comment) was
+     * closed and vllm-project/vllm#43419 (to follow transformers) is disputed. posenc answers
+     * transformers' numbers (YaRN on every layer) and says so in a warning. */
+    json_t *j = au_ok(api_rope, "{'config': " OLMO3_YARN ", 'layer': 0}");
+    ck_assert_str_eq(json_string_value(json_object_get(res_get(j, "scaling"), "type")), "yarn");
+    ck_assert(au_warned(j, "sliding"));
+    json_decref(j);
+    j = au_ok(api_model_method, OLMO3_YARN);
+    ck_assert(au_warned(j, "sliding"));
+    json_decref(j);
+    /* no scaling: nothing to warn about */
+    j = au_ok(api_rope,
+              "{'config': {'model_type': 'olmo3', 'hidden_size': 4096,"
+              " 'num_attention_heads': 32, 'num_hidden_layers': 8, 'rope_theta': 500000}}");
+    ck_assert(!au_warned(j, "sliding"));
+    json_decref(j);
+}
+END_TEST
+
 Suite *public_reports_suite(void)
 {
     Suite *s = suite_create("public_reports");
@@ -364,6 +394,7 @@ Suite *public_reports_suite(void)
     tcase_add_test(tc, test_llama3_equal_band_factors);
     tcase_add_test(tc, test_glm_partial_default);
     tcase_add_test(tc, test_qwen3_next_defaults);
+    tcase_add_test(tc, test_olmo3_scaling_caveat);
     suite_add_tcase(s, tc);
     return s;
 }
