@@ -376,6 +376,38 @@ START_TEST(test_olmo3_scaling_caveat)
 }
 END_TEST
 
+START_TEST(test_mistral4_rope_parameters_max_position)
+{
+    /* Mistral4Config's default rope_parameters carry max_position_embeddings, which its
+     * validation ignores (ignore_keys_at_rope_validation) and modeling_rope_utils never reads:
+     * a file saved with it is answered (the key listed in resolved.ignored), not refused. */
+    char *cfg = au_dq(MISTRAL4_TEXT);
+    char *p = strstr(cfg, "\"partial_rotary_factor\"");
+    ck_assert_ptr_nonnull(p);
+    size_t n = strlen(cfg) + 128;
+    char *body = malloc(n);
+    ck_assert_ptr_nonnull(body);
+    snprintf(body, n, "{\"config\": %.*s\"max_position_embeddings\": 1048576, %s}", (int)(p - cfg),
+             cfg, p);
+    int st = 0;
+    char *text = au_send(api_rope, body, &st);
+    ck_assert_msg(st == 200, "status %d: %s", st, text);
+    json_t *j = au_parse(text);
+    const json_t *ign = res_get(j, "ignored");
+    ck_assert_ptr_nonnull(json_object_get(ign, "config.rope_parameters.max_position_embeddings"));
+    ck_assert_int_eq(json_integer_value(res_get(j, "rotary_dim")), 64);
+    json_decref(j);
+    free(text);
+    /* and POST /model/method takes the same file */
+    snprintf(body, n, "%.*s\"max_position_embeddings\": 1048576, %s", (int)(p - cfg), cfg, p);
+    text = au_send(api_model_method, body, &st);
+    ck_assert_msg(st == 200, "status %d: %s", st, text);
+    free(text);
+    free(body);
+    free(cfg);
+}
+END_TEST
+
 Suite *public_reports_suite(void)
 {
     Suite *s = suite_create("public_reports");
@@ -395,6 +427,7 @@ Suite *public_reports_suite(void)
     tcase_add_test(tc, test_glm_partial_default);
     tcase_add_test(tc, test_qwen3_next_defaults);
     tcase_add_test(tc, test_olmo3_scaling_caveat);
+    tcase_add_test(tc, test_mistral4_rope_parameters_max_position);
     suite_add_tcase(s, tc);
     return s;
 }
