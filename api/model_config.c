@@ -117,6 +117,17 @@ static const api_model_default DEFAULTS[] = {
      "StableLmConfig (models/stablelm/configuration_stablelm.py)"},
     {"nemotron", "partial_rotary_factor", 0.5,
      "NemotronConfig (models/nemotron/configuration_nemotron.py)"},
+    /* kwargs.setdefault("partial_rotary_factor", 0.5) in each __post_init__ (ml-explore/mlx-lm#1698
+     * found THUDM/glm-4-9b-chat-hf relying on it) */
+    {"glm", "partial_rotary_factor", 0.5, "GlmConfig (models/glm/configuration_glm.py)"},
+    {"glm4", "partial_rotary_factor", 0.5, "Glm4Config (models/glm4/configuration_glm4.py)"},
+    {"glm4_moe", "partial_rotary_factor", 0.5,
+     "Glm4MoeConfig (models/glm4_moe/configuration_glm4_moe.py)"},
+    /* Qwen3NextConfig: head_dim 256, kwargs.setdefault("partial_rotary_factor", 0.25) */
+    {"qwen3_next", "head_dim", 256.0,
+     "Qwen3NextConfig (models/qwen3_next/configuration_qwen3_next.py)"},
+    {"qwen3_next", "partial_rotary_factor", 0.25,
+     "Qwen3NextConfig (models/qwen3_next/configuration_qwen3_next.py)"},
     {"gpt_neox", "partial_rotary_factor", 0.25,
      "GPTNeoXConfig (models/gpt_neox/configuration_gpt_neox.py: rotary_pct)"},
     /* Qwen3.5: Qwen3_5TextConfig / Qwen3_5MoeTextConfig __post_init__:
@@ -235,10 +246,20 @@ int api_model_is_gemma4(const char *model_type)
 int api_model_softmax_mscale(const char *model_type)
 {
     /* DeepseekV2Attention / DeepseekV3Attention: scaling *= mscale(factor, mscale_all_dim)^2;
-     * deepseek_v32 and glm4_moe_lite inherit DeepseekV3Attention */
-    static const char *const DS[] = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite",
-                                     NULL};
+     * deepseek_v32 and glm4_moe_lite inherit DeepseekV3Attention; Mistral4Attention has it since
+     * transformers#47435 */
+    static const char *const DS[] = {"deepseek_v2",   "deepseek_v3", "deepseek_v32",
+                                     "glm4_moe_lite", "mistral4",    NULL};
     return api_str_in_list(DS, model_type);
+}
+
+int api_model_query_scale_beta(const char *model_type)
+{
+    /* Ministral3Attention and Mistral4Attention: q x get_llama_4_attn_scale(position_ids,
+     * rope_parameters["llama_4_scaling_beta"], rope_parameters["original_max_position_embeddings"])
+     */
+    static const char *const QS[] = {"ministral3", "mistral4", NULL};
+    return api_str_in_list(QS, model_type);
 }
 
 int api_model_dynamic_alpha(const char *model_type)
@@ -376,6 +397,26 @@ void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, int p
             api_rc_warn(w, "%s.%s (absent; %.17g by default of %s): %s", text->src, key, d->value,
                         d->hf, what);
     }
+    /* OLMo 3: the references disagree. The OLMo 3 paper, transformers 4.57's modeling_olmo3.py
+     * (one rotary embedding per layer type) and vLLM's Olmo3 leave the sliding-window layers
+     * unscaled, which posenc answers (api/model_layers.c); transformers 5's modeling_olmo3.py
+     * gives every layer the scaled embedding (transformers#45945, to restore the split, closed
+     * unmerged; vllm-project/vllm#43419 disputed). The warning names both and how to get the
+     * second: its numbers for any layer are the full-attention kind's. */
+    const json_t *sc = member(cfg, "rope_scaling");
+    if (sc == NULL)
+        sc = member(cfg, "rope_parameters");
+    const json_t *ty = sc != NULL ? member(sc, "rope_type") : NULL;
+    if (sc != NULL && ty == NULL)
+        ty = member(sc, "type");
+    if (strcmp(text->model_type, "olmo3") == 0 && json_is_string(ty) &&
+        strcmp(json_string_value(ty), "default") != 0)
+        api_rc_warn(
+            w, "OLMo 3: the scaling applies to the full-attention layers only and the "
+               "sliding-window layers are unscaled, as the OLMo 3 paper, transformers 4.57 and "
+               "vLLM's Olmo3 compute them; transformers 5 applies it to every layer "
+               "(transformers#45945, vllm-project/vllm#43419): for its numbers on any layer, "
+               "ask for layer_type \"full_attention\"");
 }
 
 /* Rewrites every origin's "config." to the wrapper's nested path (prefix "config.text_config"). */
@@ -401,6 +442,7 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "mistral3",
                                           "ministral",
                                           "ministral3",
+                                          "mistral4",
                                           "mixtral",
                                           "qwen2",
                                           "qwen2_moe",

@@ -86,8 +86,13 @@ const char *api_model_rope_refused(const char *model_type);
 
 /* 1 when the model type's attention multiplies the softmax scale by mscale(factor,
  * mscale_all_dim)^2 (the DeepSeek family: deepseek_v2, deepseek_v3, deepseek_v32,
- * glm4_moe_lite, longcat_flash), 0 otherwise. */
+ * glm4_moe_lite; mistral4 since transformers#47435), 0 otherwise. */
 int api_model_softmax_mscale(const char *model_type);
+
+/* 1 when the model type's attention multiplies q (after RoPE) by 1 + beta ln(1 + floor(pos / L0))
+ * with beta = the scaling object's llama_4_scaling_beta and L0 its
+ * original_max_position_embeddings (ministral3, mistral4: get_llama_4_attn_scale), 0 otherwise. */
+int api_model_query_scale_beta(const char *model_type);
 
 /* 1 when the model type reads a `dynamic` rope_scaling's `alpha` as HunYuan does (base' = base x
  * alpha^(d/(d-2)), attention factor 1: modeling_hunyuan_v1_dense.py / _moe.py), 0 otherwise. */

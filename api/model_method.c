@@ -282,6 +282,22 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
     api_rc_origin ro;
     int rrc = api_rope_rotary_dim_resolve(pb, empty, &rc, rc.head_dim, &rc.head_dim_o, &rd, &ro);
     json_decref(empty);
+    /* the checks of POST /rope (api/rope_parse.c): pairs need an even rotated width within the
+     * head (an odd one has no HF answer: transformers#48101) */
+    if (rrc >= 0 && rd == rc.head_dim && rd % 2 != 0) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ro.ptr, "head_dim must be even, got %lld",
+                          (long long)rd);
+        rrc = -1;
+    } else if (rrc >= 0 && (rd < 2 || rd % 2 != 0)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ro.ptr,
+                          "rotary_dim must be even and >= 2, got %lld", (long long)rd);
+        rrc = -1;
+    } else if (rrc >= 0 && rd > rc.head_dim) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, ro.ptr,
+                          "rotary_dim %lld must be <= head_dim (%lld)", (long long)rd,
+                          (long long)rc.head_dim);
+        rrc = -1;
+    }
     if (rrc < 0 || (sections != NULL && api_mm_check_sections(pb, msc, cfg, ptr, sections, rd) < 0))
         return NULL;
     if (sections == NULL && api_mm_account_keys(pb, cfg, ptr, &rc, &ro) < 0)
@@ -324,57 +340,6 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
                           (json_t *)cfg, "sources", sources);
     json_decref(scaling);
     return k;
-}
-
-/*
- * The sources of a kind read from an edited config name what the file holds: a per-layer-type
- * value sits under rope_parameters.<layer type>; a Gemma 3 sliding layer's base is
- * rope_local_base_freq (or Gemma3TextConfig's default of it), not the rope_theta it was put in.
- */
-static void name_edited_sources(json_t *sources, const char *where, const char *layer_type,
-                                const char *gemma3_type, int has_local_base)
-{
-    const char *k;
-    json_t *v;
-    char buf[6 * API_MC_PTR], needle[3 * API_MC_PTR];
-    snprintf(needle, sizeof needle, "%s.rope_parameters.", where);
-    json_object_foreach(sources, k, v)
-    {
-        const char *s = json_string_value(v);
-        const char *at = s && layer_type ? strstr(s, needle) : NULL;
-        if (at == NULL)
-            continue;
-        snprintf(buf, sizeof buf, "%.*s%s%s.%s", (int)(at - s), s, needle, layer_type,
-                 at + strlen(needle));
-        json_object_set_new(sources, k, json_string(buf));
-    }
-    if (gemma3_type == NULL)
-        return;
-    const api_model_default *d = api_model_default_find(gemma3_type, "rope_local_base_freq");
-    if (has_local_base)
-        snprintf(buf, sizeof buf, "%s.rope_local_base_freq", where);
-    else
-        snprintf(buf, sizeof buf, "default of %s (rope_local_base_freq)", d ? d->hf : "?");
-    json_object_set_new(sources, "base", json_string(buf));
-}
-
-/* OLMo 3's sliding layers (api_ml_kind.unscaled): cfg's flat scaling object becomes a
- * default-type one that keeps the base and rotary fraction it holds (rope_theta,
- * partial_rotary_factor), so that the kind's request answers without the scaling. */
-static void unscale(json_t *cfg)
-{
-    static const char *const KEYS[] = {"rope_scaling", "rope_parameters", NULL};
-    for (const char *const *key = KEYS; *key; key++) {
-        const json_t *sc = member(cfg, *key);
-        if (sc == NULL || !json_is_object(sc))
-            continue;
-        json_t *d = json_pack("{s:s}", "rope_type", "default");
-        static const char *const KEEP[] = {"rope_theta", "partial_rotary_factor", NULL};
-        for (const char *const *k = KEEP; d != NULL && *k; k++)
-            if (member(sc, *k) != NULL)
-                json_object_set(d, *k, json_object_get(sc, *k));
-        json_object_set_new(cfg, *key, d);
-    }
 }
 
 /* RoPE kinds per layer (api_ml_plan_layers: the rule /rope's per-layer answers use too).
@@ -433,7 +398,7 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
                                     lb ? json_deep_copy(lb) : json_real(d ? d->value : 10000.0));
                 json_object_del(edited, "rope_scaling");
             } else if (kd->unscaled) {
-                unscale(edited);
+                api_mm_unscale(edited);
             }
             unsigned filled = api_mm_fill_defaults(edited, text);
             json_t *k = rope_kind(pb, edited, text->ptr, where, w);
@@ -448,10 +413,10 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
                 kd->types == API_ML_SLIDING ? "sliding_attention" : "full_attention";
             if (per_type || gemma3 || (strcmp(mt, "olmo3") == 0 && kd->types != 0))
                 json_object_set_new(k, "layer_type", json_string(lt_name));
-            name_edited_sources(json_object_get(k, "sources"), where,
-                                per_type ? kd->params_key : NULL,
-                                gemma3 && !per_type && kd->local_base ? mt : NULL,
-                                member(cfg, "rope_local_base_freq") != NULL);
+            api_mm_name_edited_sources(json_object_get(k, "sources"), where,
+                                       per_type ? kd->params_key : NULL,
+                                       gemma3 && !per_type && kd->local_base ? mt : NULL,
+                                       member(cfg, "rope_local_base_freq") != NULL);
             map[lk] = add_kind(p, k);
         }
         assign(p, (int)l, map[lk]);

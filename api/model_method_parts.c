@@ -240,3 +240,54 @@ int api_mm_account_keys(api_problem *pb, const json_t *edited, const char *text_
     free(r);
     return rc_keys < 0 ? -1 : 0;
 }
+
+/*
+ * The sources of a kind read from an edited config name what the file holds: a per-layer-type
+ * value sits under rope_parameters.<layer type>; a Gemma 3 sliding layer's base is
+ * rope_local_base_freq (or Gemma3TextConfig's default of it), not the rope_theta it was put in.
+ */
+void api_mm_name_edited_sources(json_t *sources, const char *where, const char *layer_type,
+                                const char *gemma3_type, int has_local_base)
+{
+    const char *k;
+    json_t *v;
+    char buf[6 * API_MC_PTR], needle[3 * API_MC_PTR];
+    snprintf(needle, sizeof needle, "%s.rope_parameters.", where);
+    json_object_foreach(sources, k, v)
+    {
+        const char *s = json_string_value(v);
+        const char *at = s && layer_type ? strstr(s, needle) : NULL;
+        if (at == NULL)
+            continue;
+        snprintf(buf, sizeof buf, "%.*s%s%s.%s", (int)(at - s), s, needle, layer_type,
+                 at + strlen(needle));
+        json_object_set_new(sources, k, json_string(buf));
+    }
+    if (gemma3_type == NULL)
+        return;
+    const api_model_default *d = api_model_default_find(gemma3_type, "rope_local_base_freq");
+    if (has_local_base)
+        snprintf(buf, sizeof buf, "%s.rope_local_base_freq", where);
+    else
+        snprintf(buf, sizeof buf, "default of %s (rope_local_base_freq)", d ? d->hf : "?");
+    json_object_set_new(sources, "base", json_string(buf));
+}
+
+/* OLMo 3's sliding layers (api_ml_kind.unscaled): cfg's flat scaling object becomes a
+ * default-type one that keeps the base and rotary fraction it holds (rope_theta,
+ * partial_rotary_factor), so that the kind's request answers without the scaling. */
+void api_mm_unscale(json_t *cfg)
+{
+    static const char *const KEYS[] = {"rope_scaling", "rope_parameters", NULL};
+    for (const char *const *key = KEYS; *key; key++) {
+        const json_t *sc = member(cfg, *key);
+        if (sc == NULL || !json_is_object(sc))
+            continue;
+        json_t *d = json_pack("{s:s}", "rope_type", "default");
+        static const char *const KEEP[] = {"rope_theta", "partial_rotary_factor", NULL};
+        for (const char *const *k = KEEP; d != NULL && *k; k++)
+            if (member(sc, *k) != NULL)
+                json_object_set(d, *k, json_object_get(sc, *k));
+        json_object_set_new(cfg, *key, d);
+    }
+}

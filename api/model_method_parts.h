@@ -57,4 +57,19 @@ json_t *api_mm_query_scale(const api_model_temp *tt, const api_model_text *text,
 int api_mm_attn_scale(api_problem *pb, json_t *kind, const api_model_text *text, const char *where,
                       api_rc_warnings *w);
 
+/*
+ * The sources of a kind read from an edited config name what the file holds: a per-layer-type
+ * value (layer_type non-NULL) under <where>.rope_parameters.<layer type>; for gemma3_type
+ * non-NULL (a Gemma 3 sliding layer) the base is <where>.rope_local_base_freq when the file has
+ * it (has_local_base), else the config class's default of it. Edits sources in place.
+ */
+void api_mm_name_edited_sources(json_t *sources, const char *where, const char *layer_type,
+                                const char *gemma3_type, int has_local_base);
+
+/* OLMo 3's sliding layers (api_ml_kind.unscaled): cfg's flat scaling object (rope_scaling or
+ * rope_parameters) becomes {"rope_type": "default"} keeping only its rope_theta and
+ * partial_rotary_factor, so the kind's request answers without the scaling (transformers 4.57
+ * modeling_olmo3.py rotary_embs). Edits cfg in place. */
+void api_mm_unscale(json_t *cfg);
+
 #endif

@@ -15,7 +15,8 @@ typedef enum {
     R_KEY_RSQRT, /* config[key]^-0.5 (class default def) */
     R_KEY,       /* config[key] (class default def) */
     R_ONE,       /* 1: no scaling */
-    R_MLA,       /* (qk_nope_head_dim + qk_rope_head_dim)^-0.5 (DeepSeek MLA) */
+    R_MLA,       /* (qk_nope_head_dim + qk_rope_head_dim)^-0.5 (DeepSeek MLA; def = the
+                  * class default of qk_nope_head_dim) */
     R_MPT        /* attn_config.softmax_scale, else head_dim^-0.5 */
 } rule;
 
@@ -118,17 +119,22 @@ static const row TABLE[] = {
      "modeling_granitemoeshared.py: scaling = attention_multiplier; default 1.0", NULL},
     {"granitemoehybrid", R_KEY, "attention_multiplier", 1.0,
      "modeling_granitemoehybrid.py: scaling = attention_multiplier; default 1.0", NULL},
-    {"deepseek_v2", R_MLA, NULL, 0.0,
+    {"deepseek_v2", R_MLA, NULL, 128.0,
      "modeling_deepseek_v2.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
      "qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor)",
      MLA_NOTE},
-    {"deepseek_v3", R_MLA, NULL, 0.0,
+    {"deepseek_v3", R_MLA, NULL, 128.0,
      "modeling_deepseek_v3.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
      "qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor)",
      MLA_NOTE},
-    {"deepseek_v32", R_MLA, NULL, 0.0,
+    {"deepseek_v32", R_MLA, NULL, 128.0,
      "modeling_deepseek_v32.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
      "qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor)",
+     MLA_NOTE},
+    /* Mistral4Attention (DeepseekV3Attention's shape); Mistral4Config's qk_nope_head_dim is 64 */
+    {"mistral4", R_MLA, NULL, 64.0,
+     "modeling_mistral4.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
+     "qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor, transformers#47435)",
      MLA_NOTE},
     {"mpt", R_MPT, NULL, 0.0,
      "modeling_mpt.py: softmax_scale = attn_config.softmax_scale, else 1/sqrt(head_dim)", NULL},
@@ -208,8 +214,8 @@ static int scale_of_row(api_problem *pb, const api_model_text *t, const row *w, 
             snprintf(out->src, sizeof out->src, "default %.17g of %s (%s)", w->def, w->key, w->hf);
         return 0;
     case R_MLA: {
-        double nope = 128.0, rope = 64.0; /* DeepseekV2Config / DeepseekV3Config defaults */
-        if (read_key(pb, t, "qk_nope_head_dim", 128.0, &nope) < 0 ||
+        double nope = w->def, rope = 64.0; /* the config class's defaults */
+        if (read_key(pb, t, "qk_nope_head_dim", w->def, &nope) < 0 ||
             read_key(pb, t, "qk_rope_head_dim", 64.0, &rope) < 0)
             return -1;
         out->scale = 1.0 / sqrt(nope + rope);

@@ -116,6 +116,40 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
     }
 }
 
+/* Mistral 4 (configuration_mistral4.py): Mistral4Config makes head_dim qk_nope_head_dim +
+ * qk_rope_head_dim and rope_parameters' partial_rotary_factor qk_rope_head_dim / head_dim, so HF's
+ * rotary dim int(head_dim x partial_rotary_factor) is counted on that whole head, while posenc's
+ * head_dim is the rotated qk_rope_head_dim slice. Turns a factor read into that rotary dim; a
+ * factor whose rotary dim is not the slice is a 422 (Mistral4Attention's q_rot would not match). */
+static void resolve_mistral4_rotary(api_problem *pb, const json_t *cfg, const char *ptr,
+                                    api_rope_config *out)
+{
+    char fp[API_RC_PTR];
+    if (strcmp(out->model_type, "mistral4") != 0 || !out->partial_o.set ||
+        strstr(out->head_dim_o.src, "qk_rope_head_dim") == NULL)
+        return;
+    int64_t nope = 64; /* Mistral4Config's default */
+    if (cfg_int(pb, cfg, ptr, "qk_nope_head_dim", &nope) < 0)
+        return;
+    double f = out->partial_rotary_factor;
+    int64_t whole = nope + out->head_dim;
+    int64_t d = (int64_t)floor((double)whole * f);
+    if (d != out->head_dim) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, out->partial_o.ptr,
+                          "Mistral 4 rotates floor((qk_nope_head_dim + qk_rope_head_dim) %lld x "
+                          "partial_rotary_factor %.17g) = %lld dims, which must be "
+                          "qk_rope_head_dim %lld (configuration_mistral4.py)",
+                          (long long)whole, f, (long long)d, (long long)out->head_dim);
+        return;
+    }
+    snprintf(fp, sizeof fp, "%s", out->partial_o.ptr);
+    out->rotary_dim = d;
+    /* fits API_RC_SRC once rebased onto config.text_config. */
+    api_rc_origin_set(&out->rotary_dim_o, fp, "%s x (qk_nope_head_dim + qk_rope_head_dim)",
+                      out->partial_o.src);
+    memset(&out->partial_o, 0, sizeof out->partial_o);
+}
+
 /* Gemma 4's full-attention head (Gemma4TextRotaryEmbedding: head_dim_key "global_head_dim" for
  * a proportional full_attention entry; Gemma4TextConfig's default 512 when the file omits it). */
 static void resolve_global_head_dim(api_problem *pb, const json_t *cfg, const char *ptr,
@@ -161,9 +195,9 @@ static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, 
         api_rc_origin_set(&out->layout_o, fp, "config.rope_interleave");
         return;
     }
-    /* rope_interleave defaults to true: DeepseekV3Config, Glm4MoeLiteConfig */
-    static const char *const INTERLEAVED_MODELS[] = {"gptj",        "codegen",       "deepseek_v2",
-                                                     "deepseek_v3", "glm4_moe_lite", NULL};
+    /* rope_interleave defaults to true: DeepseekV3Config, Glm4MoeLiteConfig, Mistral4Config */
+    static const char *const INTERLEAVED_MODELS[] = {
+        "gptj", "codegen", "deepseek_v2", "deepseek_v3", "glm4_moe_lite", "mistral4", NULL};
     if (out->model_type[0] && api_str_in_list(INTERLEAVED_MODELS, out->model_type)) {
         out->layout = PE_ROPE_INTERLEAVED;
         api_ptr(fp, sizeof fp, ptr, "model_type");
@@ -234,15 +268,16 @@ static void resolve_lengths(api_problem *pb, const json_t *cfg, const char *ptr,
     }
 }
 
-/* Ministral 3's llama_4_scaling_beta in the scaling object sc (at sc_ptr, key sc_key): the
- * query scale 1 + beta ln(1 + floor(pos / L0)) with L0 the object's
- * original_max_position_embeddings (Ministral3Attention reads both from rope_parameters). Other
- * model types' attention does not read it (api/rope_keys.c lists it as ignored). */
+/* Ministral 3's and Mistral 4's llama_4_scaling_beta in the scaling object sc (at sc_ptr, key
+ * sc_key): the query scale 1 + beta ln(1 + floor(pos / L0)) with L0 the object's
+ * original_max_position_embeddings (Ministral3Attention and Mistral4Attention read both from
+ * rope_parameters). Other model types' attention does not read it (api/rope_keys.c lists it as
+ * ignored). */
 static void resolve_qscale(api_problem *pb, const json_t *sc, const char *sc_ptr,
                            const char *sc_key, api_rope_config *out)
 {
     char fp[API_RC_PTR];
-    if (strcmp(out->model_type, "ministral3") != 0 ||
+    if (!api_model_query_scale_beta(out->model_type) ||
         api_get_number(pb, sc, sc_ptr, "llama_4_scaling_beta", 0.0, 1e6, 0, &out->qscale_beta) <= 0)
         return;
     api_ptr(fp, sizeof fp, sc_ptr, "llama_4_scaling_beta");
@@ -250,8 +285,8 @@ static void resolve_qscale(api_problem *pb, const json_t *sc, const char *sc_ptr
     if (cfg_int(pb, sc, sc_ptr, "original_max_position_embeddings", &out->qscale_l0) <= 0) {
         if (!api_problem_failed(pb))
             api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "needs original_max_position_embeddings beside it (Ministral 3 "
-                              "divides the position by it)");
+                              "needs original_max_position_embeddings beside it (the model "
+                              "divides the position by it: get_llama_4_attn_scale)");
         return;
     }
     char lp[API_RC_PTR];
@@ -382,6 +417,9 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
             api_rc_origin_set(&out->rotary_dim_o, fp, "default of %s", r->hf);
         }
     }
+
+    if (!(skip & API_RC_SKIP_ROTARY) && !(skip & API_RC_SKIP_HEAD_DIM))
+        resolve_mistral4_rotary(pb, config, ptr, out);
 
     if (!(skip & API_RC_SKIP_BASE)) {
         static const char *const BASES[] = {"rope_theta", "rotary_emb_base", NULL};

@@ -194,8 +194,11 @@ static const char *why_scaling(const char *k, const api_rope_req *r, const char 
         return "the rotary dim comes from elsewhere: the request, a rotary_dim key or the "
                "type's own rule (see resolved.sources.rotary_dim)";
     if (strcmp(k, "llama_4_scaling_beta") == 0)
-        return "only Ministral 3's attention reads it (modeling_ministral3.py); this model_type's "
-               "does not";
+        return "only Ministral 3's and Mistral 4's attention read it (modeling_ministral3.py, "
+               "modeling_mistral4.py); this model_type's does not";
+    if (strcmp(k, "max_position_embeddings") == 0 && strcmp(r->cfg.model_type, "mistral4") == 0)
+        return "Mistral4Config copies it into rope_parameters and its validation ignores it "
+               "(configuration_mistral4.py); modeling_rope_utils does not read it";
     for (int f = 0; f < API_RS__COUNT; f++)
         if (strcmp(k, api_rs_field_name((api_rs_field)f)) == 0)
             return "not read for this scaling type (modeling_rope_utils.py; the warnings say "

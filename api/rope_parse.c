@@ -197,6 +197,15 @@ static void check_scaling(api_problem *pb, api_rope_req *r)
         api_problem_field(pb, API_PB_INVALID_FIELD, sc->origin[API_RS_HIGH_FREQ_FACTOR].ptr,
                           "high_freq_factor (%.17g) must not be below low_freq_factor (%.17g)",
                           sc->num[API_RS_HIGH_FREQ_FACTOR], sc->num[API_RS_LOW_FREQ_FACTOR]);
+    else if (sc->type == PE_ROPE_LLAMA3 && sc->origin[API_RS_LOW_FREQ_FACTOR].set &&
+             sc->origin[API_RS_HIGH_FREQ_FACTOR].set &&
+             sc->num[API_RS_LOW_FREQ_FACTOR] == sc->num[API_RS_HIGH_FREQ_FACTOR])
+        /* HF only warns (transformers#32182, _validate_llama3_rope_parameters) */
+        api_rc_warn(&r->warn,
+                    "high_freq_factor equals low_freq_factor (%.17g): there is no medium band, "
+                    "each pair is kept or divided by factor (accepted, as Hugging Face only "
+                    "warns)",
+                    sc->num[API_RS_LOW_FREQ_FACTOR]);
     if (sc->type == PE_ROPE_LONGROPE) {
         for (int l = 0; l < 2; l++) {
             api_rs_field f = l == 0 ? API_RS_SHORT_FACTOR : API_RS_LONG_FACTOR;

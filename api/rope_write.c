@@ -196,8 +196,11 @@ static void write_resolved_one_d(wire_jw *out, const api_rope_req *r, const api_
         wire_jw_key(out, "query_scale");
         wire_jw_obj_begin(out);
         wire_jw_key(out, "rule");
-        wire_jw_str(out, "q_rotated x (1 + beta ln(1 + floor(pos / "
-                         "original_max_position_embeddings))) (Ministral 3)");
+        wire_jw_str(out, strcmp(c->model_type, "mistral4") == 0
+                             ? "q_rotated x (1 + beta ln(1 + floor(pos / "
+                               "original_max_position_embeddings))) (Mistral 4)"
+                             : "q_rotated x (1 + beta ln(1 + floor(pos / "
+                               "original_max_position_embeddings))) (Ministral 3)");
         write_num(out, "beta", c->qscale_beta);
         write_num(out, "original_max_position_embeddings", (double)c->qscale_l0);
         wire_jw_obj_end(out);

@@ -71,16 +71,6 @@ static void want_freq(const json_t *j, size_t i, double want)
     ck_assert_msg(au_close(got, want, ABS, REL), "inv_freq[%zu] = %.17g, want %.17g", i, got, want);
 }
 
-/* 1 when one of the response's warnings contains needle. */
-static int warned(const json_t *j, const char *needle)
-{
-    const json_t *w = json_object_get(j, "warnings");
-    for (size_t i = 0; i < json_array_size(w); i++)
-        if (strstr(json_string_value(json_array_get(w, i)), needle) != NULL)
-            return 1;
-    return 0;
-}
-
 /*
  * DeepSeek-V3.2-Exp (verbatim): modeling_deepseek_v32.py always rotates adjacent pairs (there is
  * no rope_interleave), and DeepseekV3Attention multiplies the softmax scale by mscale^2.
@@ -130,7 +120,7 @@ START_TEST(test_gemma3_wrapper_defaults)
     want_freq(j, 1, 0.11221089155591428);
     want_freq(j, 64, 0.000125);
     want_freq(j, 127, 1.3924673249935028e-07);
-    ck_assert(warned(j, "rope_local_base_freq"));
+    ck_assert(au_warned(j, "rope_local_base_freq"));
     json_decref(j);
 }
 END_TEST
@@ -153,7 +143,7 @@ START_TEST(test_llama4_equal_factors)
     want_freq(j, 34, 0.0009384738703573801);
     want_freq(j, 35, 4.7781061769823416e-05);
     want_freq(j, 63, 1.5344629944572555e-07);
-    ck_assert(warned(j, "attn_temperature_tuning"));
+    ck_assert(au_warned(j, "attn_temperature_tuning"));
     json_decref(j);
 }
 END_TEST
@@ -236,7 +226,7 @@ START_TEST(test_ministral3_no_softmax_factor)
     json_t *j = ok_file(DIR "ministral3_8b.json", NULL);
     ck_close(au_number(json_object_get(j, "softmax_scale_factor")), 1.0, 0, 0);
     ck_close(au_number(json_object_get(j, "attention_factor")), 1.0, 0, 0);
-    ck_assert(warned(j, "DeepSeek family"));
+    ck_assert(au_warned(j, "DeepSeek family"));
     /* llama_4_scaling_beta: Ministral 3's query scale, read (no longer a warning) */
     const json_t *qs = res(j, "query_scale");
     ck_close(au_number(json_object_get(qs, "beta")), 0.1, 0, 0);

@@ -61,6 +61,7 @@ make -s -C "$ROOT" web-compressed >/dev/null
 [ -x "$BIN" ] || { echo "browser: $BIN not built (make build/posencd)" >&2; exit 1; }
 DATA=$(mktemp -d "${TMPDIR:-/tmp}/posenc-browser-data.XXXXXX")
 LOG=$ART/posencd.log
+rm -f "$LOG" # a previous run's "listening on" line must not be read before the new daemon's
 "$BIN" --bind 127.0.0.1 --port 0 --web-dir "$ROOT/web" --spec "$ROOT/openapi.yaml" --data-dir "$DATA" \
     >"$LOG" 2>&1 &
 PID=$!

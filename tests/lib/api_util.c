@@ -158,6 +158,15 @@ void au_same(const json_t *a, const json_t *b, const char *key)
     ck_assert_msg(json_equal(json_object_get(a, key), json_object_get(b, key)), "%s differs", key);
 }
 
+int au_warned(const json_t *j, const char *needle)
+{
+    const json_t *w = json_object_get(j, "warnings");
+    for (size_t i = 0; i < json_array_size(w); i++)
+        if (strstr(json_string_value(json_array_get(w, i)), needle) != NULL)
+            return 1;
+    return 0;
+}
+
 /* ---- tolerances and golden cases ----------------------------------------------------------- */
 
 int au_close(double got, double want, double abs_tol, double rel_tol)

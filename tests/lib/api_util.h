@@ -75,6 +75,8 @@ double au_num(const json_t *j, const char *key, int i0, int i1, int i2);
 /* Asserts json_equal(a[key], b[key]): the same JSON value in both responses (missing in either
  * fails). */
 void au_same(const json_t *a, const json_t *b, const char *key);
+/* 1 when an entry of j's "warnings" array contains needle, else 0 (no array: 0). */
+int au_warned(const json_t *j, const char *needle);
 
 /* ---- tolerances and golden cases ----------------------------------------------------------- */
 

@@ -66,6 +66,9 @@ QWEN35 = {"head_dim": 256, "partial_rotary_factor": 0.25}
 QWEN35_TYPES = ("qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
+QWEN3_NEXT = {"head_dim": 256}  # Qwen3NextConfig
+
+
 def get(cfg, key, mt, default=None):
     if cfg.get(key) is not None:
         return cfg[key]
@@ -73,6 +76,8 @@ def get(cfg, key, mt, default=None):
         return GEMMA3[key]
     if mt in QWEN35_TYPES and key in QWEN35:
         return QWEN35[key]
+    if mt == "qwen3_next" and key in QWEN3_NEXT:
+        return QWEN3_NEXT[key]
     return default
 
 
@@ -94,6 +99,15 @@ def rope_params(cfg):
 
 
 def rotary_dim(cfg, mt, hd, rp):
+    if mt == "mistral4":
+        # configuration_mistral4.py: head_dim = qk_nope_head_dim + qk_rope_head_dim and
+        # rope_parameters.setdefault("partial_rotary_factor", qk_rope_head_dim / head_dim);
+        # modeling_rope_utils: dim = int(head_dim * partial_rotary_factor)
+        whole = int(cfg.get("qk_nope_head_dim", 64)) + int(cfg.get("qk_rope_head_dim", 64))
+        f = cfg.get("partial_rotary_factor")
+        if f is None and rp is not None:
+            f = rp.get("partial_rotary_factor")
+        return int(whole * f) if f is not None else hd
     if cfg.get("rotary_dim") is not None:
         return int(cfg["rotary_dim"])
     f = cfg.get("partial_rotary_factor")
@@ -103,7 +117,17 @@ def rotary_dim(cfg, mt, hd, rp):
         f = rp.get("partial_rotary_factor")
     if f is None:
         f = get(cfg, "partial_rotary_factor", mt)
+    if f is None and cfg.get("rotary_dim", 0) is not None:
+        f = PARTIAL_DEFAULT.get(mt)  # the config class's default for a file without the key
     return int(hd * f) if f is not None else hd
+
+
+# Config-class defaults of the rotated share: PhiConfig, PersimmonConfig, NemotronConfig 0.5,
+# StableLmConfig 0.25, GPTNeoXConfig rotary_pct 0.25; GlmConfig, Glm4Config, Glm4MoeConfig
+# kwargs.setdefault("partial_rotary_factor", 0.5); Qwen3NextConfig 0.25
+PARTIAL_DEFAULT = {"phi": 0.5, "persimmon": 0.5, "nemotron": 0.5, "stablelm": 0.25,
+                   "gpt_neox": 0.25, "glm": 0.5, "glm4": 0.5, "glm4_moe": 0.5,
+                   "qwen3_next": 0.25}
 
 
 def base_of(cfg, mt, rp):
@@ -117,11 +141,14 @@ def base_of(cfg, mt, rp):
 
 ADJACENT = {"gptj", "codegen", "glm", "glm4", "glm4v", "glm4v_text", "ernie4_5", "ernie4_5_moe",
             "deepseek_v32", "llama4", "llama4_text"}
-INTERLEAVE_DEFAULT_TRUE = {"deepseek_v2", "deepseek_v3", "glm4_moe_lite"}
+INTERLEAVE_DEFAULT_TRUE = {"deepseek_v2", "deepseek_v3", "glm4_moe_lite", "mistral4"}
 # apply_rotary_pos_emb_interleave of modeling_deepseek_v3.py (deepseek_v32 imports it): permute
 # the pairs apart, rotate_half, keep the permuted order
-DEEPSEEK_APPLY = {"deepseek_v3", "deepseek_v32"}
-DEEPSEEK_SOFTMAX = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite"}
+DEEPSEEK_APPLY = {"deepseek_v3", "deepseek_v32", "mistral4"}
+# DeepseekV2/V3Attention; Mistral4Attention since transformers#47435
+DEEPSEEK_SOFTMAX = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite", "mistral4"}
+# get_llama_4_attn_scale after RoPE (modeling_ministral3.py, modeling_mistral4.py)
+QUERY_SCALE = {"ministral3", "mistral4"}
 
 
 def layout(cfg, mt):
@@ -446,14 +473,14 @@ def probe_rope(tc, mt, kind, pos, inv_freq):
     q, k = probe_vectors(kind["head_dim"])
     rp = rope_params(tc) or {}
     qs = [1.0] * len(pos)
-    if mt == "ministral3" and rp.get("llama_4_scaling_beta") is not None:
+    if mt in QUERY_SCALE and rp.get("llama_4_scaling_beta") is not None:
         beta, l0 = float(rp["llama_4_scaling_beta"]), rp["original_max_position_embeddings"]
         qs = [1 + beta * math.log(1 + math.floor(p / l0)) for p in pos]
     qr = [[v * qs[a] for v in rotate(q, kind, p, inv_freq)] for a, p in enumerate(pos)]
     kr = [rotate(k, kind, p, inv_freq) for p in pos]
     sc = [[math.fsum(x * y for x, y in zip(qa, kb)) for kb in kr] for qa in qr]
     out = {"q": q, "k": k, "positions": pos, "q_rotated": qr, "k_rotated": kr, "scores": sc}
-    if mt == "ministral3" and rp.get("llama_4_scaling_beta") is not None:
+    if mt in QUERY_SCALE and rp.get("llama_4_scaling_beta") is not None:
         out["q_scale"] = qs
     if kind.get("hf_apply") == "deepseek_interleave":
         d = kind["rotary_dim"]
