@@ -41,12 +41,16 @@
  * Where the tensors wait: fd is an open read-write file (unlinked: it goes when closed), owned by
  * the caller. reserve(cls, total) is told the spool bytes this request will hold (before they are
  * written; a smaller total after release, also 0 at the end) and returns 0, or -1 when the quota
- * refuses (the request then fails with 507 insufficient-storage). reserve may be NULL.
+ * refuses (the request then fails with 507 insufficient-storage). reclaim(cls) is called when a
+ * write finds the spool's file system full (ENOSPC, EDQUOT): it frees what the caller holds there
+ * outside requests (server/spool.c's kept files) and returns 1 when it freed something (the write
+ * is then retried once), else 0; only a write that still fails is a 507. Either may be NULL.
  */
 typedef struct {
     int fd;
     int (*reserve)(void *cls, uint64_t total);
     void *cls;
+    int (*reclaim)(void *cls);
 } api_spool;
 
 typedef struct api_bin api_bin;

@@ -185,10 +185,19 @@ static int rotate_window(api_bin *b, int i, size_t w)
     }
     b->spool_total += left;
     uint64_t off = p->off + e0 * es;
+    int reclaimed = 0;
     while (left > 0) {
         ssize_t k = pwrite(b->sp.fd, out, left, (off_t)off);
         if (k < 0 && errno == EINTR)
             continue;
+        if (k < 0 && (errno == ENOSPC || errno == EDQUOT) && !reclaimed &&
+            b->sp.reclaim != NULL) { /* the disk full: free what waits outside requests, retry */
+            int e = errno;
+            reclaimed = 1;
+            if (b->sp.reclaim(b->sp.cls))
+                continue;
+            errno = e;
+        }
         if (k <= 0) {
             api_bin_fail(b, API_PB_INSUFFICIENT_STORAGE, NULL,
                          "the spool cannot take the tensors now (%s); retry later",

@@ -6,10 +6,12 @@
  * past the address space is a 413 like any other shape over max_tensor_bytes.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/bin.h"
 #include "tests/lib/api_util.h"
@@ -46,7 +48,7 @@ static void expect_problem(bu_body *b, int status, const char *ptr)
 static api_bin *open_bin(FILE *f, spool_log *log)
 {
     ck_assert_ptr_nonnull(f);
-    api_spool sp = {fileno(f), log_reserve, log};
+    api_spool sp = {fileno(f), log_reserve, log, NULL};
     api_bin *bin = api_bin_new(&au_ctx, &api_route_rope, BU_BOUNDARY, &sp, NULL, NULL);
     ck_assert_ptr_nonnull(bin);
     return bin;
@@ -265,6 +267,70 @@ START_TEST(test_lf_only)
 }
 END_TEST
 
+/* The spool's file system full (the daemon's kept spool files, outside the quota, may fill a
+ * small --spool-dir such as the Kubernetes Deployment's 16 MiB tmpfs /tmp): reclaim is asked to
+ * free them and the write is retried, so the request is answered, bit for bit as on a disk with
+ * room; when nothing could be freed it stays a 507. The full disk is /dev/full (every write
+ * ENOSPC); "freeing" puts a temporary file on the same descriptor. Before the fix a request that
+ * the quota took was refused with 507 while idle kept files held the space. */
+typedef struct {
+    int fd, calls, frees;
+} reclaim_log;
+
+static int reclaim_dev_full(void *cls)
+{
+    reclaim_log *r = cls;
+    r->calls++;
+    if (!r->frees)
+        return 0;
+    FILE *t = tmpfile();
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(dup2(fileno(t), r->fd), r->fd);
+    fclose(t); /* the file lives on through r->fd */
+    return 1;
+}
+
+START_TEST(test_disk_full_reclaims)
+{
+    double q[24];
+    for (int i = 0; i < 24; i++)
+        q[i] = 0.25 * i - 2.0;
+    size_t shape[2] = {3, 8};
+    bu_body b = {0};
+    bu_params(&b, "{\"positions\": [4, 5, 6]}");
+    bu_npy(&b, "q", WIRE_DT_F32, shape, 2, q);
+    bu_end(&b);
+    bu_opts o = {.npy = 1};
+    api_response want = bu_run(&b, &o); /* on a disk with room */
+    const unsigned char *wd = bu_npy_data(&want, WIRE_DT_F32, 24);
+    api_opts opts = {.npy = 1};
+    for (int frees = 1; frees >= 0; frees--) {
+        int fd = open("/dev/full", O_RDWR | O_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        reclaim_log rl = {fd, 0, frees};
+        api_spool sp = {fd, NULL, &rl, reclaim_dev_full};
+        api_bin *bin = api_bin_new(&au_ctx, &api_route_rope, BU_BOUNDARY, &sp, NULL, NULL);
+        ck_assert_ptr_nonnull(bin);
+        api_bin_feed(bin, b.buf, b.len);
+        api_response r;
+        api_bin_run(bin, &opts, "t", &r);
+        if (frees) {
+            const unsigned char *got = bu_npy_data(&r, WIRE_DT_F32, 24);
+            ck_assert(memcmp(got, wd, 24 * 4) == 0);
+        } else {
+            bu_expect_problem(&r, 507, NULL);
+            ck_assert_ptr_nonnull(strstr(r.body, "No space left on device"));
+        }
+        ck_assert_int_eq(rl.calls, 1);
+        api_response_free(&r);
+        api_bin_free(bin);
+        close(fd);
+    }
+    api_response_free(&want);
+    free(b.buf);
+}
+END_TEST
+
 Suite *api_bin_limits_suite(void)
 {
     Suite *s = suite_create("api_bin_limits");
@@ -279,6 +345,7 @@ Suite *api_bin_limits_suite(void)
     tcase_add_test(tc, test_two_boundaries);
     tcase_add_test(tc, test_plan_counts);
     tcase_add_test(tc, test_lf_only);
+    tcase_add_test(tc, test_disk_full_reclaims);
     suite_add_tcase(s, tc);
     return s;
 }

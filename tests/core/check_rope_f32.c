@@ -132,6 +132,52 @@ START_TEST(test_nonfinite_flagged)
 }
 END_TEST
 
+/* Values at the edges of float32, every level against the float64 path rounded: subnormal inputs
+ * and results (a process that flushes them -- MXCSR's FTZ/DAZ, which -Ofast's start-up code sets --
+ * would give zeros), signed zeros (angle 0: -0 c - (+0) s = -0 - 0 = -0, +0 c + (-0) s = +0), and
+ * the overflow boundary: at angle 0 out1 = a x1, and FLT_MAX (2^128 - 2^104, ulp 2^104) times
+ * a = 1 + 2^-25 is FLT_MAX + 2^103 (1 - 2^-24), under half an ulp: rounds to FLT_MAX, finite, not
+ * flagged; times 1 + 2^-24 it is FLT_MAX + 2^104 (1 - 2^-24), past half an ulp: +Inf, flagged. */
+START_TEST(test_float32_edges)
+{
+    enum { T = 2, D = 8, N = 4 }; /* 2 positions (angles 0 and 1 rad per pair), 4 pairs */
+    const float x[T * D] = {1e-45f, -1e-40f, 1.17549e-38f, -0.0f, 3e-39f, 2e-45f, -1e-38f, 0.0f,
+                            -0.0f,  3e-45f,  -3e-40f,      0.0f,  1e-44f, -0.0f,  5e-39f,  -0.0f};
+    double c[T * N], s[T * N];
+    for (size_t j = 0; j < N; j++) {
+        c[j] = 1.0, s[j] = 0.0;
+        c[N + j] = cos(1.0), s[N + j] = sin(1.0);
+    }
+    double xd[T * D], yd[T * D];
+    for (size_t i = 0; i < T * D; i++)
+        xd[i] = (double)x[i];
+    pe_rope_rotate_heads_level(xd, c, s, T, 1, D, D, PE_ROPE_HALF, 1.0, 0, yd);
+    size_t subnormal = 0;
+    for (size_t i = 0; i < T * D; i++)
+        subnormal += (float)yd[i] != 0.0f && fabsf((float)yd[i]) < 1.17549435e-38f;
+    ck_assert_uint_ge(subnormal, 8); /* the results are subnormal too, not only the inputs */
+    float out[T * D];
+    for (int level = 0; level <= PE_ROPE_LEVEL_MAX; level++) {
+        ck_assert_int_eq(pe_rope_rotate_heads_f32_level(x, c, s, T, 1, D, D, 1.0, level, out), 0);
+        for (size_t i = 0; i < T * D; i++) {
+            float want = (float)yd[i];
+            ck_assert_msg(memcmp(&want, &out[i], 4) == 0, "level %d value %zu: %a, want %a", level,
+                          i, (double)out[i], (double)want);
+        }
+        ck_assert(signbit(out[3]) && !signbit(out[7])); /* x[3] = -0, x[7] = +0 at angle 0 */
+        const float big[2] = {3.40282347e38f, 1.0f};
+        double c0 = 1.0, s0 = 0.0;
+        float o2[2];
+        ck_assert_int_eq(
+            pe_rope_rotate_heads_f32_level(big, &c0, &s0, 1, 1, 2, 2, 1.0 + 0x1p-25, level, o2), 0);
+        ck_assert_float_eq(o2[0], 3.40282347e38f);
+        ck_assert_int_eq(
+            pe_rope_rotate_heads_f32_level(big, &c0, &s0, 1, 1, 2, 2, 1.0 + 0x1p-24, level, o2), 1);
+        ck_assert(isinf(o2[0]) && o2[0] > 0);
+    }
+}
+END_TEST
+
 Suite *rope_f32_suite(void)
 {
     Suite *s = suite_create("rope_f32");
@@ -139,6 +185,7 @@ Suite *rope_f32_suite(void)
     tcase_add_test(tc, test_levels_agree);
     tcase_add_test(tc, test_hand_values);
     tcase_add_test(tc, test_nonfinite_flagged);
+    tcase_add_test(tc, test_float32_edges);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -33,6 +33,9 @@ Tests (each starts its own daemon on 127.0.0.1:<ephemeral> and has its own deadl
                 quota shared by two daemons (507); a store larger than the memory limit
   upload_hol    (uploads.py) four 12 MB JSON table uploads at once with 2 HTTP threads: /healthz
                 keeps answering within 250 ms (parse and store run on the compute pool)
+  spool_reuse   (spool.py) binary /rope answers over kept spool files equal fresh ones after large
+                requests answered, aborted mid-upload, cut off mid-answer or refused, one running
+                alongside; every .npz CRC-32 checked
   mem_ceiling, amplify
                 (memory.py) a daemon driven at every limit stays below the memory ceiling of GET
                 /limits (docs/operations.md); 16 MiB amplification bodies and 8 concurrent 16 MiB
@@ -546,7 +549,7 @@ DEADLINE = {"body_budget": 60, "slowloris": 60, "flood": 60, "header431": 30, "c
             "nested": 30, "big_body": 90}
 # issue 19's findings, one module per concern (each has TESTS and DEADLINE)
 for _mod in ("framing", "files", "logs", "writes", "compute_queue", "table_store", "uploads",
-             "memory"):
+             "memory", "spool"):
     _m = __import__(_mod)
     TESTS.update(_m.TESTS)
     DEADLINE.update(_m.DEADLINE)

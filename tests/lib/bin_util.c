@@ -89,7 +89,7 @@ api_response bu_run(const bu_body *b, const bu_opts *o)
     FILE *f = tmpfile();
     ck_assert_ptr_nonnull(f);
     bu_state st = {o->quota, (size_t)o->refuse_hold_at};
-    api_spool sp = {fileno(f), bu_reserve, &st};
+    api_spool sp = {fileno(f), bu_reserve, &st, NULL};
     api_bin *bin = api_bin_new(&au_ctx, &api_route_rope, BU_BOUNDARY, &sp, bu_hold, &st);
     ck_assert_ptr_nonnull(bin);
     size_t piece = o->piece ? o->piece : b->len;

@@ -81,7 +81,9 @@ Reply = Tuple[int, Dict[str, str], bytes]
 
 class FakeServer:
     """A loopback HTTP/1.1 server on an ephemeral port answering from a list of replies in turn
-    (the last one repeats); records every request's method, path, headers and body."""
+    (the last one repeats); records every request's method, path, headers and body. A reply's
+    Content-Length, when it has one, is sent as it is (the connection closed after the payload
+    when they disagree); else the payload's length."""
 
     def __init__(self, replies: List[Reply]) -> None:
         self.replies = replies
@@ -100,7 +102,10 @@ class FakeServer:
                 self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)
-                self.send_header("Content-Length", str(len(payload)))
+                if "Content-Length" not in headers:
+                    self.send_header("Content-Length", str(len(payload)))
+                elif int(headers["Content-Length"]) != len(payload):
+                    self.close_connection = True  # a body cut short: the connection then closes
                 self.end_headers()
                 self.wfile.write(payload)
 

@@ -105,6 +105,23 @@ def test_a_dropped_connection_is_retried_then_raised() -> None:
     assert waits == [0.5, 1.0]
 
 
+def test_binary_answer_cut_short_is_an_error(fake_server) -> None:
+    # A binary answer is read into numpy.empty (no zero fill) of its Content-Length: one that ends
+    # before it must raise, never hand back the buffer with a tail nothing was written to.
+    from posenc._binary import MultipartBody
+
+    payload = b"PK\x03\x04" + bytes(range(96))
+    body = MultipartBody({}, {"q": np.zeros((2, 4))})
+    srv = fake_server([(200, {"Content-Type": "application/x-npz"}, payload),
+                       (200, {"Content-Type": "application/x-npz", "Content-Length": "4096"}, payload)])
+    c = posenc.Client(srv.url, retries=0)
+    content, _ = c.post_multipart("/rope", body, "application/x-npz")  # whole: its bytes exactly
+    assert bytes(content) == payload
+    with pytest.raises(requests.ConnectionError, match="ended after 100 of 4096 bytes"):
+        c.post_multipart("/rope", body, "application/x-npz")
+    assert len(srv.requests) == 2  # answered, so not retried
+
+
 def test_an_error_that_is_not_a_problem(fake_server) -> None:
     srv = fake_server([(431, {"Content-Type": "text/html"}, b"<html><body>Request Header Fields Too Large</body></html>")])
     with pytest.raises(posenc.PosencError) as e:

@@ -205,3 +205,12 @@ def test_npz_reader_views_the_answer(client: posenc.Client) -> None:
     z = read_npz(content)
     assert sorted(z) == ["cos", "q_rotated", "sin"] and not z["q_rotated"].flags.owndata
     assert z["q_rotated"][0].tolist() == [0.0, 1.0]  # position 0: unturned
+    # read_npz does not check the CRC-32s (stored members, viewed in place): Python's zipfile
+    # does, every member's (the daemon's libdeflate CRC against zlib's, through its data
+    # descriptors), and numpy.load reads the same arrays
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(bytes(content))) as zf:
+        assert zf.testzip() is None and len(zf.namelist()) == 3
+    with np.load(io.BytesIO(bytes(content))) as npz:
+        assert all(np.array_equal(npz[name], z[name]) for name in z)
