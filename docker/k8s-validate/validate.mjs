@@ -128,6 +128,13 @@ function nginxSize(s) {
     return m ? Number(m[1]) * { "": 1, k: 1024, m: 1 << 20, g: 1 << 30 }[m[2].toLowerCase()] : NaN;
 }
 
+/** Kubernetes quantity ("5Gi", "512Mi", "4G", bytes) in bytes; NaN when it is none of those. */
+function quantityBytes(s) {
+    const m = /^(\d+)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(String(s ?? ""));
+    const unit = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 };
+    return m ? Number(m[1]) * (m[2] ? unit[m[2]] : 1) : NaN;
+}
+
 /** Policy errors of the whole set of objects: map "Kind/name" -> list of strings. */
 function policyErrors(objs) {
     const out = new Map();
@@ -202,6 +209,20 @@ function policyErrors(objs) {
             const dataVol = dataMount && (pod.volumes || []).find((v) => v.name === dataMount.name);
             if (dataVol && !(dataVol.persistentVolumeClaim && rwx(dataVol.persistentVolumeClaim.claimName)))
                 err(d, `${c.name}: the data dir must be one ReadWriteMany PersistentVolumeClaim of the manifests (per-pod storage splits the tables between replicas)`);
+            // the spool (binary q/k): POSENC_SPOOL_DIR, else /tmp; on a volume (read-only root)
+            // that holds the quota and the 512 MiB of spare files, not in memory
+            const envOf = (n) => ((c.env || []).find((e) => e.name === n) || {}).value;
+            const spoolDir = envOf("POSENC_SPOOL_DIR") || "/tmp";
+            const quota = Number(envOf("POSENC_SPOOL_QUOTA") || 8589934592);
+            const spoolMount = mounts.find((m) => m.mountPath === spoolDir);
+            const spoolVol = spoolMount && (pod.volumes || []).find((v) => v.name === spoolMount.name);
+            if (!spoolVol)
+                err(d, `${c.name}: the spool directory ${spoolDir} needs a volume (read-only root)`);
+            else if (spoolVol.emptyDir && spoolVol.emptyDir.medium === "Memory")
+                err(d, `${c.name}: the spool directory ${spoolDir} is in memory (emptyDir medium Memory): binary tensors would count against the memory limit; use a disk-backed volume`);
+            else if (spoolVol.emptyDir && spoolVol.emptyDir.sizeLimit !== undefined &&
+                     !(quantityBytes(spoolVol.emptyDir.sizeLimit) >= quota + 536870912))
+                err(d, `${c.name}: the spool volume's sizeLimit ${spoolVol.emptyDir.sizeLimit} is below POSENC_SPOOL_QUOTA (${quota}) + 512 MiB of spare files`);
             const token = (c.env || []).find((e) => e.name === "POSENC_TOKEN");
             if (!token || token.value !== undefined || !(token.valueFrom && token.valueFrom.secretKeyRef))
                 err(d, `${c.name}: POSENC_TOKEN (the write key) must come from a Secret (valueFrom.secretKeyRef)`);
@@ -309,6 +330,8 @@ async function selfTest(objs) {
         ["policy rejects drain longer than the grace period", (d) => { d.spec.template.spec.terminationGracePeriodSeconds = 10; }, /terminationGracePeriodSeconds/],
         ["policy rejects a per-pod emptyDir for the tables", (d) => { d.spec.template.spec.volumes.find((v) => v.name === "data").persistentVolumeClaim = undefined; d.spec.template.spec.volumes.find((v) => v.name === "data").emptyDir = {}; }, /ReadWriteMany/],
         ["policy rejects a missing scrape annotation", (d) => { delete d.spec.template.metadata.annotations["prometheus.io/scrape"]; }, /prometheus/],
+        ["policy rejects the spool in memory", (d) => { d.spec.template.spec.containers[0].env = d.spec.template.spec.containers[0].env.filter((e) => e.name !== "POSENC_SPOOL_DIR"); }, /spool directory \/tmp is in memory/],
+        ["policy rejects a spool volume smaller than its quota", (d) => { d.spec.template.spec.volumes.find((v) => v.name === "spool").emptyDir.sizeLimit = "1Gi"; }, /sizeLimit/],
         ["policy rejects a literal write key", (d) => { d.spec.template.spec.containers[0].env.find((e) => e.name === "POSENC_TOKEN").value = "x"; }, /Secret/],
         ["policy rejects an Ingress limit that differs from max_body_bytes", (d) => { d.spec.template.spec.containers[0].env.push({ name: "POSENC_MAX_BODY_BYTES", value: "1048576" }); }, /proxy-body-size/],
     ];
