@@ -29,7 +29,7 @@
 #endif
 
 /* 1 when the float32 bit pattern u has every exponent bit set (NaN, +-Inf). */
-static uint32_t exp_all_ones(uint32_t u)
+static inline __attribute__((always_inline)) uint32_t exp_all_ones(uint32_t u)
 {
     return (((u >> 23) & 0xffu) + 1u) >> 8;
 }
@@ -54,6 +54,9 @@ half_block_f32(const float *restrict p, const float *restrict q, const double *r
 }
 
 #ifdef PE_ROPE_F32_X86
+/* The AVX kernels end with vzeroupper, which GCC inserts itself only at -O2 and above (-O1 and -Os,
+ * `make asan`'s -O1 among them, returned to the SSE caller with the upper halves dirty: measured
+ * here 4-5x slower, and the SSE code after them too; tests/lint/avx_sse.py checks it). */
 __attribute__((target("avx2"))) static uint32_t
 half_block_f32_avx2(const float *restrict p, const float *restrict q, const double *restrict c,
                     const double *restrict s, size_t n, double a, int sign, float *restrict out)
@@ -71,7 +74,9 @@ half_block_f32_avx2(const float *restrict p, const float *restrict q, const doub
         bad = _mm_or_si128(bad, _mm_cmpeq_epi32(_mm_and_si128(_mm_castps_si128(f), ones), ones));
     }
     uint32_t flag = (uint32_t)(_mm_movemask_epi8(bad) != 0);
-    return flag | half_block_f32(p + j, q + j, c + j, s + j, n - j, a, sign, out + j);
+    flag |= half_block_f32(p + j, q + j, c + j, s + j, n - j, a, sign, out + j);
+    _mm256_zeroupper(); /* back to SSE code clean, at every -O (see above) */
+    return flag;
 }
 
 __attribute__((target("avx512f"))) static uint32_t
@@ -92,7 +97,9 @@ half_block_f32_avx512(const float *restrict p, const float *restrict q, const do
             bad, _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(f), ones), ones));
     }
     uint32_t flag = (uint32_t)!_mm256_testz_si256(bad, bad);
-    return flag | half_block_f32(p + j, q + j, c + j, s + j, n - j, a, sign, out + j);
+    flag |= half_block_f32(p + j, q + j, c + j, s + j, n - j, a, sign, out + j);
+    _mm256_zeroupper();
+    return flag;
 }
 #endif
 

@@ -119,10 +119,13 @@ static void rotate_row_interleaved(const double *restrict x, const double *restr
  * results are bit-identical.
  */
 /* out[j] = a * (p[j] * c[j] - q[j] * s[j]) (sign < 0) or a * (p[j] * c[j] + q[j] * s[j])
- * (sign > 0) for j < n (n even), streamed: one output block of the half layout. */
-static void half_block_nt(const double *restrict p, const double *restrict q,
-                          const double *restrict c, const double *restrict s, size_t n, double a,
-                          int sign, double *restrict out)
+ * (sign > 0) for j < n (n even), streamed: one output block of the half layout. Always inlined,
+ * like rotate_row_interleaved_nt: the AVX kernels do their first and last pairs with it, and
+ * inlined into them it is VEX-encoded; called as a separate SSE2 function with the upper halves of
+ * the vector registers in use it would pay the AVX-SSE transition penalty (see AVX_DONE). */
+static inline __attribute__((always_inline)) void
+half_block_nt(const double *restrict p, const double *restrict q, const double *restrict c,
+              const double *restrict s, size_t n, double a, int sign, double *restrict out)
 {
     __m128d av = _mm_set1_pd(a);
     for (size_t j = 0; j < n; j += 2) {
@@ -139,9 +142,9 @@ static void rotate_row_half_nt(const double *restrict x, const double *restrict 
     half_block_nt(x + n, x, c, s, n, a, 1, out + n); /* x2 c + x1 s */
 }
 
-static void rotate_row_interleaved_nt(const double *restrict x, const double *restrict c,
-                                      const double *restrict s, size_t n, double a,
-                                      double *restrict out)
+static inline __attribute__((always_inline)) void
+rotate_row_interleaved_nt(const double *restrict x, const double *restrict c,
+                          const double *restrict s, size_t n, double a, double *restrict out)
 {
     __m128d av = _mm_set1_pd(a);
     for (size_t j = 0; j < n; j++) {
@@ -155,6 +158,17 @@ static void rotate_row_interleaved_nt(const double *restrict x, const double *re
 }
 
 /*
+ * Every AVX2 and AVX-512F kernel below is one function called from SSE2 code (rotate_vec): its
+ * helpers are inlined into it (always_inline, so at every optimisation level) and it ends with
+ * AVX_DONE. SSE code run while the upper halves of the ymm/zmm registers are dirty pays a state
+ * transition or a merge with every instruction (measured on [4096][32][128] here: the AVX kernels
+ * 5-7x slower, the libm cos/sin table computed after them 10x slower). GCC clears the upper halves
+ * itself (vzeroupper before a return or a call) only at -O2 and above; `make asan` builds at -O1,
+ * and -O1/-Os left them dirty. tests/lint/avx_sse.py checks the object code at -O0 to -O3.
+ */
+#define AVX_DONE() _mm256_zeroupper()
+
+/*
  * AVX2 forms of the two kernels above (4 doubles per instruction), chosen at run time when the
  * processor has AVX2 (use_nt). Same preconditions (out 16-byte aligned, n even for half): 32-byte
  * streaming stores need 32-byte alignment, so a block that starts 16 bytes off does its first
@@ -163,7 +177,7 @@ static void rotate_row_interleaved_nt(const double *restrict x, const double *re
  */
 
 /* half_block_nt, 4-wide from the first 32-byte boundary of out on. */
-__attribute__((target("avx2"))) static void
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
 half_block_nt_avx2(const double *restrict p, const double *restrict q, const double *restrict c,
                    const double *restrict s, size_t n, double a, int sign, double *restrict out)
 {
@@ -192,6 +206,7 @@ rotate_row_half_nt_avx2(const double *restrict x, const double *restrict c,
 {
     half_block_nt_avx2(x, x + n, c, s, n, a, -1, out);    /* x1 c - x2 s */
     half_block_nt_avx2(x + n, x, c, s, n, a, 1, out + n); /* x2 c + x1 s */
+    AVX_DONE();
 }
 
 __attribute__((target("avx2"))) static void
@@ -217,6 +232,7 @@ rotate_row_interleaved_nt_avx2(const double *restrict x, const double *restrict 
         _mm256_stream_pd(out + 2 * j, _mm256_mul_pd(av4, r));
     }
     rotate_row_interleaved_nt(x + 2 * j, c + j, s + j, n - j, a, out + 2 * j); /* a last pair */
+    AVX_DONE();
 }
 
 /*
@@ -230,7 +246,7 @@ rotate_row_interleaved_nt_avx2(const double *restrict x, const double *restrict 
  */
 
 /* half_block_nt, 8-wide from the first 64-byte boundary of out on. */
-__attribute__((target("avx512f"))) static void
+__attribute__((target("avx512f"))) static inline __attribute__((always_inline)) void
 half_block_nt_avx512(const double *restrict p, const double *restrict q, const double *restrict c,
                      const double *restrict s, size_t n, double a, int sign, double *restrict out)
 {
@@ -261,6 +277,7 @@ rotate_row_half_nt_avx512(const double *restrict x, const double *restrict c,
 {
     half_block_nt_avx512(x, x + n, c, s, n, a, -1, out);    /* x1 c - x2 s */
     half_block_nt_avx512(x + n, x, c, s, n, a, 1, out + n); /* x2 c + x1 s */
+    AVX_DONE();
 }
 
 __attribute__((target("avx512f"))) static void
@@ -285,6 +302,7 @@ rotate_row_interleaved_nt_avx512(const double *restrict x, const double *restric
         _mm512_stream_pd(out + 2 * j, _mm512_mul_pd(av, r));
     }
     rotate_row_interleaved_nt(x + 2 * j, c + j, s + j, n - j, a, out + 2 * j); /* the last pairs */
+    AVX_DONE();
 }
 #endif
 

@@ -327,6 +327,56 @@ START_TEST(test_empty_row)
 }
 END_TEST
 
+/* The dot products are summed in order c = 0 .. d-1 whichever way the kernel groups the keys
+ * (four at a time, then one at a time). Keys chosen so that the order shows (doubles from 2^53 to
+ * 2^54 are the even integers, a tie rounds to the even significand: 1e16 = 2 * 5e15 is even, so
+ * 1e16 + 1 -> 1e16 and -1e16 + 1 -> -1e16), q = (1, 1, 1, 1), scale 0.5:
+ *   (1, 1e16, 1, -1e16): 1 + 1e16 -> 1e16, + 1 -> 1e16, - 1e16 = 0  (reversed it would be 1,
+ *                        two chains of even and odd c would give 2)      -> 0
+ *   (1, 1, 1e16, -1e16): 2 + 1e16 = 1e16 + 2 exactly, - 1e16 = 2        -> 1
+ *   (1e16, -1e16, 1, 1): 0 + 1 + 1 = 2                                   -> 1
+ *   (1, 1e16, -1e16, 1): 1e16, 0, 1                                      -> 0.5
+ * then the first and the last again (keys 4 and 5 take the one-at-a-time loop). q = (2, 2, 2, 2)
+ * doubles every partial sum exactly (2e16 + 2 is again a tie rounded to 2e16), so its row is
+ * twice the first. And on values with no such pattern, every entry has the bits of the same
+ * key's logit computed alone (tk = 1, the one-at-a-time loop). */
+START_TEST(test_logits_order)
+{
+    static const double q[2][4] = {{1, 1, 1, 1}, {2, 2, 2, 2}};
+    static const double k[6][4] = {{1, 1e16, 1, -1e16}, {1, 1, 1e16, -1e16}, {1e16, -1e16, 1, 1},
+                                   {1, 1e16, -1e16, 1}, {1, 1e16, 1, -1e16}, {1, 1e16, -1e16, 1}};
+    static const double want[2][6] = {{0, 1, 1, 0.5, 0, 0.5}, {0, 2, 2, 1, 0, 1}};
+    double l[2][6];
+    ck_assert_int_eq(pe_attention_logits(&q[0][0], &k[0][0], 2, 6, 4, 0.5, &l[0][0]), PE_OK);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 6; j++)
+            ck_assert_msg(l[i][j] == want[i][j], "logit [%d][%d] = %.17g, want %.17g", i, j,
+                          l[i][j], want[i][j]);
+
+    enum { TQ = 3, TK = 7, D = 37 };
+    double qq[TQ * D], kk[TK * D], all[TQ * TK], one;
+    for (int e = 0; e < TQ * D; e++)
+        qq[e] = sin(0.37 * e + 0.1) * pow(10.0, e % 7 - 3);
+    for (int e = 0; e < TK * D; e++)
+        kk[e] = cos(0.53 * e + 0.2) * pow(10.0, e % 5 - 2);
+    ck_assert_int_eq(pe_attention_logits(qq, kk, TQ, TK, D, 0.125, all), PE_OK);
+    for (int i = 0; i < TQ; i++)
+        for (int j = 0; j < TK; j++) {
+            ck_assert_int_eq(pe_attention_logits(qq + i * D, kk + j * D, 1, 1, D, 0.125, &one),
+                             PE_OK);
+            ck_assert_msg(memcmp(&one, &all[i * TK + j], sizeof one) == 0,
+                          "logit [%d][%d]: %.17g grouped, %.17g alone", i, j, all[i * TK + j], one);
+        }
+    /* an overflow in a group of four is reported too */
+    static const double big[4] = {1e200, 1e200, 1e200, 1e200};
+    double l4[4];
+    ck_assert_int_eq(pe_attention_logits(big, &k[0][0], 1, 4, 4, 1.0, l4), PE_OK);
+    double kb[4][4] = {{0}};
+    kb[2][0] = 1e200;
+    ck_assert_int_eq(pe_attention_logits(big, &kb[0][0], 1, 4, 4, 1.0, l4), PE_ERR_NONFINITE);
+}
+END_TEST
+
 /* Nothing infinite or NaN ever leaves a function as a visible value. */
 START_TEST(test_nonfinite)
 {
@@ -423,6 +473,7 @@ Suite *attention_suite(void)
     tcase_add_test(tc, test_causal_mask);
     tcase_add_test(tc, test_softmax);
     tcase_add_test(tc, test_empty_row);
+    tcase_add_test(tc, test_logits_order);
     tcase_add_test(tc, test_nonfinite);
     tcase_add_test(tc, test_oracle);
     suite_add_tcase(s, tc);

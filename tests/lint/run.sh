@@ -10,7 +10,9 @@
 #   3. no file over 600 lines in the five layers and cli/, except those listed in
 #      tests/lint/oversize.txt (each with the reason; the list may only shrink: a listed file that
 #      fits fails too);
-#   4. clang-format (the repository's .clang-format) over every C, C++ and header file we own.
+#   4. clang-format (the repository's .clang-format) over every C, C++ and header file we own;
+#   5. no AVX-SSE transition in the object code of core/'s AVX kernels at -O0 to -O3
+#      (tests/lint/avx_sse.py: no legacy SSE, call or return with the ymm/zmm upper halves dirty).
 # Prints "lint: ok" or every violation, and exits 1 on any.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -43,6 +45,8 @@ done
 files=$(git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cc' | grep -vE '^(web|tests/(browser|contract)/node_modules)/')
 v=$(for f in $files; do [ -f "$f" ] && clang-format --dry-run "$f" 2>&1 | grep -m1 -o '^[^:]*:[0-9]*' ; done)
 [ -z "$v" ] || bad "not clang-formatted (run: make format):"$'\n'"$v"
+
+v=$(python3 tests/lint/avx_sse.py "${CC:-cc}" 2>&1) || bad "AVX-SSE transition (core/rope_rotate.c's AVX_DONE):"$'\n'"$v"
 
 [ $fail = 0 ] && echo "lint: ok"
 exit $fail
