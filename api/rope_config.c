@@ -310,6 +310,7 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
     api_rc_origin_set(&out->layout_o, "", "default");
     char fp[API_RC_PTR];
     size_t errs_before = api_problem_count(pb);
+    size_t warns_before = w != NULL ? w->n : 0;
 
     /* a multimodal wrapper: read the text model's object, naming its nested path */
     api_model_text text;
@@ -492,8 +493,15 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                                                  "llama_4_scaling_beta", NULL};
         static const char *const PROP_SKIP[] = {"rope_theta", "alpha", "llama_4_scaling_beta",
                                                 NULL};
+        /* Mistral4Config writes max_position_embeddings into rope_parameters; its validation
+         * ignores it and no rope function reads it (resolved.ignored says so, api/rope_keys.c) */
+        static const char *const MISTRAL4_SKIP[] = {
+            "rope_theta",           "partial_rotary_factor",   "alpha",
+            "llama_4_scaling_beta", "max_position_embeddings", NULL};
         int phi3 = strcmp(out->model_type, "phi3") == 0;
         const char *const *pskip = prop ? PROP_SKIP : PARAM_SKIP;
+        if (!prop && strcmp(out->model_type, "mistral4") == 0)
+            pskip = MISTRAL4_SKIP;
         if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3, pskip,
                                    &out->scaling, w) == 0 &&
             api_model_rope_alpha(pb, sc, sc_src, out, w) == 0) {
@@ -505,6 +513,10 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
     }
     if (sc != NULL)
         resolve_qscale(pb, sc, sc_ptr, sc_key, out);
+    /* the warnings so far name the text object as "config.": in a wrapper, its nested path (the
+     * caveats below name it themselves) */
+    for (size_t i = warns_before; text.nested && w != NULL && i < w->n; i++)
+        api_model_src_rebase(w->text[i], sizeof w->text[i], text.src);
     api_model_rope_caveats(config, &text, kind != NULL, w);
     if (text.nested) /* every source names the nested path: config.text_config.rope_theta */
         api_model_rope_rebase(out, text.src);

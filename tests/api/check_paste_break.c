@@ -1,0 +1,103 @@
+/*
+ * tests/api/check_paste_break.c -- configs pasted as an ML engineer would (wrappers, v5
+ * rope_parameters, the class defaults of the day's models) that answered 200 with a misleading
+ * text: a warning cut short, a warning naming a key where the file does not have it, a warning
+ * contradicting resolved.ignored. Each expectation says what the file holds and where.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "tests/lib/api_util.h"
+
+/* OLMo 3 with a flat yarn rope_scaling (olmo3_1_32b.json's, 4 layers): every 4th layer full */
+#define OLMO3_YARN                                                                                 \
+    "{'model_type': 'olmo3', 'hidden_size': 512, 'num_attention_heads': 4,"                        \
+    " 'num_hidden_layers': 4, 'rope_theta': 500000, 'max_position_embeddings': 65536,"             \
+    " 'rope_scaling': {'rope_type': 'yarn', 'factor': 8, 'original_max_position_embeddings': "     \
+    "8192}}"
+
+START_TEST(test_olmo3_warning_whole)
+{
+    /* The warning ends by telling how to get transformers 5's numbers (layer_type
+     * "full_attention"); at 256 bytes a warning was cut after "vllm-project/vllm", dropping
+     * that instruction. Both routes carry it. */
+    json_t *j = au_ok(api_rope, "{'config': " OLMO3_YARN ", 'seq_len': 2}");
+    ck_assert_msg(au_warned(j, "ask for layer_type \"full_attention\""), "warning cut short");
+    json_decref(j);
+    j = au_ok(api_model_method, OLMO3_YARN);
+    ck_assert_msg(au_warned(j, "ask for layer_type \"full_attention\""), "warning cut short");
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_wrapper_warning_path)
+{
+    /* A LLaVA wrapper: the text model's rope_scaling is at config.text_config.rope_scaling. The
+     * warning about its beta_fast (a yarn field under a linear type) named
+     * config.rope_scaling.beta_fast, a key the file does not have (resolved.ignored and POST
+     * /model/method named the nested one). */
+    static const char CFG[] =
+        "{'model_type': 'llava', 'text_config': {'model_type': 'llama', 'hidden_size': 512,"
+        " 'num_attention_heads': 4, 'num_hidden_layers': 2, 'max_position_embeddings': 4096,"
+        " 'rope_scaling': {'rope_type': 'linear', 'factor': 2, 'beta_fast': 3}}}";
+    char body[512];
+    snprintf(body, sizeof body, "{'config': %s, 'seq_len': 2}", CFG);
+    json_t *j = au_ok(api_rope, body);
+    ck_assert_msg(au_warned(j, "config.text_config.rope_scaling.beta_fast is not used"),
+                  "warning does not name the nested key");
+    const char *w0 = json_string_value(json_array_get(json_object_get(j, "warnings"), 0));
+    ck_assert_ptr_nonnull(w0);
+    ck_assert_msg(strncmp(w0, "config.text_config.", 19) == 0, "%s", w0);
+    json_decref(j);
+    /* /model/method already named it so: not rebased twice */
+    j = au_ok(api_model_method, CFG);
+    ck_assert(au_warned(j, "config.text_config.rope_scaling.beta_fast is not used"));
+    ck_assert(!au_warned(j, "text_config.text_config"));
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_mistral4_param_max_position)
+{
+    /* Mistral4Config writes rope_parameters.max_position_embeddings; resolved.ignored says HF's
+     * validation ignores it and no rope function reads it. A warning beside it said "is not
+     * modelled by posenc and was ignored" (and, in a mistral3 wrapper, at config.rope_parameters:
+     * the wrong place). One account, in resolved.ignored. */
+    static const char M4[] =
+        "{'model_type': 'mistral4', 'hidden_size': 4096, 'num_attention_heads': 32,"
+        " 'num_hidden_layers': 2, 'head_dim': 128, 'qk_rope_head_dim': 64, 'qk_nope_head_dim': 64,"
+        " 'max_position_embeddings': 1048576, 'rope_parameters': {'rope_type': 'yarn',"
+        " 'rope_theta': 10000.0, 'factor': 128.0, 'original_max_position_embeddings': 8192,"
+        " 'beta_fast': 32.0, 'beta_slow': 1.0, 'mscale': 1.0, 'mscale_all_dim': 1.0,"
+        " 'llama_4_scaling_beta': 0.1, 'partial_rotary_factor': 0.5,"
+        " 'max_position_embeddings': 1048576}}";
+    char body[1024];
+    static const char *const WRAP[][2] = {{"", ""},
+                                          {"{'model_type': 'mistral3', 'text_config': ", "}"}};
+    static const char *const KEY[] = {"config.rope_parameters.max_position_embeddings",
+                                      "config.text_config.rope_parameters.max_position_embeddings"};
+    for (int w = 0; w < 2; w++) {
+        snprintf(body, sizeof body, "{'config': %s%s%s, 'seq_len': 2}", WRAP[w][0], M4, WRAP[w][1]);
+        json_t *j = au_ok(api_rope, body);
+        ck_assert_msg(!au_warned(j, "max_position_embeddings"), "warned (wrapper %d)", w);
+        const json_t *ign = json_object_get(json_object_get(j, "resolved"), "ignored");
+        ck_assert_msg(json_object_get(ign, KEY[w]) != NULL, "%s not in resolved.ignored", KEY[w]);
+        json_decref(j);
+    }
+}
+END_TEST
+
+Suite *paste_break_suite(void)
+{
+    Suite *s = suite_create("paste_break");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
+    tcase_add_test(tc, test_olmo3_warning_whole);
+    tcase_add_test(tc, test_wrapper_warning_path);
+    tcase_add_test(tc, test_mistral4_param_max_position);
+    suite_add_tcase(s, tc);
+    return s;
+}
