@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,40 @@ START_TEST(test_mistral4_param_max_position)
 }
 END_TEST
 
+START_TEST(test_olmo3_per_type_default_layers)
+{
+    /* OLMo 3 in the v5 form: rope_parameters per layer type, no layer_types. Olmo3Config's
+     * layer_types default is every 4th layer full, the others sliding, so layer 0 reads
+     * rope_parameters.sliding_attention (rope_type default): inv_freq_31 = 500000^(-62/64),
+     * attention factor 1. posenc took every layer for full_attention (the default pattern was
+     * applied only to a flat scaling object): layer 0 got the YaRN numbers (attention factor
+     * 0.1 ln 8 + 1 = 1.2079), a 200 with the wrong numbers. */
+    static const char CFG[] =
+        "{'model_type': 'olmo3', 'hidden_size': 512, 'num_attention_heads': 4,"
+        " 'num_hidden_layers': 4, 'max_position_embeddings': 65536, 'rope_parameters':"
+        " {'full_attention': {'rope_type': 'yarn', 'factor': 8,"
+        " 'original_max_position_embeddings': 8192, 'rope_theta': 500000},"
+        " 'sliding_attention': {'rope_type': 'default', 'rope_theta': 500000}}}";
+    char body[1024];
+    snprintf(body, sizeof body, "{'config': %s, 'seq_len': 1, 'layer': 0}", CFG);
+    json_t *j = au_ok(api_rope, body);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 1.0, 0, 0);
+    ck_close(au_num(j, "inv_freq", 63, -1, -1), pow(500000.0, -126.0 / 128.0), 0, 1e-15);
+    json_decref(j);
+    snprintf(body, sizeof body, "{'config': %s, 'seq_len': 1, 'layer': 3}", CFG);
+    j = au_ok(api_rope, body);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 0.1 * log(8.0) + 1.0, 0, 1e-15);
+    json_decref(j);
+    j = au_ok(api_model_method, CFG);
+    const json_t *layers = json_object_get(j, "layers");
+    for (size_t l = 0; l < 4; l++)
+        ck_assert_int_eq(json_integer_value(json_array_get(layers, l)), l == 3 ? 1 : 0);
+    const json_t *k0 = json_array_get(json_object_get(j, "kinds"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(k0, "layer_type")), "sliding_attention");
+    json_decref(j);
+}
+END_TEST
+
 Suite *paste_break_suite(void)
 {
     Suite *s = suite_create("paste_break");
@@ -98,6 +133,7 @@ Suite *paste_break_suite(void)
     tcase_add_test(tc, test_olmo3_warning_whole);
     tcase_add_test(tc, test_wrapper_warning_path);
     tcase_add_test(tc, test_mistral4_param_max_position);
+    tcase_add_test(tc, test_olmo3_per_type_default_layers);
     suite_add_tcase(s, tc);
     return s;
 }

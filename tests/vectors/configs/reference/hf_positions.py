@@ -339,8 +339,9 @@ def describe(cfg):
     # rotary_embs = {"sliding_attention": Olmo3RotaryEmbedding(config, rope_type="default"),
     # "full_attention": Olmo3RotaryEmbedding(config)}: the sliding layers keep the base and drop
     # the scaling (layer_types default: every 4th layer full, Olmo3Config)
-    olmo3 = mt == "olmo3" and not per_type
-    olmo3_split = olmo3 and rp is not None and \
+    # (layer_types default every 4th layer full whatever form rope_parameters take: Olmo3Config)
+    olmo3 = mt == "olmo3"
+    olmo3_split = olmo3 and not per_type and rp is not None and \
         rp.get("rope_type", rp.get("type", "default")) != "default"
     pattern = tc.get("sliding_window_pattern") or tc.get("_sliding_window_pattern") or 6
     nrl = tc.get("no_rope_layers")
