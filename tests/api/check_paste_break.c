@@ -125,6 +125,48 @@ START_TEST(test_olmo3_per_type_default_layers)
 }
 END_TEST
 
+START_TEST(test_mistral4_class_rope_parameters)
+{
+    /* A mistral4 text config without rope_parameters (or with null): Mistral4Config.__post_init__
+     * puts its own in place: yarn, rope_theta 10^4, factor 128, original 8192, beta 32 / 1,
+     * mscale = mscale_all_dim = 1, llama_4_scaling_beta 0.1, partial_rotary_factor 64 / 128. So
+     * d = 64: theta_31 = 10^4^(-62/64) / 128 (ramp 12..25, see test_mistral4_rope), softmax factor
+     * (0.1 ln 128 + 1)^2, q x (1 + 0.1 ln 2) at position 9000; the file's top-level rope_theta is
+     * not read (setdefault keeps the default's). posenc answered plain RoPE (theta_31 =
+     * 10^6^(-62/64), factor 1, no query scale): a 200 with the wrong numbers. */
+    static const char M4[] =
+        "{'model_type': 'mistral4', 'hidden_size': 4096, 'num_attention_heads': 32,"
+        " 'num_hidden_layers': 2, 'qk_rope_head_dim': 64, 'qk_nope_head_dim': 64,"
+        " 'rope_theta': 1000000, 'max_position_embeddings': 1048576%s}";
+    static const char *const EXTRA[] = {"", ", 'rope_parameters': null"};
+    char cfg[512], body[1024];
+    for (int w = 0; w < 4; w++) {
+        snprintf(cfg, sizeof cfg, M4, EXTRA[w % 2]);
+        if (w < 2)
+            snprintf(body, sizeof body, "{'config': %s, 'positions': [0, 9000]}", cfg);
+        else
+            snprintf(body, sizeof body,
+                     "{'config': {'model_type': 'mistral3', 'text_config': %s},"
+                     " 'positions': [0, 9000]}",
+                     cfg);
+        json_t *j = au_ok(api_rope, body);
+        ck_close(au_num(j, "inv_freq", 31, -1, -1), pow(10000.0, -62.0 / 64.0) / 128.0, 0, 1e-14);
+        double g = 0.1 * log(128.0) + 1.0;
+        ck_close(au_number(json_object_get(j, "softmax_scale_factor")), g * g, 0, 1e-15);
+        const json_t *res = json_object_get(j, "resolved");
+        const json_t *qs = json_object_get(res, "query_scale");
+        ck_assert_ptr_nonnull(qs);
+        ck_close(au_number(json_object_get(qs, "beta")), 0.1, 0, 0);
+        const json_t *src = json_object_get(res, "sources");
+        ck_assert_str_eq(json_string_value(json_object_get(src, "scaling")),
+                         "default of Mistral4Config: rope_parameters");
+        ck_assert_str_eq(json_string_value(json_object_get(src, "base")),
+                         "default of Mistral4Config: rope_parameters.rope_theta");
+        json_decref(j);
+    }
+}
+END_TEST
+
 Suite *paste_break_suite(void)
 {
     Suite *s = suite_create("paste_break");
@@ -134,6 +176,7 @@ Suite *paste_break_suite(void)
     tcase_add_test(tc, test_wrapper_warning_path);
     tcase_add_test(tc, test_mistral4_param_max_position);
     tcase_add_test(tc, test_olmo3_per_type_default_layers);
+    tcase_add_test(tc, test_mistral4_class_rope_parameters);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -56,6 +56,16 @@ def text_model(cfg):
         mt = "llama"
     if nested and mt == "llama":
         obj = dict(LLAMA_DEFAULTS, **{k: v for k, v in obj.items() if v is not None})
+    if mt == "mistral4" and obj.get("rope_scaling") is None and obj.get("rope_parameters") is None:
+        # Mistral4Config.__post_init__: rope_parameters None -> its YaRN dict; the dict has its own
+        # rope_theta, so a top-level one is not read (convert_rope_params_to_dict setdefault)
+        nope, rope = obj.get("qk_nope_head_dim", 64), obj.get("qk_rope_head_dim", 64)
+        obj = {k: v for k, v in obj.items() if k != "rope_theta"}
+        obj["rope_parameters"] = {
+            "type": "yarn", "rope_theta": 10000.0, "factor": 128.0,
+            "original_max_position_embeddings": 8192, "beta_fast": 32.0, "beta_slow": 1.0,
+            "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1,
+            "partial_rotary_factor": rope / (nope + rope)}
     return obj, mt
 
 
