@@ -177,7 +177,24 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
         lsrc = json_pack("{s:s}", "max_position_embeddings",
                          "default of GPT2Config (models/gpt2/configuration_gpt2.py): n_positions");
     }
-    if (learned || (strcmp(mt, "mpt") == 0 && !alibi)) {
+    if (strcmp(mt, "mpt") == 0 && !alibi) {
+        /* transformers' MptModel has no position table and adds ALiBi in every forward
+         * (modeling_mpt.py: build_mpt_alibi_tensor, attn_config.alibi never read); MosaicML's
+         * remote code follows alibi / learned_pos_emb. Neither answer is sure: say both. */
+        api_ptr(fp, sizeof fp, ptr, ac != NULL ? "attn_config" : "model_type");
+        if (ac != NULL && member(ac, "alibi") != NULL) {
+            char ap[sizeof fp];
+            snprintf(ap, sizeof ap, "%s", fp);
+            api_ptr(fp, sizeof fp, ap, "alibi");
+        }
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "MPT without attn_config.alibi true: transformers' MptModel applies "
+                          "ALiBi anyway (slopes_rule mpt, alibi_bias_max 8) and has no position "
+                          "table, MosaicML's remote code a learned table (learned_pos_emb): send "
+                          "POST /alibi or POST /learned for the one you run");
+        return 0;
+    }
+    if (learned) {
         int64_t offset = 0;
         const char *why = "position ids from 0 (nn.Embedding)";
         if (api_str_in_list(LEARNED_PAD, mt)) {

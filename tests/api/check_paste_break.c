@@ -167,6 +167,33 @@ START_TEST(test_mistral4_class_rope_parameters)
 }
 END_TEST
 
+START_TEST(test_mpt_without_alibi)
+{
+    /* transformers' MptModel (modeling_mpt.py) has only wte, no position table, and adds
+     * build_mpt_alibi_tensor's bias in every forward: attn_config.alibi is never read, and
+     * MptAttentionConfig's default is alibi false. POST /model/method described an MPT file
+     * without alibi true as learned_absolute (the table MosaicML's remote code adds), numbers
+     * transformers does not compute: now a 422 naming both, as alibi_bias_max other than 8 is. */
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'mpt', 'd_model': 768, 'n_heads': 12, 'n_layers': 2,"
+                      " 'attn_config': {'alibi': false}}",
+                      "/attn_config/alibi", "transformers' MptModel applies ALiBi");
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'mpt', 'd_model': 768, 'n_heads': 12, 'n_layers': 2}",
+                      "/model_type", "learned_pos_emb");
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'mpt', 'd_model': 768, 'n_heads': 12, 'n_layers': 2,"
+                      " 'attn_config': {}}",
+                      "/attn_config", "POST /alibi");
+    /* alibi true is answered as before: ALiBi in every layer */
+    json_t *j = au_ok(api_model_method, "{'model_type': 'mpt', 'd_model': 768, 'n_heads': 12,"
+                                        " 'n_layers': 2, 'attn_config': {'alibi': true}}");
+    const json_t *k0 = json_array_get(json_object_get(j, "kinds"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(k0, "method")), "alibi");
+    json_decref(j);
+}
+END_TEST
+
 Suite *paste_break_suite(void)
 {
     Suite *s = suite_create("paste_break");
@@ -177,6 +204,7 @@ Suite *paste_break_suite(void)
     tcase_add_test(tc, test_mistral4_param_max_position);
     tcase_add_test(tc, test_olmo3_per_type_default_layers);
     tcase_add_test(tc, test_mistral4_class_rope_parameters);
+    tcase_add_test(tc, test_mpt_without_alibi);
     suite_add_tcase(s, tc);
     return s;
 }
