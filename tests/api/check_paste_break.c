@@ -194,6 +194,37 @@ START_TEST(test_mpt_without_alibi)
 }
 END_TEST
 
+START_TEST(test_same_object_twice)
+{
+    /* A file carrying its scaling twice, as rope_scaling and as an identical rope_parameters
+     * (a v4 file re-saved by a v5 tool). HF v5 reads rope_scaling, else rope_parameters
+     * (convert_rope_params_to_dict), and they are equal: llama3 factor 8, base 500000, d = 128:
+     * the lowest pair's wavelength 2 pi x 500000^(126/128) > L0 / low_freq_factor = 8192, so
+     * inv_freq_63 = 500000^(-126/128) / 8. The answer was a 422 "concerns positions and posenc
+     * does not read it: it could change the numbers" at /config/rope_parameters; now the numbers,
+     * with rope_parameters in resolved.ignored. Unequal objects stay a 422. */
+    static const char SC[] = "{'rope_type': 'llama3', 'factor': 8, 'low_freq_factor': 1,"
+                             " 'high_freq_factor': 4, 'original_max_position_embeddings': 8192,"
+                             " 'rope_theta': 500000}";
+    char body[1024];
+    snprintf(body, sizeof body,
+             "{'config': {'model_type': 'llama', 'hidden_size': 512, 'num_attention_heads': 4,"
+             " 'num_hidden_layers': 2, 'max_position_embeddings': 131072, 'rope_scaling': %s,"
+             " 'rope_parameters': %s}, 'seq_len': 1}",
+             SC, SC);
+    json_t *j = au_ok(api_rope, body);
+    ck_close(au_num(j, "inv_freq", 63, -1, -1), pow(500000.0, -126.0 / 128.0) / 8.0, 0, 1e-15);
+    const json_t *ign = json_object_get(json_object_get(j, "resolved"), "ignored");
+    ck_assert_ptr_nonnull(json_object_get(ign, "config.rope_parameters"));
+    json_decref(j);
+    char *p = strstr(body, "'factor': 8, 'low_freq_factor': 1, 'high_freq_factor': 4, "
+                           "'original_max_position_embeddings': 8192, 'rope_theta': 500000}}");
+    ck_assert_ptr_nonnull(p);
+    memcpy(p, "'factor': 4", strlen("'factor': 4")); /* rope_parameters' factor now differs */
+    au_expect_422(api_rope, body, "/config/rope_parameters", NULL);
+}
+END_TEST
+
 Suite *paste_break_suite(void)
 {
     Suite *s = suite_create("paste_break");
@@ -205,6 +236,7 @@ Suite *paste_break_suite(void)
     tcase_add_test(tc, test_olmo3_per_type_default_layers);
     tcase_add_test(tc, test_mistral4_class_rope_parameters);
     tcase_add_test(tc, test_mpt_without_alibi);
+    tcase_add_test(tc, test_same_object_twice);
     suite_add_tcase(s, tc);
     return s;
 }
