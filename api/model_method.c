@@ -301,9 +301,9 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
     json_decref(empty);
     /* the checks of POST /rope (api/rope_parse.c): pairs need an even rotated width within the
      * head (an odd one has no HF answer: transformers#48101) */
-    if (rrc >= 0 && rd == rc.head_dim && rd % 2 != 0) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, ro.ptr, "head_dim must be even, got %lld",
-                          (long long)rd);
+    if (rrc >= 0 && rd == rc.head_dim && rd % 2 != 0) { /* the head's key, as /rope names it */
+        api_problem_field(pb, API_PB_INVALID_FIELD, api_rc_blame(&rc.head_dim_o, ro.ptr),
+                          "head_dim must be even, got %lld", (long long)rd);
         rrc = -1;
     } else if (rrc >= 0 && (rd < 2 || rd % 2 != 0)) {
         api_problem_field(pb, API_PB_INVALID_FIELD, ro.ptr,

@@ -225,6 +225,22 @@ START_TEST(test_same_object_twice)
 }
 END_TEST
 
+START_TEST(test_mistral4_odd_rope_head)
+{
+    /* qk_rope_head_dim 31: Mistral4Config's default partial_rotary_factor 31 / 64 rotates
+     * floor(64 x 31 / 64) = 31 dims, odd: both routes refuse it at the key that makes it.
+     * POST /model/method named the pointer "" (the root) once the rotary dim came from the
+     * class's rope_parameters, which the file does not hold. */
+    static const char CFG[] = "{'model_type': 'mistral4', 'hidden_size': 720,"
+                              " 'num_attention_heads': 8, 'num_hidden_layers': 2,"
+                              " 'qk_rope_head_dim': 31, 'qk_nope_head_dim': 33}";
+    au_expect_422_msg(api_model_method, CFG, "/qk_rope_head_dim", "even");
+    char body[512];
+    snprintf(body, sizeof body, "{'config': %s, 'seq_len': 1}", CFG);
+    au_expect_422_msg(api_rope, body, "/config/qk_rope_head_dim", "even");
+}
+END_TEST
+
 Suite *paste_break_suite(void)
 {
     Suite *s = suite_create("paste_break");
@@ -237,6 +253,7 @@ Suite *paste_break_suite(void)
     tcase_add_test(tc, test_mistral4_class_rope_parameters);
     tcase_add_test(tc, test_mpt_without_alibi);
     tcase_add_test(tc, test_same_object_twice);
+    tcase_add_test(tc, test_mistral4_odd_rope_head);
     suite_add_tcase(s, tc);
     return s;
 }
