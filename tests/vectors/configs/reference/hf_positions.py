@@ -141,11 +141,13 @@ PARTIAL_DEFAULT = {"phi": 0.5, "persimmon": 0.5, "nemotron": 0.5, "stablelm": 0.
 
 
 def base_of(cfg, mt, rp):
+    # v5 convert_rope_params_to_dict: rope_parameters.setdefault("rope_theta", <top-level>): the
+    # scaling object's own rope_theta wins over a top-level one
+    if rp is not None and rp.get("rope_theta") is not None:
+        return float(rp["rope_theta"])
     for k in ("rope_theta", "rotary_emb_base"):
         if cfg.get(k) is not None:
             return float(cfg[k])
-    if rp is not None and rp.get("rope_theta") is not None:
-        return float(rp["rope_theta"])
     return float(get(cfg, "rope_theta", mt, 10000.0))
 
 
@@ -399,8 +401,9 @@ def describe(cfg):
                 r = dict(rp.get(lt) or rp.get("full_attention"))
                 c = dict(tc, rope_parameters=r)
                 c.pop("rope_scaling", None)
-                base = base_of({k: v for k, v in c.items() if k != "rope_theta"}, mt, r) \
-                    if tc.get("rope_theta") is None else float(tc["rope_theta"])
+                # the entry's rope_theta, else the top-level one (Gemma3Config / Olmo3Config
+                # convert_rope_params_to_dict: entry.setdefault("rope_theta", ...))
+                base = base_of(c, mt, r)
             elif gemma3 and lt == "sliding_attention":
                 r = None
                 base = float(get(tc, "rope_local_base_freq", mt))
