@@ -403,6 +403,11 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
                 rc = -1;
                 break;
             }
+            /* a wrapped text config without model_type builds the class the wrapper names
+             * (api_model_text_find: LLaVA's llama, Qwen3.5's text class, ...): the kind's
+             * request says which, or /rope would read it as a config of no known class */
+            if (member(edited, "model_type") == NULL && mt[0])
+                json_object_set_new(edited, "model_type", json_string(mt));
             if (kd->params_key[0]) {
                 json_object_set(edited, "rope_parameters",
                                 (json_t *)member(params, kd->params_key));

@@ -241,6 +241,41 @@ START_TEST(test_mistral4_odd_rope_head)
 }
 END_TEST
 
+START_TEST(test_wrapper_text_class_method)
+{
+    /* A Qwen3.5 wrapper whose text_config has no model_type: Qwen3_5Config builds
+     * Qwen3_5TextConfig from it (head_dim 256, partial_rotary_factor 0.25: 64 rotated dims,
+     * scale 256^-0.5 = 1/16), as POST /rope with a layer answers. POST /model/method's kind was
+     * read from a copy of text_config without model_type: head_dim 512 / 4 = 128, all rotated,
+     * scale 128^-0.5, and its ready request gave those numbers too. */
+    static const char CFG[] =
+        "{'model_type': 'qwen3_5', 'text_config': {'hidden_size': 512, 'num_attention_heads': 4,"
+        " 'num_hidden_layers': 8, 'rope_parameters': {'rope_type': 'default'}}}";
+    json_t *j = au_ok(api_model_method, CFG);
+    json_int_t k3 = json_integer_value(json_array_get(json_object_get(j, "layers"), 3));
+    const json_t *kind = json_array_get(json_object_get(j, "kinds"), (size_t)k3);
+    const json_t *par = json_object_get(kind, "parameters");
+    ck_assert_int_eq(json_integer_value(json_object_get(par, "head_dim")), 256);
+    ck_assert_int_eq(json_integer_value(json_object_get(par, "rotary_dim")), 64);
+    ck_close(au_number(json_object_get(par, "scale")), 1.0 / 16.0, 0, 0);
+    /* the kind's request through POST /rope: the same numbers as the layer on the file */
+    json_t *req = json_deep_copy(json_object_get(kind, "request"));
+    json_object_set_new(req, "seq_len", json_integer(1));
+    char *body = json_dumps(req, JSON_COMPACT);
+    json_t *a = au_ok(api_rope, body);
+    char fb[512];
+    snprintf(fb, sizeof fb, "{'config': %s, 'seq_len': 1, 'layer': 3}", CFG);
+    json_t *b = au_ok(api_rope, fb);
+    au_same(a, b, "inv_freq");
+    ck_assert_uint_eq(json_array_size(json_object_get(a, "inv_freq")), 32);
+    json_decref(a);
+    json_decref(b);
+    free(body);
+    json_decref(req);
+    json_decref(j);
+}
+END_TEST
+
 Suite *paste_break_suite(void)
 {
     Suite *s = suite_create("paste_break");
@@ -254,6 +289,7 @@ Suite *paste_break_suite(void)
     tcase_add_test(tc, test_mpt_without_alibi);
     tcase_add_test(tc, test_same_object_twice);
     tcase_add_test(tc, test_mistral4_odd_rope_head);
+    tcase_add_test(tc, test_wrapper_text_class_method);
     suite_add_tcase(s, tc);
     return s;
 }
