@@ -419,6 +419,10 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
                 json_object_set_new(edited, "rope_theta",
                                     lb ? json_deep_copy(lb) : json_real(d ? d->value : 10000.0));
                 json_object_del(edited, "rope_scaling");
+                api_mm_unscale(edited); /* a flat v5 rope_parameters: its type too */
+                json_t *rp = json_object_get(edited, "rope_parameters");
+                if (json_is_object(rp)) /* the local base above, not the object's rope_theta */
+                    json_object_del(rp, "rope_theta");
             } else if (kd->unscaled) {
                 api_mm_unscale(edited);
             }

@@ -276,6 +276,42 @@ START_TEST(test_wrapper_text_class_method)
 }
 END_TEST
 
+START_TEST(test_gemma3_flat_params_sliding_kind)
+{
+    /* Gemma 3 with its scaling in a flat v5 rope_parameters (llama3, factor 4): the sliding
+     * layers use rope_local_base_freq (Gemma3TextConfig's 10000) without scaling, as POST /rope
+     * with layer 0 answers. POST /model/method's sliding kind removed rope_scaling only: it kept
+     * the llama3 rope_parameters (parameters.scaling.type llama3, and its request gave the full
+     * layers' numbers). d = 32, base 10^4: with llama3 the lowest pair (wavelength 2 pi
+     * 10^4^(30/32) = 3.6e4 > 8192) is divided by 4; unscaled it is 10^4^(-30/32). */
+    static const char CFG[] =
+        "{'model_type': 'gemma3_text', 'hidden_size': 256, 'num_attention_heads': 4,"
+        " 'num_hidden_layers': 8, 'head_dim': 32, 'rope_parameters': {'rope_type': 'llama3',"
+        " 'factor': 4.0, 'low_freq_factor': 1.0, 'high_freq_factor': 4.0,"
+        " 'original_max_position_embeddings': 8192}}";
+    json_t *j = au_ok(api_model_method, CFG);
+    json_int_t k0 = json_integer_value(json_array_get(json_object_get(j, "layers"), 0));
+    const json_t *kind = json_array_get(json_object_get(j, "kinds"), (size_t)k0);
+    const json_t *par = json_object_get(kind, "parameters");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(par, "scaling"), "type")),
+                     "default");
+    json_t *req = json_deep_copy(json_object_get(kind, "request"));
+    json_object_set_new(req, "seq_len", json_integer(1));
+    char *body = json_dumps(req, JSON_COMPACT);
+    json_t *a = au_ok(api_rope, body);
+    ck_close(au_num(a, "inv_freq", 15, -1, -1), pow(10000.0, -30.0 / 32.0), 0, 1e-15);
+    char fb[512];
+    snprintf(fb, sizeof fb, "{'config': %s, 'seq_len': 1, 'layer': 0}", CFG);
+    json_t *b = au_ok(api_rope, fb);
+    au_same(a, b, "inv_freq");
+    json_decref(a);
+    json_decref(b);
+    free(body);
+    json_decref(req);
+    json_decref(j);
+}
+END_TEST
+
 Suite *paste_break_suite(void)
 {
     Suite *s = suite_create("paste_break");
@@ -290,6 +326,7 @@ Suite *paste_break_suite(void)
     tcase_add_test(tc, test_same_object_twice);
     tcase_add_test(tc, test_mistral4_odd_rope_head);
     tcase_add_test(tc, test_wrapper_text_class_method);
+    tcase_add_test(tc, test_gemma3_flat_params_sliding_kind);
     suite_add_tcase(s, tc);
     return s;
 }
