@@ -332,6 +332,19 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
                 k.types = sliding ? API_ML_SLIDING : API_ML_FULL;
             if (per_type) {
                 const char *key = sliding ? "sliding_attention" : "full_attention";
+                if (member(params, key) == NULL && (gemma3 || olmo3)) {
+                    /* Gemma3TextConfig / Olmo3Config fill a missing entry with {"rope_type":
+                     * "default"} and a rope_theta of their own rule, not the other entry */
+                    char fp[API_MC_PTR + 32];
+                    api_ptr(fp, sizeof fp, ptr, "rope_parameters");
+                    api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                                      "has no \"%s\" entry for layer %lld: %s fills it with "
+                                      "rope_type default and a rope_theta of its own rule; give "
+                                      "the entry",
+                                      key, (long long)l,
+                                      gemma3 ? "Gemma3TextConfig" : "Olmo3Config");
+                    return -1;
+                }
                 if (member(params, key) == NULL)
                     key = "full_attention";
                 snprintf(k.params_key, sizeof k.params_key, "%s", key);

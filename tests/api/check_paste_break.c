@@ -312,6 +312,29 @@ START_TEST(test_gemma3_flat_params_sliding_kind)
 }
 END_TEST
 
+START_TEST(test_per_type_missing_entry)
+{
+    /* Per-layer-type rope_parameters with only a full_attention entry (linear, factor 8). For a
+     * sliding layer Gemma3TextConfig and Olmo3Config fill {"rope_type": "default"} with a
+     * rope_theta of their own rule (convert_rope_params_to_dict); posenc read the full_attention
+     * entry instead: a 200 with the scaled numbers (inv_freq_0 = 1/8) for layer 0. Now a 422 at
+     * the object naming the missing entry, with or without a layer chosen. */
+    static const char *const MT[] = {"gemma3_text", "olmo3"};
+    char body[768];
+    for (int i = 0; i < 2; i++) {
+        for (int sel = 0; sel < 2; sel++) {
+            snprintf(body, sizeof body,
+                     "{'config': {'model_type': '%s', 'hidden_size': 256, 'num_attention_heads': 4,"
+                     " 'head_dim': 64, 'num_hidden_layers': 6, 'rope_parameters': {"
+                     "'full_attention': {'rope_type': 'linear', 'factor': 8, 'rope_theta': 1e6}}},"
+                     " 'seq_len': 1%s}",
+                     MT[i], sel ? ", 'layer': 0" : "");
+            au_expect_422_msg(api_rope, body, "/config/rope_parameters", "sliding_attention");
+        }
+    }
+}
+END_TEST
+
 Suite *paste_break_suite(void)
 {
     Suite *s = suite_create("paste_break");
@@ -327,6 +350,7 @@ Suite *paste_break_suite(void)
     tcase_add_test(tc, test_mistral4_odd_rope_head);
     tcase_add_test(tc, test_wrapper_text_class_method);
     tcase_add_test(tc, test_gemma3_flat_params_sliding_kind);
+    tcase_add_test(tc, test_per_type_missing_entry);
     suite_add_tcase(s, tc);
     return s;
 }
