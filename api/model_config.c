@@ -262,6 +262,29 @@ int api_model_query_scale_beta(const char *model_type)
     return api_str_in_list(QS, model_type);
 }
 
+json_t *api_model_class_rope_params(const json_t *cfg, const char *model_type, const char **hf)
+{
+    /* Mistral4Config.__post_init__ (configuration_mistral4.py) when rope_parameters is None; its
+     * max_position_embeddings entry is left out (nothing reads it) */
+    if (strcmp(model_type, "mistral4") != 0)
+        return NULL;
+    double nope = 64.0, rope = 64.0; /* Mistral4Config's qk_nope_head_dim, qk_rope_head_dim */
+    const json_t *v = member(cfg, "qk_nope_head_dim");
+    if (v != NULL && json_is_number(v))
+        nope = json_number_value(v);
+    v = member(cfg, "qk_rope_head_dim");
+    if (v != NULL && json_is_number(v))
+        rope = json_number_value(v);
+    if (!(nope >= 0.0 && rope > 0.0))
+        return NULL;        /* the head dims' own checks refuse them */
+    *hf = "Mistral4Config"; /* short: the sources hold the key name after it */
+    return json_pack("{s:s, s:f, s:f, s:i, s:f, s:f, s:f, s:f, s:f, s:f}", "type", "yarn",
+                     "rope_theta", 10000.0, "factor", 128.0, "original_max_position_embeddings",
+                     8192, "beta_fast", 32.0, "beta_slow", 1.0, "mscale_all_dim", 1.0, "mscale",
+                     1.0, "llama_4_scaling_beta", 0.1, "partial_rotary_factor",
+                     rope / (nope + rope));
+}
+
 int api_model_dynamic_alpha(const char *model_type)
 {
     /* HunYuanDenseV1RotaryEmbedding / HunYuanMoEV1RotaryEmbedding: dynamic + alpha */

@@ -94,6 +94,16 @@ int api_model_softmax_mscale(const char *model_type);
  * original_max_position_embeddings (ministral3, mistral4: get_llama_4_attn_scale), 0 otherwise. */
 int api_model_query_scale_beta(const char *model_type);
 
+/*
+ * The rope_parameters a config class puts in place of an absent (or null) rope_scaling /
+ * rope_parameters, as a new JSON object (caller decrefs), with *hf naming the class; NULL when the
+ * class has none (most: plain RoPE) or cfg's values make none. Mistral4Config: YaRN factor 128,
+ * rope_theta 10000, original_max_position_embeddings 8192, beta_fast 32, beta_slow 1, mscale and
+ * mscale_all_dim 1, llama_4_scaling_beta 0.1, partial_rotary_factor qk_rope_head_dim /
+ * (qk_nope_head_dim + qk_rope_head_dim) (defaults 64, 64).
+ */
+json_t *api_model_class_rope_params(const json_t *cfg, const char *model_type, const char **hf);
+
 /* 1 when the model type reads a `dynamic` rope_scaling's `alpha` as HunYuan does (base' = base x
  * alpha^(d/(d-2)), attention factor 1: modeling_hunyuan_v1_dense.py / _moe.py), 0 otherwise. */
 int api_model_dynamic_alpha(const char *model_type);

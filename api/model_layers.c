@@ -237,15 +237,16 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             0)
             api_get_int(pb, cfg, ptr, "_sliding_window_pattern", 1, API_ML_MAX_LAYERS, &pattern);
     }
-    /* OLMo 3: one flat scaling object scales the full-attention layers only (model_layers.h);
-     * layer_types default: every 4th layer full (Olmo3Config) */
-    int olmo3 = strcmp(mt, "olmo3") == 0 && !per_type;
+    /* OLMo 3: layer_types default: every 4th layer full (Olmo3Config), whatever form the
+     * rope_parameters take; one flat scaling object scales the full-attention layers only
+     * (model_layers.h) */
+    int olmo3 = strcmp(mt, "olmo3") == 0;
     const json_t *flat = member(cfg, "rope_scaling") ? member(cfg, "rope_scaling") : params;
     const json_t *ft = flat && json_is_object(flat) ? member(flat, "rope_type") : NULL;
     if (flat && json_is_object(flat) && ft == NULL)
         ft = member(flat, "type");
-    int olmo3_split =
-        olmo3 && ft != NULL && json_is_string(ft) && strcmp(json_string_value(ft), "default") != 0;
+    int olmo3_split = olmo3 && !per_type && ft != NULL && json_is_string(ft) &&
+                      strcmp(json_string_value(ft), "default") != 0;
     /* Qwen3-Next and Qwen3.5 (Qwen3_5TextConfig / Qwen3_5MoeTextConfig): layer_types default
      * from full_attention_interval (4), the others linear */
     int qwen3_next = strcmp(mt, "qwen3_next") == 0 || strncmp(mt, "qwen3_5", 7) == 0;
@@ -331,6 +332,19 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
                 k.types = sliding ? API_ML_SLIDING : API_ML_FULL;
             if (per_type) {
                 const char *key = sliding ? "sliding_attention" : "full_attention";
+                if (member(params, key) == NULL && (gemma3 || olmo3)) {
+                    /* Gemma3TextConfig / Olmo3Config fill a missing entry with {"rope_type":
+                     * "default"} and a rope_theta of their own rule, not the other entry */
+                    char fp[API_MC_PTR + 32];
+                    api_ptr(fp, sizeof fp, ptr, "rope_parameters");
+                    api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                                      "has no \"%s\" entry for layer %lld: %s fills it with "
+                                      "rope_type default and a rope_theta of its own rule; give "
+                                      "the entry",
+                                      key, (long long)l,
+                                      gemma3 ? "Gemma3TextConfig" : "Olmo3Config");
+                    return -1;
+                }
                 if (member(params, key) == NULL)
                     key = "full_attention";
                 snprintf(k.params_key, sizeof k.params_key, "%s", key);

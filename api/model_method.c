@@ -177,7 +177,24 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
         lsrc = json_pack("{s:s}", "max_position_embeddings",
                          "default of GPT2Config (models/gpt2/configuration_gpt2.py): n_positions");
     }
-    if (learned || (strcmp(mt, "mpt") == 0 && !alibi)) {
+    if (strcmp(mt, "mpt") == 0 && !alibi) {
+        /* transformers' MptModel has no position table and adds ALiBi in every forward
+         * (modeling_mpt.py: build_mpt_alibi_tensor, attn_config.alibi never read); MosaicML's
+         * remote code follows alibi / learned_pos_emb. Neither answer is sure: say both. */
+        api_ptr(fp, sizeof fp, ptr, ac != NULL ? "attn_config" : "model_type");
+        if (ac != NULL && member(ac, "alibi") != NULL) {
+            char ap[sizeof fp];
+            snprintf(ap, sizeof ap, "%s", fp);
+            api_ptr(fp, sizeof fp, ap, "alibi");
+        }
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "MPT without attn_config.alibi true: transformers' MptModel applies "
+                          "ALiBi anyway (slopes_rule mpt, alibi_bias_max 8) and has no position "
+                          "table, MosaicML's remote code a learned table (learned_pos_emb): send "
+                          "POST /alibi or POST /learned for the one you run");
+        return 0;
+    }
+    if (learned) {
         int64_t offset = 0;
         const char *why = "position ids from 0 (nn.Embedding)";
         if (api_str_in_list(LEARNED_PAD, mt)) {
@@ -284,9 +301,9 @@ static json_t *rope_kind(api_problem *pb, const json_t *cfg, const char *ptr, co
     json_decref(empty);
     /* the checks of POST /rope (api/rope_parse.c): pairs need an even rotated width within the
      * head (an odd one has no HF answer: transformers#48101) */
-    if (rrc >= 0 && rd == rc.head_dim && rd % 2 != 0) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, ro.ptr, "head_dim must be even, got %lld",
-                          (long long)rd);
+    if (rrc >= 0 && rd == rc.head_dim && rd % 2 != 0) { /* the head's key, as /rope names it */
+        api_problem_field(pb, API_PB_INVALID_FIELD, api_rc_blame(&rc.head_dim_o, ro.ptr),
+                          "head_dim must be even, got %lld", (long long)rd);
         rrc = -1;
     } else if (rrc >= 0 && (rd < 2 || rd % 2 != 0)) {
         api_problem_field(pb, API_PB_INVALID_FIELD, ro.ptr,
@@ -386,6 +403,11 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
                 rc = -1;
                 break;
             }
+            /* a wrapped text config without model_type builds the class the wrapper names
+             * (api_model_text_find: LLaVA's llama, Qwen3.5's text class, ...): the kind's
+             * request says which, or /rope would read it as a config of no known class */
+            if (member(edited, "model_type") == NULL && mt[0])
+                json_object_set_new(edited, "model_type", json_string(mt));
             if (kd->params_key[0]) {
                 json_object_set(edited, "rope_parameters",
                                 (json_t *)member(params, kd->params_key));
@@ -397,6 +419,10 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
                 json_object_set_new(edited, "rope_theta",
                                     lb ? json_deep_copy(lb) : json_real(d ? d->value : 10000.0));
                 json_object_del(edited, "rope_scaling");
+                api_mm_unscale(edited); /* a flat v5 rope_parameters: its type too */
+                json_t *rp = json_object_get(edited, "rope_parameters");
+                if (json_is_object(rp)) /* the local base above, not the object's rope_theta */
+                    json_object_del(rp, "rope_theta");
             } else if (kd->unscaled) {
                 api_mm_unscale(edited);
             }

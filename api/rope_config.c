@@ -301,6 +301,31 @@ int api_rope_config_resolve(api_problem *pb, const json_t *config, const char *p
     return api_rope_config_resolve_kind(pb, config, ptr, skip, NULL, out, w);
 }
 
+/* The values read from a config class's rope_parameters (api_model_class_rope_params): every
+ * origin that names config.rope_parameters names the class's default instead, with no pointer
+ * (the file has no such key), and so does the scaling object itself. */
+static void class_sources(api_rope_config *out, const char *hf)
+{
+    static const char KEY[] = "config.rope_parameters";
+    api_rc_origin *all[API_RS__COUNT + 8] = {
+        &out->head_dim_o, &out->rotary_dim_o,        &out->partial_o,     &out->base_o,
+        &out->layout_o,   &out->scaling.type_origin, &out->qscale_beta_o, &out->qscale_l0_o};
+    size_t n = 8;
+    for (int f = 0; f < API_RS__COUNT; f++)
+        all[n++] = &out->scaling.origin[f];
+    for (size_t i = 0; i < n; i++) {
+        const char *at = strstr(all[i]->src, KEY);
+        if (!all[i]->set || at == NULL)
+            continue;
+        char buf[sizeof all[i]->src];
+        snprintf(buf, sizeof buf, "%.*sdefault of %s: rope_parameters%s", (int)(at - all[i]->src),
+                 all[i]->src, hf, at + strlen(KEY));
+        snprintf(all[i]->src, sizeof all[i]->src, "%s", buf);
+        all[i]->ptr[0] = '\0';
+    }
+    out->scaling.ptr[0] = '\0';
+}
+
 int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const char *ptr,
                                  unsigned skip, const api_ml_kind *kind, api_rope_config *out,
                                  api_rc_warnings *w)
@@ -310,6 +335,7 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
     api_rc_origin_set(&out->layout_o, "", "default");
     char fp[API_RC_PTR];
     size_t errs_before = api_problem_count(pb);
+    size_t warns_before = w != NULL ? w->n : 0;
 
     /* a multimodal wrapper: read the text model's object, naming its nested path */
     api_model_text text;
@@ -349,6 +375,18 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
             snprintf(sc_key, sizeof sc_key, "rope_parameters.%s", kind->params_key);
             sc = api_member(sc, kind->params_key);
         }
+    }
+    /* a file without either: the config class's own rope_parameters (Mistral4Config's YaRN),
+     * read as if the file had them and named as that default (class_sources below) */
+    const char *class_hf = NULL;
+    json_t *class_sc = NULL;
+    if (sc == NULL && api_member(config, "rope_parameters") == NULL &&
+        !(skip & API_RC_SKIP_SCALING))
+        class_sc = api_model_class_rope_params(config, out->model_type, &class_hf);
+    if (class_sc != NULL) {
+        sc = class_sc;
+        snprintf(sc_key, sizeof sc_key, "rope_parameters");
+        api_ptr(sc_ptr, sizeof sc_ptr, ptr, "rope_parameters");
     }
     if (sc != NULL && !json_is_object(sc)) {
         api_problem_field(pb, API_PB_INVALID_FIELD, sc_ptr, "must be an object or null");
@@ -492,8 +530,15 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                                                  "llama_4_scaling_beta", NULL};
         static const char *const PROP_SKIP[] = {"rope_theta", "alpha", "llama_4_scaling_beta",
                                                 NULL};
+        /* Mistral4Config writes max_position_embeddings into rope_parameters; its validation
+         * ignores it and no rope function reads it (resolved.ignored says so, api/rope_keys.c) */
+        static const char *const MISTRAL4_SKIP[] = {
+            "rope_theta",           "partial_rotary_factor",   "alpha",
+            "llama_4_scaling_beta", "max_position_embeddings", NULL};
         int phi3 = strcmp(out->model_type, "phi3") == 0;
         const char *const *pskip = prop ? PROP_SKIP : PARAM_SKIP;
+        if (!prop && strcmp(out->model_type, "mistral4") == 0)
+            pskip = MISTRAL4_SKIP;
         if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3, pskip,
                                    &out->scaling, w) == 0 &&
             api_model_rope_alpha(pb, sc, sc_src, out, w) == 0) {
@@ -505,6 +550,14 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
     }
     if (sc != NULL)
         resolve_qscale(pb, sc, sc_ptr, sc_key, out);
+    if (class_sc != NULL) {
+        class_sources(out, class_hf);
+        json_decref(class_sc);
+    }
+    /* the warnings so far name the text object as "config.": in a wrapper, its nested path (the
+     * caveats below name it themselves) */
+    for (size_t i = warns_before; text.nested && w != NULL && i < w->n; i++)
+        api_model_src_rebase(w->text[i], sizeof w->text[i], text.src);
     api_model_rope_caveats(config, &text, kind != NULL, w);
     if (text.nested) /* every source names the nested path: config.text_config.rope_theta */
         api_model_rope_rebase(out, text.src);

@@ -49,10 +49,12 @@ void api_rc_origin_set(api_rc_origin *o, const char *ptr, const char *src_fmt, .
  * (o not set, or set with the empty pointer ""). */
 const char *api_rc_blame(const api_rc_origin *o, const char *fallback);
 
-/* Warnings collected while resolving (docs/api.md: `warnings`, strings). Extra ones are dropped. */
+/* Warnings collected while resolving (docs/api.md: `warnings`, strings). Extra ones are dropped;
+ * a text longer than API_RC_WARNING_LEN - 1 bytes ends in "..." where it was cut. */
 #define API_RC_MAX_WARNINGS 8
+#define API_RC_WARNING_LEN 512
 typedef struct {
-    char text[API_RC_MAX_WARNINGS][256];
+    char text[API_RC_MAX_WARNINGS][API_RC_WARNING_LEN];
     size_t n;         /* kept */
     size_t n_dropped; /* further warnings not kept (the response says how many) */
 } api_rc_warnings;

@@ -282,6 +282,12 @@ int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api
         if (named(src, n, path))
             continue;
         const char *why = why_top(k, v, r, skip, &refuse);
+        const json_t *rs = json_object_get(text.obj, "rope_scaling");
+        if (why == NULL && strcmp(k, "rope_parameters") == 0 && json_is_object(rs) &&
+            json_object_size(rs) > 0 && json_equal(v, rs))
+            why = "the same object as rope_scaling, which is read (HF v5 "
+                  "convert_rope_params_to_dict: "
+                  "rope_scaling, else rope_parameters)";
         if (why != NULL) {
             ignore(r, path, why);
         } else if (refuse != NULL) {

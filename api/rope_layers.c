@@ -103,7 +103,11 @@ const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, con
     /* without a choice, a config the plan cannot read is answered as a whole, as before */
     api_problem scratch;
     api_problem_init(&scratch);
-    if (api_ml_plan_layers(chosen ? pb : &scratch, &text, &r->plan) < 0) {
+    /* ... but per-layer-type rope_parameters have no whole answer: the plan's error is the one */
+    const json_t *rp = json_object_get(text.obj, "rope_parameters");
+    int per_type = json_is_object(rp) && json_object_size(rp) > 0 &&
+                   json_object_get(rp, "rope_type") == NULL && json_object_get(rp, "type") == NULL;
+    if (api_ml_plan_layers(chosen || per_type ? pb : &scratch, &text, &r->plan) < 0) {
         api_ml_plan_free(&r->plan);
         return NULL;
     }

@@ -34,8 +34,10 @@ void api_rc_warn(api_rc_warnings *w, const char *fmt, ...)
     }
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->text[w->n], sizeof w->text[w->n], fmt, ap);
+    int len = vsnprintf(w->text[w->n], sizeof w->text[w->n], fmt, ap);
     va_end(ap);
+    if (len >= (int)sizeof w->text[w->n]) /* cut: say so rather than end mid-word */
+        memcpy(w->text[w->n] + sizeof w->text[w->n] - 4, "...", 4);
     w->n++;
 }
 

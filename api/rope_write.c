@@ -220,6 +220,13 @@ static void write_resolved_one_d(wire_jw *out, const api_rope_req *r, const api_
                 char src[API_RC_PTR];
                 api_model_ptr_to_src(sc->ptr, src, sizeof src); /* config.text_config.rope_... */
                 wire_jw_str(out, src);
+            } else if (strncmp(sc->type_origin.src, "default of ", 11) == 0) {
+                /* a config class's rope_parameters (api_model_class_rope_params): its name */
+                char src[sizeof sc->type_origin.src];
+                const char *dot = strrchr(sc->type_origin.src, '.');
+                int n = dot ? (int)(dot - sc->type_origin.src) : (int)strlen(sc->type_origin.src);
+                snprintf(src, sizeof src, "%.*s", n, sc->type_origin.src);
+                wire_jw_str(out, src);
             } else {
                 wire_jw_str(out, "request");
             }

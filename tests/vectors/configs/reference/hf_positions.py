@@ -56,6 +56,16 @@ def text_model(cfg):
         mt = "llama"
     if nested and mt == "llama":
         obj = dict(LLAMA_DEFAULTS, **{k: v for k, v in obj.items() if v is not None})
+    if mt == "mistral4" and obj.get("rope_scaling") is None and obj.get("rope_parameters") is None:
+        # Mistral4Config.__post_init__: rope_parameters None -> its YaRN dict; the dict has its own
+        # rope_theta, so a top-level one is not read (convert_rope_params_to_dict setdefault)
+        nope, rope = obj.get("qk_nope_head_dim", 64), obj.get("qk_rope_head_dim", 64)
+        obj = {k: v for k, v in obj.items() if k != "rope_theta"}
+        obj["rope_parameters"] = {
+            "type": "yarn", "rope_theta": 10000.0, "factor": 128.0,
+            "original_max_position_embeddings": 8192, "beta_fast": 32.0, "beta_slow": 1.0,
+            "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1,
+            "partial_rotary_factor": rope / (nope + rope)}
     return obj, mt
 
 
@@ -131,11 +141,13 @@ PARTIAL_DEFAULT = {"phi": 0.5, "persimmon": 0.5, "nemotron": 0.5, "stablelm": 0.
 
 
 def base_of(cfg, mt, rp):
+    # v5 convert_rope_params_to_dict: rope_parameters.setdefault("rope_theta", <top-level>): the
+    # scaling object's own rope_theta wins over a top-level one
+    if rp is not None and rp.get("rope_theta") is not None:
+        return float(rp["rope_theta"])
     for k in ("rope_theta", "rotary_emb_base"):
         if cfg.get(k) is not None:
             return float(cfg[k])
-    if rp is not None and rp.get("rope_theta") is not None:
-        return float(rp["rope_theta"])
     return float(get(cfg, "rope_theta", mt, 10000.0))
 
 
@@ -339,8 +351,9 @@ def describe(cfg):
     # rotary_embs = {"sliding_attention": Olmo3RotaryEmbedding(config, rope_type="default"),
     # "full_attention": Olmo3RotaryEmbedding(config)}: the sliding layers keep the base and drop
     # the scaling (layer_types default: every 4th layer full, Olmo3Config)
-    olmo3 = mt == "olmo3" and not per_type
-    olmo3_split = olmo3 and rp is not None and \
+    # (layer_types default every 4th layer full whatever form rope_parameters take: Olmo3Config)
+    olmo3 = mt == "olmo3"
+    olmo3_split = olmo3 and not per_type and rp is not None and \
         rp.get("rope_type", rp.get("type", "default")) != "default"
     pattern = tc.get("sliding_window_pattern") or tc.get("_sliding_window_pattern") or 6
     nrl = tc.get("no_rope_layers")
@@ -388,8 +401,9 @@ def describe(cfg):
                 r = dict(rp.get(lt) or rp.get("full_attention"))
                 c = dict(tc, rope_parameters=r)
                 c.pop("rope_scaling", None)
-                base = base_of({k: v for k, v in c.items() if k != "rope_theta"}, mt, r) \
-                    if tc.get("rope_theta") is None else float(tc["rope_theta"])
+                # the entry's rope_theta, else the top-level one (Gemma3Config / Olmo3Config
+                # convert_rope_params_to_dict: entry.setdefault("rope_theta", ...))
+                base = base_of(c, mt, r)
             elif gemma3 and lt == "sliding_attention":
                 r = None
                 base = float(get(tc, "rope_local_base_freq", mt))
