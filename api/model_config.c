@@ -140,6 +140,8 @@ static const api_model_default DEFAULTS[] = {
      "Qwen3_5MoeTextConfig (models/qwen3_5_moe/configuration_qwen3_5_moe.py)"},
     {"qwen3_5_moe_text", "head_dim", 256.0,
      "Qwen3_5MoeTextConfig (models/qwen3_5_moe/configuration_qwen3_5_moe.py)"},
+    /* Olmo3Config: default_theta 500000 (configuration_olmo3.py convert_rope_params_to_dict) */
+    {"olmo3", "rope_theta", 500000.0, "Olmo3Config (models/olmo3/configuration_olmo3.py)"},
     {"gptj", "rotary_dim", 64.0, "GPTJConfig (models/gptj/configuration_gptj.py)"},
     {"codegen", "rotary_dim", 64.0, "CodeGenConfig (models/codegen/configuration_codegen.py)"},
 };
@@ -421,11 +423,13 @@ void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, int p
                         d->hf, what);
     }
     /* OLMo 3: the references disagree. The OLMo 3 paper, transformers 4.57's modeling_olmo3.py
-     * (one rotary embedding per layer type) and vLLM's Olmo3 leave the sliding-window layers
-     * unscaled, which posenc answers (api/model_layers.c); transformers 5's modeling_olmo3.py
-     * gives every layer the scaled embedding (transformers#45945, to restore the split, closed
-     * unmerged; vllm-project/vllm#43419 disputed). The warning names both and how to get the
-     * second: its numbers for any layer are the full-attention kind's. */
+     * (one rotary embedding per layer type), today's configuration_olmo3.py (a flat rope_scaling
+     * goes under rope_parameters.full_attention only, sliding_attention stays rope_type default)
+     * and vLLM's Olmo3 leave the sliding-window layers unscaled, which posenc answers
+     * (api/model_layers.c); the transformers 5 releases whose modeling_olmo3.py built one rotary
+     * embedding for every layer scaled them all (transformers#45945 closed unmerged;
+     * vllm-project/vllm#43419 disputed). The warning names both and how to get the second: its
+     * numbers for any layer are the full-attention kind's. */
     const json_t *sc = member(cfg, "rope_scaling");
     if (sc == NULL)
         sc = member(cfg, "rope_parameters");
@@ -436,10 +440,11 @@ void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, int p
         strcmp(json_string_value(ty), "default") != 0)
         api_rc_warn(
             w, "OLMo 3: the scaling applies to the full-attention layers only and the "
-               "sliding-window layers are unscaled, as the OLMo 3 paper, transformers 4.57 and "
-               "vLLM's Olmo3 compute them; transformers 5 applies it to every layer "
-               "(transformers#45945, vllm-project/vllm#43419): for its numbers on any layer, "
-               "ask for layer_type \"full_attention\"");
+               "sliding-window layers are unscaled, as the OLMo 3 paper, vLLM's Olmo3, "
+               "transformers 4.57 and today's Olmo3Config (rope_scaling under full_attention "
+               "only) compute them; transformers 5 releases with one rotary embedding for all "
+               "layers applied it to every layer (transformers#45945, vllm-project/vllm#43419): "
+               "for their numbers on any layer, ask for layer_type \"full_attention\"");
 }
 
 /* Rewrites every origin's "config." to the wrapper's nested path (prefix "config.text_config"). */

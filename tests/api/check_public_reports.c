@@ -355,16 +355,17 @@ END_TEST
 
 START_TEST(test_olmo3_scaling_caveat)
 {
-    /* OLMo 3: the references disagree. transformers 5 builds one rotary embedding from the
-     * config's scaling and hands it to every layer (modeling_olmo3.py); transformers 4.57, the
-     * OLMo 3 paper and vLLM's Olmo3 keep the sliding-window layers unscaled, which posenc answers
+    /* OLMo 3: the references disagree. The transformers 5 releases whose modeling_olmo3.py
+     * built one rotary embedding from the config's scaling handed it to every layer; transformers
+     * 4.57, today's Olmo3Config (rope_scaling under full_attention only), the OLMo 3 paper and
+     * vLLM's Olmo3 keep the sliding-window layers unscaled, which posenc answers
      * (test_olmo3_sliding_unscaled); transformers#45945 (to restore the split) was closed and
-     * vllm-project/vllm#43419 (to follow transformers 5) is disputed. A warning names both, and
-     * the full-attention kind is transformers 5's answer for every layer. Layer 0 is a sliding
+     * vllm-project/vllm#43419 (to follow those releases) is disputed. A warning names both, and
+     * the full-attention kind is those releases' answer for every layer. Layer 0 is a sliding
      * one (Olmo3Config: every 4th layer full), layer 3 a full one. */
     json_t *j = au_ok(api_rope, "{'config': " OLMO3_YARN ", 'layer': 3}");
     ck_assert_str_eq(json_string_value(json_object_get(res_get(j, "scaling"), "type")), "yarn");
-    ck_assert(au_warned(j, "transformers 5"));
+    ck_assert(au_warned(j, "transformers 5 releases"));
     json_decref(j);
     j = au_ok(api_rope, "{'config': " OLMO3_YARN ", 'layer_type': 'full_attention'}");
     ck_assert_str_eq(json_string_value(json_object_get(res_get(j, "scaling"), "type")), "yarn");
@@ -382,6 +383,21 @@ START_TEST(test_olmo3_scaling_caveat)
               "{'config': {'model_type': 'olmo3', 'hidden_size': 4096,"
               " 'num_attention_heads': 32, 'num_hidden_layers': 8, 'rope_theta': 500000}}");
     ck_assert(!au_warned(j, "sliding"));
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_olmo3_default_theta)
+{
+    /* Olmo3Config's default base is 500000 (configuration_olmo3.py: default_theta, set on both
+     * rope_parameters entries when the file gives no rope_theta); before, a file without
+     * rope_theta got RoPE's 10000. head_dim 2048 / 32 = 64: inv_freq[1] = 500000^(-2/64) =
+     * 0.6635...; layer 3 is the full-attention one of four. */
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'olmo3', 'hidden_size': 2048,"
+                                " 'num_attention_heads': 32, 'num_hidden_layers': 4}, 'layer': 3}");
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), pow(500000.0, -2.0 / 64.0), ABS, REL);
+    const char *src = json_string_value(json_object_get(res_get(j, "sources"), "base"));
+    ck_assert_msg(src != NULL && strstr(src, "Olmo3Config") != NULL, "sources.base: %s", src);
     json_decref(j);
 }
 END_TEST
@@ -437,6 +453,7 @@ Suite *public_reports_suite(void)
     tcase_add_test(tc, test_glm_partial_default);
     tcase_add_test(tc, test_qwen3_next_defaults);
     tcase_add_test(tc, test_olmo3_scaling_caveat);
+    tcase_add_test(tc, test_olmo3_default_theta);
     tcase_add_test(tc, test_mistral4_rope_parameters_max_position);
     suite_add_tcase(s, tc);
     return s;

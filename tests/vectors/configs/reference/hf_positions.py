@@ -88,6 +88,8 @@ def get(cfg, key, mt, default=None):
         return QWEN35[key]
     if mt == "qwen3_next" and key in QWEN3_NEXT:
         return QWEN3_NEXT[key]
+    if mt == "olmo3" and key == "rope_theta":
+        return 500000.0  # Olmo3Config.default_theta
     return default
 
 
