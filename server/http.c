@@ -20,6 +20,7 @@
 #include "server/negotiate.h"
 #include "server/pool.h"
 #include "server/routes.h"
+#include "server/sched.h"
 #include "wire/multipart.h"
 #ifdef POSENC_BENCH_FLOOR
 #include "server/bench_floor.h"
@@ -204,6 +205,7 @@ static void compute_job(void *arg)
 /* The first call: the request's state, its id and its route-table row. */
 static srv_req *req_new(srv_ctx *ctx, struct MHD_Connection *c, const char *url, const char *method)
 {
+    srv_sched_short_slice(); /* once per HTTP thread: wake up ahead of the computations */
     srv_req *rq = calloc(1, sizeof *rq);
     if (rq == NULL)
         return NULL;
