@@ -241,6 +241,25 @@ START_TEST(test_mistral4_odd_rope_head)
 }
 END_TEST
 
+/* POST /model/method's kind sent through POST /rope as its ready `request` (seq_len 1) must give
+ * the inv_freq of POST /rope with the file (cfg, single-quoted) and `layer`; returns the kind's
+ * answer (the caller frees it). */
+static json_t *kind_as_layer(const json_t *kind, const char *cfg, int layer)
+{
+    json_t *req = json_deep_copy(json_object_get(kind, "request"));
+    json_object_set_new(req, "seq_len", json_integer(1));
+    char *body = json_dumps(req, JSON_COMPACT);
+    json_t *a = au_ok(api_rope, body);
+    char fb[512];
+    snprintf(fb, sizeof fb, "{'config': %s, 'seq_len': 1, 'layer': %d}", cfg, layer);
+    json_t *b = au_ok(api_rope, fb);
+    au_same(a, b, "inv_freq");
+    json_decref(b);
+    free(body);
+    json_decref(req);
+    return a;
+}
+
 START_TEST(test_wrapper_text_class_method)
 {
     /* A Qwen3.5 wrapper whose text_config has no model_type: Qwen3_5Config builds
@@ -259,19 +278,9 @@ START_TEST(test_wrapper_text_class_method)
     ck_assert_int_eq(json_integer_value(json_object_get(par, "rotary_dim")), 64);
     ck_close(au_number(json_object_get(par, "scale")), 1.0 / 16.0, 0, 0);
     /* the kind's request through POST /rope: the same numbers as the layer on the file */
-    json_t *req = json_deep_copy(json_object_get(kind, "request"));
-    json_object_set_new(req, "seq_len", json_integer(1));
-    char *body = json_dumps(req, JSON_COMPACT);
-    json_t *a = au_ok(api_rope, body);
-    char fb[512];
-    snprintf(fb, sizeof fb, "{'config': %s, 'seq_len': 1, 'layer': 3}", CFG);
-    json_t *b = au_ok(api_rope, fb);
-    au_same(a, b, "inv_freq");
+    json_t *a = kind_as_layer(kind, CFG, 3);
     ck_assert_uint_eq(json_array_size(json_object_get(a, "inv_freq")), 32);
     json_decref(a);
-    json_decref(b);
-    free(body);
-    json_decref(req);
     json_decref(j);
 }
 END_TEST
@@ -295,19 +304,9 @@ START_TEST(test_gemma3_flat_params_sliding_kind)
     const json_t *par = json_object_get(kind, "parameters");
     ck_assert_str_eq(json_string_value(json_object_get(json_object_get(par, "scaling"), "type")),
                      "default");
-    json_t *req = json_deep_copy(json_object_get(kind, "request"));
-    json_object_set_new(req, "seq_len", json_integer(1));
-    char *body = json_dumps(req, JSON_COMPACT);
-    json_t *a = au_ok(api_rope, body);
+    json_t *a = kind_as_layer(kind, CFG, 0);
     ck_close(au_num(a, "inv_freq", 15, -1, -1), pow(10000.0, -30.0 / 32.0), 0, 1e-15);
-    char fb[512];
-    snprintf(fb, sizeof fb, "{'config': %s, 'seq_len': 1, 'layer': 0}", CFG);
-    json_t *b = au_ok(api_rope, fb);
-    au_same(a, b, "inv_freq");
     json_decref(a);
-    json_decref(b);
-    free(body);
-    json_decref(req);
     json_decref(j);
 }
 END_TEST
