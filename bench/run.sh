@@ -103,7 +103,7 @@ start_posencd() {
   pids+=("$PID")
   PORT=""
   for _ in $(seq 100); do
-    PORT=$(sed -n 's/.*listening on http:\/\/[0-9.]*:\([0-9]*\).*/\1/p' "$log" | head -1)
+    PORT=$(sed -n 's/.*listening on http:\/\/[0-9.]*:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1 || true)
     [ -n "$PORT" ] && break
     sleep 0.05
   done
@@ -184,7 +184,7 @@ start_listener() {
   pids+=("$LPID")
   LPORT=""
   for _ in $(seq 200); do
-    LPORT=$(sed -n 's/.*listening on http:\/\/[0-9.]*:\([0-9]*\).*/\1/p' "$log" | head -1)
+    LPORT=$(sed -n 's/.*listening on http:\/\/[0-9.]*:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1 || true)
     [ -n "$LPORT" ] && break
     sleep 0.05
   done
