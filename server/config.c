@@ -59,7 +59,8 @@ static const opt_row OPTS[] = {
      "after SIGTERM, seconds to finish in-flight requests"},
     {"inline-work", OPT_SIZE, OFF(inline_work), 0, "0", 0, 1048576,
      "answer a compute request of at most 16 KiB needing at most this many work units on the "
-     "HTTP thread instead of the compute pool (0 = never; docs/performance.md)"},
+     "HTTP thread instead of the compute pool when nothing else computes (0 = never; "
+     "docs/performance.md)"},
     {"max-queue-depth", OPT_UINT, OFF(max_queue_depth), 0, "256", 1, 1000000,
      "compute requests that may wait for a compute thread (503 overloaded above)"},
     {"stuck-seconds", OPT_UINT, OFF(stuck_seconds), 0, "60", 1, 86400,

@@ -35,7 +35,8 @@ typedef struct {
     unsigned drain_seconds;      /* graceful drain deadline after SIGTERM */
     unsigned max_queue_depth;    /* compute requests waiting for a compute thread (503 above) */
     size_t inline_work;          /* tiny requests within this many work units run on the HTTP
-                                  * thread, not the compute pool (0 = never; server/http.c) */
+                                  * thread, not the compute pool, when nothing else computes
+                                  * (0 = never; server/http.c) */
     unsigned stuck_seconds;      /* /healthz fails while a computation has run longer than this */
     int healthcheck;             /* --healthcheck: GET /healthz on 127.0.0.1:port and exit */
     char write_token_file[512];  /* file holding the write token ("" = none; server/auth.c) */

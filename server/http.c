@@ -158,20 +158,28 @@ static enum MHD_Result compute_headers(srv_ctx *ctx, struct MHD_Connection *c, s
     return MHD_YES; /* the body follows */
 }
 
-/* With --inline-work N (0, off, by default), tiny requests are answered on the HTTP thread that
- * read them, without the hand-off to the compute pool (suspend, queue, wake a compute thread,
- * resume: about 9 system calls and 2 context switches a request more). Tiny means: a body of at
- * most INLINE_MAX_BODY bytes (jansson parses 16 KiB in about 0.3 ms) for a route that counts all
- * its work (api_route.counts_work), within N work units (api_limits.max_work: 2^30 is about a
- * second here, so 16,384 is about 16 us; the small /rope of `make bench` counts 10,240). A request
- * over that bound is not answered there but handed to the pool as before (api_opts.defer_work), its
- * body parsed a second time there. What the count leaves out bounds the rest: the cos/sin rows of
- * the rotated positions (at most 32 times the rotations' count) and, the first time a
- * configuration is seen, its cached table of 256 positions (a few ms for the widest head a 16 KiB
- * body can hold). Answers are the same either way (tests/api/check_api_defer.c). Off by default:
- * on a CPU shared with other busy processes the pool's short wake-ups are scheduled sooner than an
- * HTTP thread that computes, and `make bench` measured fewer requests a second with it on
- * (docs/performance.md). */
+/* With --inline-work N (0, off, by default), a tiny request that arrives while the daemon
+ * computes nothing else is answered on the HTTP thread that read it, without the hand-off to the
+ * compute pool (suspend, queue, wake a compute thread, resume: 7 system calls and 2 context
+ * switches a request more, strace). Tiny means: a body of at most INLINE_MAX_BODY bytes (jansson
+ * parses 16 KiB in about 0.3 ms) for a route that counts all its work (api_route.counts_work),
+ * within N work units (api_limits.max_work: 2^30 is about a second here, so 16,384 is about 16 us;
+ * the small /rope of `make bench` counts 10,240). A request over that bound is not answered there
+ * but handed to the pool as before (api_opts.defer_work), its body parsed a second time there.
+ * What the count leaves out bounds the rest: the cos/sin rows of the rotated positions (at most 32
+ * times the rotations' count) and, the first time a configuration is seen, its cached table of 256
+ * positions (a few ms for the widest head a 16 KiB body can hold). Answers are the same either way
+ * (tests/api/check_api_defer.c, tests/http/check_inline.c).
+ * "Nothing else": srv_ctx.computing, the compute requests being computed or waiting for the pool,
+ * is 0, and this request takes it to 1. So at most one request at a time is answered inline in the
+ * whole daemon, and never while others compute: an HTTP thread never runs one computation after
+ * another while /healthz waits. Answering every tiny request inline (the rule before issue 16)
+ * took /healthz's median under 64 connections of small /rope from 21-31 us to 0.8-51 ms; with
+ * this rule it stays at 27-28 us. Off by default all the same: issue 16's interleaved runs found
+ * no CPU time saved per request (0.99-1.00x) and, on a machine busy with other work, half the
+ * requests/s for a sequential client (an HTTP thread asks for the scheduler's shortest slice,
+ * server/sched.c, so one that computes is preempted more often than a compute thread) -- see
+ * docs/performance.md. */
 #define INLINE_MAX_BODY ((size_t)16 << 10)
 
 /* Once rq->ar is computed, the body's reservation becomes the response's: what the answer holds
@@ -199,6 +207,7 @@ static void compute_job(void *arg)
     free(rq->buf);
     rq->buf = NULL;
     hold_for_response(rq); /* before the resume: rq may be gone after it */
+    atomic_fetch_sub(&rq->ctx->computing, 1u);
     MHD_resume_connection(rq->conn);
 }
 
@@ -364,13 +373,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         rq->opts.npz = 0;
     }
     size_t inline_work = ctx->cfg->inline_work;
+    unsigned idle = 0;
     if (inline_work != 0 && ctx->pool != NULL && rq->bin == NULL && rq->len <= INLINE_MAX_BODY &&
-        rq->row->compute->counts_work) {   /* (binary tensors are spooled: always the pool) */
+        rq->row->compute->counts_work && /* (binary tensors are spooled: always the pool) */
+        atomic_compare_exchange_strong(&ctx->computing, &idle, 1u)) {
         rq->opts.defer_work = inline_work; /* tiny: answered here unless it needs more */
         api_handle_route(&ctx->api, rq->row->compute, rq->buf, rq->len, rq->request_id, &rq->opts,
                          &rq->ar);
         rq->opts.defer_work = 0;
         if (!rq->ar.deferred) {
+            atomic_fetch_sub(&ctx->computing, 1u);
             free(rq->buf);
             rq->buf = NULL;
             hold_for_response(rq);
@@ -378,10 +390,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 return srv_send_overloaded(ctx, c, rq);
             return srv_send_api(ctx, c, rq, &rq->ar);
         }
-        api_response_free(&rq->ar);
+        api_response_free(&rq->ar); /* over the bound: to the pool, still counted in computing */
+    } else {
+        atomic_fetch_add(&ctx->computing, 1u);
     }
-    if (ctx->pool != NULL && srv_pool_reserve(ctx->pool) != 0) /* the queue is full */
+    if (ctx->pool != NULL && srv_pool_reserve(ctx->pool) != 0) { /* the queue is full */
+        atomic_fetch_sub(&ctx->computing, 1u);
         return srv_send_queue_full(ctx, c, rq);
+    }
     rq->conn = c;
     rq->submitted = 1;
     /* Compute on a pool thread with the connection suspended, so that this HTTP thread keeps

@@ -25,9 +25,11 @@ typedef struct {
     struct srv_pool *pool; /* compute threads (NULL: compute on the HTTP threads) */
     srv_budget budget;     /* request bodies held in memory (max_inflight_bytes; init by main) */
     atomic_int draining;   /* 1 after SIGTERM: /readyz 503, Connection: close, new work 503 */
-    atomic_uint_fast64_t next_id;       /* request id counter */
-    atomic_uint open_conns;             /* connections open now (MHD_OPTION_NOTIFY_CONNECTION) */
-    unsigned long long id_salt;         /* random per process, so ids differ across replicas */
+    atomic_uint_fast64_t next_id; /* request id counter */
+    atomic_uint open_conns;       /* connections open now (MHD_OPTION_NOTIFY_CONNECTION) */
+    atomic_uint computing;      /* compute requests being computed or waiting for the pool (http.c:
+                                 * --inline-work answers a tiny one inline only when this is 0) */
+    unsigned long long id_salt; /* random per process, so ids differ across replicas */
     atomic_uint_fast64_t spool_used;    /* bytes of binary tensors reserved in the spool now */
     atomic_uint_fast64_t spool_peak;    /* the most spool_used has been */
     atomic_uint_fast64_t spool_refused; /* binary requests refused with 507 by the quota */
