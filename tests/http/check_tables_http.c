@@ -114,16 +114,19 @@ static size_t on_read(char *buf, size_t sz, size_t n, void *ud)
 }
 
 /* One request; body (len bytes) or, when up != NULL, a streamed body of up->total bytes. accept
- * may be NULL. The path is sent as is (no dot-segment squashing). Returns the status (0: none). */
-static long req(const th_server *s, const char *method, const char *path, const char *ct,
-                const void *body, size_t len, upload_src *up, const char *accept, th_resp *r)
+ * may be NULL. expect is the Expect header line to send ("Expect:" sends none: the body follows
+ * the headers at once). The path is sent as is (no dot-segment squashing). Returns the status (0:
+ * none). */
+static long req_expect(const th_server *s, const char *method, const char *path, const char *ct,
+                       const void *body, size_t len, upload_src *up, const char *accept,
+                       const char *expect, th_resp *r)
 {
     memset(r, 0, sizeof *r);
     CURL *c = curl_easy_init();
     ck_assert_ptr_nonnull(c);
     char url[1024], h1[160], h2[160];
     snprintf(url, sizeof url, "http://127.0.0.1:%u%s", s->port, path);
-    struct curl_slist *h = curl_slist_append(NULL, "Expect:");
+    struct curl_slist *h = curl_slist_append(NULL, expect);
     if (ct) {
         snprintf(h1, sizeof h1, "Content-Type: %s", ct);
         h = curl_slist_append(h, h1);
@@ -161,6 +164,13 @@ static long req(const th_server *s, const char *method, const char *path, const 
     if (r->body == NULL)
         r->body = calloc(1, 1);
     return r->status;
+}
+
+/* req_expect without an Expect header, as most clients send. */
+static long req(const th_server *s, const char *method, const char *path, const char *ct,
+                const void *body, size_t len, upload_src *up, const char *accept, th_resp *r)
+{
+    return req_expect(s, method, path, ct, body, len, up, accept, "Expect:", r);
 }
 
 static long simple(const th_server *s, const char *method, const char *path)
@@ -536,10 +546,16 @@ START_TEST(test_stream_300mb)
     ck_assert_int_eq(st, 422);
     ck_assert_msg(strstr(r.body, "2 2-D tensors") != NULL, "%s", r.body);
     th_resp_free(&r);
-    /* a JSON body over max_body_bytes (1 MiB) is refused from its Content-Length */
+    /* a JSON body over max_body_bytes (1 MiB) is refused from its Content-Length. Sent with
+     * "Expect: 100-continue", as curl sends a body this size: the client waits for the verdict.
+     * Without it the client is still writing when the daemon answers and closes, and the unread
+     * bytes make the kernel reset the connection, which can discard the 413 before the client
+     * reads it (seen about 1 run in 8; docs/operations.md). */
     char *big_json = malloc(2 << 20);
     memset(big_json, ' ', 2 << 20);
-    ck_assert_int_eq(put(&s, "big", "application/json", big_json, 2 << 20, &r), 413);
+    ck_assert_int_eq(req_expect(&s, "PUT", "/tables/big", "application/json", big_json, 2 << 20,
+                                NULL, NULL, "Expect: 100-continue", &r),
+                     413);
     th_resp_free(&r);
     free(big_json);
     th_server_stop(&s);
