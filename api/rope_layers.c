@@ -112,6 +112,19 @@ const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, con
         return NULL;
     }
     const api_ml_plan *p = &r->plan;
+    int any_rope = p->n_layers == 0;
+    for (size_t i = 0; i < p->n_kinds; i++)
+        any_rope |= p->kind[i].rope;
+    if (!any_rope) { /* Jamba, Nemotron-H, Mamba, ...: nothing rotates (api/model_hybrid.h) */
+        char mp[API_MC_PTR + 16];
+        api_ptr(mp, sizeof mp, text.ptr, "model_type");
+        api_problem_field(pb, API_PB_INVALID_FIELD, mp,
+                          "no layer of this %.40s config uses RoPE (%s): there is nothing to "
+                          "rotate; POST /model/method describes its layers",
+                          text.model_type,
+                          p->kind[0].why ? p->kind[0].why : "no positional encoding");
+        return NULL;
+    }
     int k = forced;
     if (k < 0 && has_layer) {
         if (p->n_layers == 0) {

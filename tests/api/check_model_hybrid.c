@@ -1,0 +1,208 @@
+/*
+ * tests/api/check_model_hybrid.c -- hybrid and attention-free model types (issue 15): POST
+ * /model/method and /rope for jamba, nemotron_h, granitemoehybrid, falcon_h1, lfm2, zamba2,
+ * kimi_linear, minimax_m2 and the Mamba / RWKV families, against the rules read in Hugging Face's
+ * configuration_<type>.py / modeling_<type>.py (each assertion says which). Small hand-written
+ * configs; the published files are in the corpus (check_model_corpus.c).
+ */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "tests/lib/api_util.h"
+
+/* The method of layer l of a /model/method answer j. */
+static const char *layer_method(const json_t *j, size_t l)
+{
+    size_t k = (size_t)json_integer_value(json_array_get(json_object_get(j, "layers"), l));
+    return json_string_value(
+        json_object_get(json_array_get(json_object_get(j, "kinds"), k), "method"));
+}
+
+/* The kind object of layer l. */
+static const json_t *layer_kind(const json_t *j, size_t l)
+{
+    size_t k = (size_t)json_integer_value(json_array_get(json_object_get(j, "layers"), l));
+    return json_array_get(json_object_get(j, "kinds"), k);
+}
+
+static const char *kstr(const json_t *kind, const char *key)
+{
+    const char *s = json_string_value(json_object_get(kind, key));
+    return s ? s : "";
+}
+
+/* JambaConfig.layers_block_type: "attention" where i % attn_layer_period == attn_layer_offset,
+ * else "mamba"; JambaAttention applies no rotary embedding (modeling_jamba.py): every layer is
+ * "none", attention layers (mixer attention) apart from the Mamba ones. 16 layers, period 8,
+ * offset 4: attention at 4 and 12. Scale 1/sqrt(4096 / 32) = 1/sqrt(128). */
+START_TEST(test_jamba)
+{
+    json_t *j = au_ok(api_model_method, "{'model_type': 'jamba', 'num_hidden_layers': 16, "
+                                        "'hidden_size': 4096, 'num_attention_heads': 32, "
+                                        "'attn_layer_period': 8, 'attn_layer_offset': 4, "
+                                        "'max_position_embeddings': 262144}");
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "num_layers")), 16);
+    for (size_t l = 0; l < 16; l++) {
+        ck_assert_str_eq(layer_method(j, l), "none");
+        ck_assert_str_eq(kstr(layer_kind(j, l), "mixer"), l % 8 == 4 ? "attention" : "mamba");
+    }
+    ck_assert_uint_eq(json_array_size(json_object_get(j, "kinds")), 2);
+    const json_t *att = layer_kind(j, 4);
+    double sc = au_number(json_object_get(json_object_get(att, "parameters"), "scale"));
+    ck_assert_msg(fabs(sc - 1.0 / sqrt(128.0)) < 1e-15, "scale %.17g", sc);
+    ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
+    json_decref(j);
+    /* the defaults: period 8, offset 4 (JambaConfig) */
+    j = au_ok(api_model_method, "{'model_type': 'jamba', 'num_hidden_layers': 8}");
+    ck_assert_str_eq(kstr(layer_kind(j, 4), "mixer"), "attention");
+    ck_assert_str_eq(kstr(layer_kind(j, 3), "mixer"), "mamba");
+    json_decref(j);
+    /* JambaConfig._check_supported_offset: offset < period */
+    au_expect_422(api_model_method,
+                  "{'model_type': 'jamba', 'num_hidden_layers': 8, 'attn_layer_period': 4, "
+                  "'attn_layer_offset': 4}",
+                  "/attn_layer_offset", NULL);
+    /* /rope has nothing to rotate in a model without RoPE layers: a 422, not Llama's numbers */
+    au_expect_422(api_rope, "{'config': {'model_type': 'jamba', 'num_hidden_layers': 8}}",
+                  "/config/model_type", NULL);
+}
+END_TEST
+
+/* NemotronHConfig: hybrid_override_pattern, one character per layer (M mamba, * attention, -
+ * MLP, E MoE); the attention layers take no positions (NemotronHAttention). */
+START_TEST(test_nemotron_h)
+{
+    json_t *j = au_ok(api_model_method, "{'model_type': 'nemotron_h', 'num_hidden_layers': 6, "
+                                        "'hidden_size': 64, 'num_attention_heads': 4, "
+                                        "'head_dim': 16, 'hybrid_override_pattern': 'M-M*-E'}");
+    static const char *const MIX[] = {"mamba", "mlp", "mamba", "attention", "mlp", "moe"};
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "num_layers")), 6);
+    for (size_t l = 0; l < 6; l++) {
+        ck_assert_str_eq(layer_method(j, l), "none");
+        ck_assert_str_eq(kstr(layer_kind(j, l), "mixer"), MIX[l]);
+    }
+    json_decref(j);
+    au_expect_422(api_model_method,
+                  "{'model_type': 'nemotron_h', 'num_hidden_layers': 2, "
+                  "'hybrid_override_pattern': 'MX'}",
+                  "/hybrid_override_pattern", NULL);
+}
+END_TEST
+
+/* GraniteMoeHybridConfig: layer_types "mamba" / "attention"; GraniteMoeHybridModel builds a
+ * rotary embedding only for position_embedding_type "rope". Scale attention_multiplier. */
+START_TEST(test_granite_hybrid)
+{
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'granitemoehybrid', 'num_hidden_layers': 4, "
+                      "'hidden_size': 64, 'num_attention_heads': 4, 'attention_multiplier': "
+                      "0.015625, 'position_embedding_type': 'nope', 'rope_theta': 10000, "
+                      "'layer_types': ['mamba', 'attention', 'mamba', 'attention']}");
+    ck_assert_str_eq(layer_method(j, 1), "none");
+    ck_assert_str_eq(kstr(layer_kind(j, 1), "mixer"), "attention");
+    ck_assert_str_eq(kstr(layer_kind(j, 0), "mixer"), "mamba");
+    ck_assert(au_number(json_object_get(json_object_get(layer_kind(j, 1), "parameters"),
+                                        "scale")) == 0.015625);
+    json_decref(j);
+    j = au_ok(api_model_method, "{'model_type': 'granitemoehybrid', 'num_hidden_layers': 2, "
+                                "'hidden_size': 64, 'num_attention_heads': 4, "
+                                "'position_embedding_type': 'rope', 'rope_theta': 10000000, "
+                                "'layer_types': ['attention', 'attention']}");
+    ck_assert_str_eq(layer_method(j, 0), "rope");
+    ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
+    json_decref(j);
+    au_expect_422(api_model_method,
+                  "{'model_type': 'granitemoehybrid', 'num_hidden_layers': 1, "
+                  "'position_embedding_type': 'alibi', 'layer_types': ['attention']}",
+                  "/position_embedding_type", NULL);
+}
+END_TEST
+
+/* Falcon-H1: every layer runs attention (LlamaAttention with RoPE) beside its Mamba mixer;
+ * FalconH1Attention multiplies k by key_multiplier before RoPE: the scale is key_multiplier /
+ * sqrt(head_dim). */
+START_TEST(test_falcon_h1)
+{
+    json_t *j = au_ok(api_model_method, "{'model_type': 'falcon_h1', 'num_hidden_layers': 2, "
+                                        "'hidden_size': 64, 'num_attention_heads': 4, "
+                                        "'head_dim': 16, 'rope_theta': 100000000000.0, "
+                                        "'key_multiplier': 0.5}");
+    ck_assert_str_eq(layer_method(j, 0), "rope");
+    double sc =
+        au_number(json_object_get(json_object_get(layer_kind(j, 0), "parameters"), "scale"));
+    ck_assert_msg(fabs(sc - 0.5 / 4.0) < 1e-15, "scale %.17g", sc);
+    ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
+    json_decref(j);
+}
+END_TEST
+
+/* Lfm2Config: layer_types "conv" / "full_attention" (else full_attn_idxs); the base is `theta`,
+ * else rope_theta, else 1e6. */
+START_TEST(test_lfm2)
+{
+    json_t *j = au_ok(api_model_method, "{'model_type': 'lfm2', 'num_hidden_layers': 3, "
+                                        "'hidden_size': 64, 'num_attention_heads': 4, "
+                                        "'theta': 2000000.0, 'rope_theta': 1000000.0, "
+                                        "'full_attn_idxs': [1]}");
+    ck_assert_str_eq(layer_method(j, 0), "none");
+    ck_assert_str_eq(kstr(layer_kind(j, 0), "mixer"), "conv");
+    ck_assert_str_eq(layer_method(j, 1), "rope");
+    const json_t *p = json_object_get(layer_kind(j, 1), "parameters");
+    ck_assert(au_number(json_object_get(p, "base")) == 2000000.0); /* theta wins */
+    ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
+    json_decref(j);
+}
+END_TEST
+
+/* Mamba, Mamba 2, Falcon-Mamba, RWKV: no attention at all; every layer "none", never a 422. */
+START_TEST(test_attention_free)
+{
+    static const char *const T[] = {"mamba", "mamba2", "falcon_mamba", "rwkv"};
+    for (size_t i = 0; i < 4; i++) {
+        char body[160];
+        snprintf(body, sizeof body,
+                 "{'model_type': '%s', 'num_hidden_layers': 3, "
+                 "'hidden_size': 64}",
+                 T[i]);
+        json_t *j = au_ok(api_model_method, body);
+        ck_assert_uint_eq(json_array_size(json_object_get(j, "kinds")), 1);
+        ck_assert_str_eq(layer_method(j, 2), "none");
+        json_decref(j);
+    }
+}
+END_TEST
+
+/* MiniMaxM2Config.convert_rope_params_to_dict: partial_rotary_factor = rotary_dim / head_dim
+ * (head_dim / 2 without rotary_dim), base default 5e6; rotate_half (glm4_moe's). */
+START_TEST(test_minimax_m2)
+{
+    json_t *j = au_ok(api_model_method, "{'model_type': 'minimax_m2', 'num_hidden_layers': 2, "
+                                        "'hidden_size': 3072, 'num_attention_heads': 48, "
+                                        "'head_dim': 128}");
+    const json_t *p = json_object_get(layer_kind(j, 0), "parameters");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "rotary_dim")), 64);
+    ck_assert(au_number(json_object_get(p, "base")) == 5000000.0);
+    ck_assert_str_eq(kstr(p, "layout"), "half");
+    ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
+    json_decref(j);
+}
+END_TEST
+
+Suite *model_hybrid_suite(void)
+{
+    Suite *s = suite_create("model_hybrid");
+    TCase *tc = tcase_create("hybrid");
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
+    tcase_add_test(tc, test_jamba);
+    tcase_add_test(tc, test_nemotron_h);
+    tcase_add_test(tc, test_granite_hybrid);
+    tcase_add_test(tc, test_falcon_h1);
+    tcase_add_test(tc, test_lfm2);
+    tcase_add_test(tc, test_attention_free);
+    tcase_add_test(tc, test_minimax_m2);
+    suite_add_tcase(s, tc);
+    return s;
+}
