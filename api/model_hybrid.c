@@ -263,9 +263,20 @@ static int plan_granite(api_problem *pb, const api_model_text *t, api_hy_plan *p
 /* Zamba2: Zamba2Config.layers_block_type, use_mem_rope (configuration_zamba2.py). */
 static int plan_zamba2(api_problem *pb, const api_model_text *t, api_hy_plan *p)
 {
-    int mem_rope = 0;
-    if (api_get_bool(pb, t->obj, t->ptr, "use_mem_rope", &mem_rope) < 0)
+    int mem_rope = 0, long_ctx = 0;
+    if (api_get_bool(pb, t->obj, t->ptr, "use_mem_rope", &mem_rope) < 0 ||
+        api_get_bool(pb, t->obj, t->ptr, "use_long_context", &long_ctx) < 0)
         return -1;
+    if (mem_rope && long_ctx) { /* Zamba2RotaryEmbedding: base x 8^(d / (d - 2)) */
+        char fp[API_MC_PTR + 48];
+        api_ptr(fp, sizeof fp, t->ptr, "use_long_context");
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "true changes Zamba2's rotary base (rope_theta x 8^(d / (d - 2)), "
+                          "configuration_zamba2.py) and posenc does not apply it from a pasted "
+                          "config yet: send POST /rope with scaling {\"type\": \"ntk\", "
+                          "\"alpha\": 8} and head_dim 2 hidden_size / num_attention_heads");
+        return -1;
+    }
     static const char *const NAMES[] = {"mamba", "hybrid", NULL};
     static const char *const MIX[] = {"mamba", "attention"};
     int rope_of[] = {0, mem_rope};

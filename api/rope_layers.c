@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/model_hybrid.h"
 #include "api/model_layers.h"
 #include "api/req.h"
 #include "api/rope_parse.h"
@@ -107,7 +108,9 @@ const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, con
     const json_t *rp = json_object_get(text.obj, "rope_parameters");
     int per_type = json_is_object(rp) && json_object_size(rp) > 0 &&
                    json_object_get(rp, "rope_type") == NULL && json_object_get(rp, "type") == NULL;
-    if (api_ml_plan_layers(chosen || per_type ? pb : &scratch, &text, &r->plan) < 0) {
+    /* ... and so do hybrid types, whose layers decide whether anything rotates */
+    int hybrid = api_model_hybrid_known(text.model_type);
+    if (api_ml_plan_layers(chosen || per_type || hybrid ? pb : &scratch, &text, &r->plan) < 0) {
         api_ml_plan_free(&r->plan);
         return NULL;
     }

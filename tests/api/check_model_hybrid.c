@@ -191,6 +191,30 @@ START_TEST(test_minimax_m2)
 }
 END_TEST
 
+/* Zamba2Config: hybrid layers rotate with use_mem_rope over attention_head_dim = 2 hidden_size /
+ * heads; use_long_context changes the base (not applied: a 422 naming it, never a silent drop). */
+START_TEST(test_zamba2)
+{
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'zamba2', 'num_hidden_layers': 3, 'hidden_size': 64, "
+                      "'num_attention_heads': 4, 'use_mem_rope': true, 'rope_theta': 10000, "
+                      "'layers_block_type': ['mamba', 'hybrid', 'mamba']}");
+    ck_assert_str_eq(layer_method(j, 0), "none");
+    ck_assert_str_eq(layer_method(j, 1), "rope");
+    const json_t *p = json_object_get(layer_kind(j, 1), "parameters");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "head_dim")), 32);
+    /* Zamba2Attention: (head_dim / 2)^-0.5 = 1/4 */
+    ck_assert(au_number(json_object_get(p, "scale")) == 0.25);
+    json_decref(j);
+    static const char *const LONG = "{'config': {'model_type': 'zamba2', 'num_hidden_layers': 2, "
+                                    "'hidden_size': 64, 'num_attention_heads': 4, "
+                                    "'use_mem_rope': true, 'use_long_context': true, "
+                                    "'layers_block_type': ['mamba', 'hybrid']}}";
+    au_expect_422(api_model_method, LONG, "/config/use_long_context", NULL);
+    au_expect_422(api_rope, LONG, "/config/use_long_context", NULL);
+}
+END_TEST
+
 Suite *model_hybrid_suite(void)
 {
     Suite *s = suite_create("model_hybrid");
@@ -203,6 +227,7 @@ Suite *model_hybrid_suite(void)
     tcase_add_test(tc, test_lfm2);
     tcase_add_test(tc, test_attention_free);
     tcase_add_test(tc, test_minimax_m2);
+    tcase_add_test(tc, test_zamba2);
     suite_add_tcase(s, tc);
     return s;
 }
