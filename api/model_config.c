@@ -571,6 +571,7 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "jetmoe",
                                           "qwen",
                                           "minimax_m2",
+                                          "minimax",
                                           NULL};
 int api_model_is_rope(const char *model_type)
 {

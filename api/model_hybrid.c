@@ -424,10 +424,16 @@ static int plan_kimi(api_problem *pb, const api_model_text *t, api_hy_plan *p)
     return 0;
 }
 
-int api_model_hybrid_plan(api_problem *pb, const api_model_text *t, int64_t n_file,
+int api_model_hybrid_plan(api_problem *pb, const api_model_text *t_in, int64_t n_file,
                           api_hy_plan *out)
 {
     memset(out, 0, sizeof *out);
+    /* sources named from the config's root: "config.x", "config.text_config.x" (a bare body's
+     * text object has src "" or "text_config") */
+    api_model_text tt = *t_in;
+    const api_model_text *t = &tt;
+    if (strncmp(t_in->src, "config", 6) != 0)
+        snprintf(tt.src, sizeof tt.src, "config%s%.150s", t_in->src[0] ? "." : "", t_in->src);
     const char *mt = t->model_type;
     if (!api_model_hybrid_known(mt))
         return 0;
@@ -494,4 +500,66 @@ int api_model_head_dim_rule(const json_t *cfg, const char *model_type, int64_t *
         return 0;
     *hd = 2 * (int64_t)json_integer_value(h) / (int64_t)json_integer_value(n);
     return *hd >= 1;
+}
+
+/* The head of t: head_dim, else hidden_size / num_attention_heads, else def (0: unknown). */
+static double head_of(const api_model_text *t, double def)
+{
+    const json_t *h = api_member(t->obj, "head_dim");
+    if (json_is_integer(h) && json_integer_value(h) > 0)
+        return (double)json_integer_value(h);
+    const json_t *d = api_member(t->obj, "hidden_size"),
+                 *n = api_member(t->obj, "num_attention_heads");
+    if (json_is_integer(d) && json_is_integer(n) && json_integer_value(n) > 0)
+        return (double)(json_integer_value(d) / json_integer_value(n));
+    return def;
+}
+
+int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t)
+{
+    int m2 = strcmp(t->model_type, "minimax_m2") == 0, m1 = strcmp(t->model_type, "minimax") == 0;
+    if (!m2 && !m1)
+        return 0;
+    /* partial_rotary_factor: top-level, else in the scaling object */
+    const char *sk = api_member(t->obj, "rope_scaling") ? "rope_scaling" : "rope_parameters";
+    const json_t *sc = api_member(t->obj, sk), *pf = api_member(t->obj, "partial_rotary_factor");
+    char fp[API_MC_PTR + 64];
+    api_ptr(fp, sizeof fp, t->ptr, "partial_rotary_factor");
+    if (pf == NULL && json_is_object(sc) && api_member(sc, "partial_rotary_factor") != NULL) {
+        pf = api_member(sc, "partial_rotary_factor");
+        char sp[API_MC_PTR + 32];
+        api_ptr(sp, sizeof sp, t->ptr, sk);
+        api_ptr(fp, sizeof fp, sp, "partial_rotary_factor");
+    }
+    const json_t *rdj = api_member(t->obj, "rotary_dim");
+    double hd = head_of(t, m2 ? 128.0 : 0.0);
+    if (hd <= 0.0 || (pf != NULL && !json_is_number(pf)) || (rdj != NULL && !json_is_integer(rdj)))
+        return 0; /* the dims' and factors' own checks refuse these */
+    double f = pf != NULL ? json_number_value(pf) : 1.0;
+    if (m2) {
+        double rd = rdj != NULL ? (double)json_integer_value(rdj) : (double)((int64_t)hd / 2);
+        if (pf != NULL && (double)(int64_t)(hd * f) != rd) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "MiniMaxM2Config replaces partial_rotary_factor with rotary_dim / "
+                              "head_dim (%g / %g; head_dim // 2 without rotary_dim: "
+                              "configuration_minimax_m2.py), so Hugging Face rotates %g dims, not "
+                              "%g: remove it, or send POST /rope with the rotary_dim you run",
+                              rd, hd, rd, (double)(int64_t)(hd * f));
+            return -1;
+        }
+        return 0;
+    }
+    if (rdj != NULL && (double)json_integer_value(rdj) != (double)(int64_t)(hd * f)) {
+        api_ptr(fp, sizeof fp, t->ptr, "rotary_dim");
+        api_problem_field(
+            pb, API_PB_INVALID_FIELD, fp,
+            "MiniMaxConfig has no rotary_dim: Hugging Face's MiniMax rotates head_dim "
+            "x partial_rotary_factor = %g dims (modeling_minimax.py "
+            "MiniMaxRotaryEmbedding), MiniMax's own code and vLLM rotary_dim = %lld; "
+            "set partial_rotary_factor to rotary_dim / head_dim for the model as "
+            "published, or send POST /rope with the rotary_dim you run",
+            (double)(int64_t)(hd * f), (long long)json_integer_value(rdj));
+        return -1;
+    }
+    return 0;
 }

@@ -76,6 +76,16 @@ int api_model_hybrid_plan(api_problem *pb, const api_model_text *t, int64_t n_fi
 
 void api_hy_plan_free(api_hy_plan *p);
 
+/*
+ * Rotary keys a model type's HF config class overrides, checked on the text config t: minimax_m2
+ * (MiniMaxM2Config sets partial_rotary_factor = rotary_dim / head_dim, head_dim // 2 without
+ * rotary_dim: a partial_rotary_factor, top-level or in rope_scaling / rope_parameters, that
+ * disagrees is a 422 at it); minimax (MiniMaxConfig has no rotary_dim: HF rotates head_dim x
+ * partial_rotary_factor, MiniMax's own code rotary_dim; a rotary_dim other than that is a 422 at
+ * it). Returns 0, or -1 with pb filled.
+ */
+int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t);
+
 /* A model type's own name of its rotary base, read before rope_theta: "theta" for lfm2 / lfm2_moe
  * (Lfm2Config: kwargs.get("theta", kwargs.get("rope_theta", 1e6))); NULL for other types. */
 const char *api_model_base_alias(const char *model_type);

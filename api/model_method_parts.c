@@ -302,11 +302,9 @@ json_t *api_mm_none_kind(const api_ml_kind *kd, const api_ml_plan *plan, const a
     json_t *k = json_pack("{s:s, s:s, s:s, s:n, s:n}", "method", "none", "why", why, "mixer",
                           kd->mixer ? kd->mixer : "attention", "route", "request");
     if (k != NULL && hybrid) {
-        char buf[640];
-        snprintf(buf, sizeof buf, "%s", plan->layers_src);
-        api_model_src_rebase(buf, sizeof buf, text->src[0] ? text->src : "config");
+        (void)text; /* layers_src is named from the config's root already */
         (void)where;
-        json_object_set_new(k, "sources", json_pack("{s:s}", "layers", buf));
+        json_object_set_new(k, "sources", json_pack("{s:s}", "layers", plan->layers_src));
     }
     return k;
 }

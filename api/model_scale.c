@@ -144,6 +144,7 @@ static const row TABLE[] = {
     HD("lfm2", "modeling_lfm2.py"),
     HD("lfm2_moe", "modeling_lfm2_moe.py"),
     HD("minimax_m2", "modeling_minimax_m2.py"),
+    HD("minimax", "modeling_minimax.py (MixtralAttention)"),
     {"falcon_h1", R_KEY_X_HD, "key_multiplier", 1.0,
      "modeling_falcon_h1.py: FalconH1Attention multiplies k_proj's output by key_multiplier "
      "before RoPE (linear, so it scales q.k^T) and scaling = head_dim**-0.5; FalconH1Config "

@@ -360,6 +360,8 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                           refused);
         return -1;
     }
+    if (api_model_rotary_conflicts(pb, &text) < 0) /* keys the HF class overrides */
+        return -1;
 
     int64_t maxpos = 0;
     if (cfg_int(pb, config, ptr, "max_position_embeddings", &maxpos) > 0)

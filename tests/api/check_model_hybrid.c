@@ -215,6 +215,36 @@ START_TEST(test_zamba2)
 }
 END_TEST
 
+/* Keys HF's config class overrides: MiniMaxM2Config sets partial_rotary_factor = rotary_dim /
+ * head_dim (head_dim // 2 without rotary_dim) whatever the file says; MiniMaxConfig
+ * (MiniMax-Text-01, M1) has no rotary_dim and rotates head_dim x partial_rotary_factor
+ * (Gemma2RotaryEmbedding), while MiniMax's own code rotates rotary_dim: a file whose keys disagree
+ * is a 422 naming the key. */
+START_TEST(test_minimax_conflicts)
+{
+    au_expect_422(
+        api_rope,
+        "{'config': {'model_type': 'minimax_m2', 'num_hidden_layers': 2, 'head_dim': 128, "
+        "'hidden_size': 3072, 'num_attention_heads': 48, 'partial_rotary_factor': 0.25}}",
+        "/config/partial_rotary_factor", NULL);
+    au_expect_422(api_model_method,
+                  "{'model_type': 'minimax', 'num_hidden_layers': 2, 'head_dim': 128, "
+                  "'hidden_size': 6144, 'num_attention_heads': 64, 'rotary_dim': 64, "
+                  "'rope_theta': 10000000, 'attn_type_list': [0, 1]}",
+                  "/rotary_dim", NULL);
+    /* agreeing keys answer: rotary_dim 64 = 128 x 0.5 */
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'minimax', 'num_hidden_layers': 2, 'head_dim': 128, "
+                      "'hidden_size': 6144, 'num_attention_heads': 64, 'rotary_dim': 64, "
+                      "'partial_rotary_factor': 0.5, 'rope_theta': 10000000, "
+                      "'attn_type_list': [0, 1]}");
+    ck_assert_str_eq(layer_method(j, 0), "none");
+    ck_assert_str_eq(layer_method(j, 1), "rope");
+    ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_hybrid_suite(void)
 {
     Suite *s = suite_create("model_hybrid");
@@ -228,6 +258,7 @@ Suite *model_hybrid_suite(void)
     tcase_add_test(tc, test_attention_free);
     tcase_add_test(tc, test_minimax_m2);
     tcase_add_test(tc, test_zamba2);
+    tcase_add_test(tc, test_minimax_conflicts);
     suite_add_tcase(s, tc);
     return s;
 }
