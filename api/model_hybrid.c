@@ -515,7 +515,7 @@ static double head_of(const api_model_text *t, double def)
     return def;
 }
 
-int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t)
+int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t, api_rc_warnings *w)
 {
     int m2 = strcmp(t->model_type, "minimax_m2") == 0, m1 = strcmp(t->model_type, "minimax") == 0;
     if (!m2 && !m1)
@@ -549,17 +549,14 @@ int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t)
         }
         return 0;
     }
-    if (rdj != NULL && (double)json_integer_value(rdj) != (double)(int64_t)(hd * f)) {
-        api_ptr(fp, sizeof fp, t->ptr, "rotary_dim");
-        api_problem_field(
-            pb, API_PB_INVALID_FIELD, fp,
-            "MiniMaxConfig has no rotary_dim: Hugging Face's MiniMax rotates head_dim "
-            "x partial_rotary_factor = %g dims (modeling_minimax.py "
-            "MiniMaxRotaryEmbedding), MiniMax's own code and vLLM rotary_dim = %lld; "
-            "set partial_rotary_factor to rotary_dim / head_dim for the model as "
-            "published, or send POST /rope with the rotary_dim you run",
-            (double)(int64_t)(hd * f), (long long)json_integer_value(rdj));
-        return -1;
-    }
+    if (w != NULL && rdj != NULL && (double)json_integer_value(rdj) != (double)(int64_t)(hd * f))
+        api_rc_warn(w,
+                    "%s.rotary_dim: MiniMax's own code and vLLM rotate rotary_dim = %lld dims, as "
+                    "answered here; Hugging Face's MiniMaxConfig has no rotary_dim and its "
+                    "MiniMaxRotaryEmbedding rotates head_dim x partial_rotary_factor = %g "
+                    "(modeling_minimax.py; the -hf checkpoints set partial_rotary_factor): add "
+                    "partial_rotary_factor to the config for Hugging Face's numbers",
+                    t->src[0] ? t->src : "config", (long long)json_integer_value(rdj),
+                    (double)(int64_t)(hd * f));
     return 0;
 }

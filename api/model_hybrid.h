@@ -37,6 +37,7 @@
 
 #include "api/model_config.h"
 #include "api/problem.h"
+#include "api/rope_config.h"
 
 #define API_HY_SRC 512 /* bytes of a layers_src text */
 
@@ -80,11 +81,12 @@ void api_hy_plan_free(api_hy_plan *p);
  * Rotary keys a model type's HF config class overrides, checked on the text config t: minimax_m2
  * (MiniMaxM2Config sets partial_rotary_factor = rotary_dim / head_dim, head_dim // 2 without
  * rotary_dim: a partial_rotary_factor, top-level or in rope_scaling / rope_parameters, that
- * disagrees is a 422 at it); minimax (MiniMaxConfig has no rotary_dim: HF rotates head_dim x
- * partial_rotary_factor, MiniMax's own code rotary_dim; a rotary_dim other than that is a 422 at
- * it). Returns 0, or -1 with pb filled.
+ * disagrees is a 422 at it); minimax (MiniMaxConfig has no rotary_dim: HF's MiniMax rotates
+ * head_dim x partial_rotary_factor, MiniMax's own code and vLLM rotary_dim; posenc answers
+ * rotary_dim as the file says and a warning in w names the difference). Returns 0, or -1 with pb
+ * filled.
  */
-int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t);
+int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t, api_rc_warnings *w);
 
 /* A model type's own name of its rotary base, read before rope_theta: "theta" for lfm2 / lfm2_moe
  * (Lfm2Config: kwargs.get("theta", kwargs.get("rope_theta", 1e6))); NULL for other types. */

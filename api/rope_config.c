@@ -360,7 +360,7 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                           refused);
         return -1;
     }
-    if (api_model_rotary_conflicts(pb, &text) < 0) /* keys the HF class overrides */
+    if (api_model_rotary_conflicts(pb, &text, w) < 0) /* keys the HF class overrides */
         return -1;
 
     int64_t maxpos = 0;
