@@ -218,6 +218,7 @@ static const struct {
     {"llama4", "modeling_llama4.py: view_as_complex pairs"},
     {"llama4_text", "modeling_llama4.py: view_as_complex pairs"},
     {"deepseek_v32", "modeling_deepseek_v32.py: always interleaved"},
+    {"longcat_flash", "modular_longcat_flash.py LongcatFlashMLA: apply_rotary_pos_emb_interleave"},
     {"cohere", "modeling_cohere.py rotate_half: x[..., ::2], x[..., 1::2] (repeat_interleave)"},
     {"cohere2", "modeling_cohere2.py rotate_half: x[..., ::2], x[..., 1::2] (repeat_interleave)"},
 };
@@ -264,8 +265,9 @@ int api_model_softmax_mscale(const char *model_type)
     /* DeepseekV2Attention / DeepseekV3Attention: scaling *= mscale(factor, mscale_all_dim)^2;
      * deepseek_v32 and glm4_moe_lite inherit DeepseekV3Attention; Mistral4Attention has it since
      * transformers#47435 */
-    static const char *const DS[] = {"deepseek_v2",   "deepseek_v3", "deepseek_v32",
-                                     "glm4_moe_lite", "mistral4",    NULL};
+    static const char *const DS[] = {
+        "deepseek_v2",   "deepseek_v3", "deepseek_v32", "glm4_moe_lite", "mistral4",
+        "longcat_flash", NULL}; /* LongcatFlashMLA */
     return api_str_in_list(DS, model_type);
 }
 
@@ -572,6 +574,8 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "qwen",
                                           "minimax_m2",
                                           "minimax",
+                                          "longcat_flash",
+                                          "bailing_moe_v2",
                                           NULL};
 int api_model_is_rope(const char *model_type)
 {

@@ -26,6 +26,9 @@ static const struct {
      "RWKV: time-mixing recurrence, no attention and no positions "
      "(modeling_rwkv.py)"},
     {"xlstm", "xlstm", "xLSTM: mLSTM blocks, no attention (modeling_xlstm.py)"},
+    /* RWKV-6 / RWKV-7 checkpoints run on flash-linear-attention's remote code (fla-hub) */
+    {"rwkv6", "rwkv", "RWKV-6: time-mixing recurrence, no attention (fla remote code)"},
+    {"rwkv7", "rwkv", "RWKV-7: time-mixing recurrence, no attention (fla remote code)"},
 };
 
 /* Hybrid model types (attention beside or between other blocks). */

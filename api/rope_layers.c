@@ -118,6 +118,10 @@ const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, con
     int any_rope = p->n_layers == 0;
     for (size_t i = 0; i < p->n_kinds; i++)
         any_rope |= p->kind[i].rope;
+    size_t shown = 0; /* the reason of the attention layers when there are some */
+    for (size_t i = 0; i < p->n_kinds; i++)
+        if (p->kind[i].mixer != NULL && strcmp(p->kind[i].mixer, "attention") == 0)
+            shown = i;
     if (!any_rope) { /* Jamba, Nemotron-H, Mamba, ...: nothing rotates (api/model_hybrid.h) */
         char mp[API_MC_PTR + 16];
         api_ptr(mp, sizeof mp, text.ptr, "model_type");
@@ -125,7 +129,7 @@ const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, con
                           "no layer of this %.40s config uses RoPE (%s): there is nothing to "
                           "rotate; POST /model/method describes its layers",
                           text.model_type,
-                          p->kind[0].why ? p->kind[0].why : "no positional encoding");
+                          p->kind[shown].why ? p->kind[shown].why : "no positional encoding");
         return NULL;
     }
     int k = forced;

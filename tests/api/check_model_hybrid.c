@@ -160,8 +160,8 @@ END_TEST
 /* Mamba, Mamba 2, Falcon-Mamba, RWKV: no attention at all; every layer "none", never a 422. */
 START_TEST(test_attention_free)
 {
-    static const char *const T[] = {"mamba", "mamba2", "falcon_mamba", "rwkv"};
-    for (size_t i = 0; i < 4; i++) {
+    static const char *const T[] = {"mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv7", "xlstm"};
+    for (size_t i = 0; i < 6; i++) {
         char body[160];
         snprintf(body, sizeof body,
                  "{'model_type': '%s', 'num_hidden_layers': 3, "
@@ -170,6 +170,9 @@ START_TEST(test_attention_free)
         json_t *j = au_ok(api_model_method, body);
         ck_assert_uint_eq(json_array_size(json_object_get(j, "kinds")), 1);
         ck_assert_str_eq(layer_method(j, 2), "none");
+        /* no attention: no scale */
+        ck_assert(json_object_get(json_object_get(layer_kind(j, 0), "parameters"), "scale") ==
+                  NULL);
         json_decref(j);
     }
 }
@@ -246,6 +249,45 @@ START_TEST(test_minimax_conflicts)
 }
 END_TEST
 
+/* LongCat-Flash (modular_longcat_flash.py): DeepseekV3Attention's MLA with
+ * apply_rotary_pos_emb_interleave always (adjacent pairs), q (its rotary part included) times
+ * mla_scale_q_lora = sqrt(hidden_size / q_lora_rank) before q.k, scaling (qk_nope + qk_rope)^-0.5:
+ * the rotary scores' multiplier is sqrt(6144 / 1536) / sqrt(192) = 2 / sqrt(192). */
+START_TEST(test_longcat_flash)
+{
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'longcat_flash', 'num_layers': 2, 'hidden_size': 6144, "
+                      "'num_attention_heads': 64, 'q_lora_rank': 1536, 'kv_lora_rank': 512, "
+                      "'qk_nope_head_dim': 128, 'qk_rope_head_dim': 64, 'rope_theta': 10000000}");
+    const json_t *p = json_object_get(layer_kind(j, 1), "parameters");
+    ck_assert_str_eq(layer_method(j, 1), "rope");
+    ck_assert_str_eq(kstr(p, "layout"), "interleaved");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "head_dim")), 64);
+    double sc = au_number(json_object_get(p, "scale"));
+    ck_assert_msg(fabs(sc - 2.0 / sqrt(192.0)) < 1e-15, "scale %.17g", sc);
+    ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
+    json_decref(j);
+}
+END_TEST
+
+/* Ling 2.0 (bailing_moe_v2, remote code inclusionAI/Ling-V2 modeling_bailing_moe_v2.py): HF's
+ * default rope init over head_dim x partial_rotary_factor, rotate_half on the first rotary_dim
+ * dims, SDPA's 1/sqrt(head_dim): in the tables, no "not in posenc's table" warning. */
+START_TEST(test_bailing_moe_v2)
+{
+    json_t *j =
+        au_ok(api_model_method,
+              "{'model_type': 'bailing_moe_v2', 'num_hidden_layers': 2, 'hidden_size': 2048, "
+              "'num_attention_heads': 16, 'head_dim': 128, 'partial_rotary_factor': 0.5, "
+              "'rope_theta': 600000}");
+    const json_t *p = json_object_get(layer_kind(j, 0), "parameters");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "rotary_dim")), 64);
+    ck_assert_str_eq(kstr(p, "layout"), "half");
+    ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_hybrid_suite(void)
 {
     Suite *s = suite_create("model_hybrid");
@@ -260,6 +302,8 @@ Suite *model_hybrid_suite(void)
     tcase_add_test(tc, test_minimax_m2);
     tcase_add_test(tc, test_zamba2);
     tcase_add_test(tc, test_minimax_conflicts);
+    tcase_add_test(tc, test_longcat_flash);
+    tcase_add_test(tc, test_bailing_moe_v2);
     suite_add_tcase(s, tc);
     return s;
 }
