@@ -205,7 +205,7 @@ static const char *text_type(const char *mt)
 int api_model_scale_key(const char *key)
 {
     return strcmp(key, "query_pre_attn_scalar") == 0 || strcmp(key, "attention_multiplier") == 0 ||
-           strcmp(key, "attn_logit_softcapping") == 0;
+           strcmp(key, "attn_logit_softcapping") == 0 || strcmp(key, "key_multiplier") == 0;
 }
 
 /* Reads number key of t (> 0) into *v, or the default def (src says which). 1 read, 0 default,

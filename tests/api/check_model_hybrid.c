@@ -288,6 +288,29 @@ START_TEST(test_bailing_moe_v2)
 }
 END_TEST
 
+/* No silent drops on POST /rope: the keys that place a hybrid model's layers (and Falcon-H1's
+ * key_multiplier, a scale) are named in resolved.ignored with their reason. */
+START_TEST(test_hybrid_keys_accounted)
+{
+    json_t *r = au_ok(api_rope, "{'config': {'model_type': 'zamba2', 'num_hidden_layers': 2, "
+                                "'hidden_size': 64, 'num_attention_heads': 4, 'use_mem_rope': "
+                                "true, 'use_long_context': false, 'rope_theta': 10000, "
+                                "'layers_block_type': ['mamba', 'hybrid']}, 'layer': 1}");
+    const json_t *ign = json_object_get(json_object_get(r, "resolved"), "ignored");
+    static const char *const K[] = {"config.use_mem_rope", "config.use_long_context",
+                                    "config.layers_block_type"};
+    for (size_t i = 0; i < 3; i++)
+        ck_assert_msg(json_object_get(ign, K[i]) != NULL, "%s not in resolved.ignored", K[i]);
+    json_decref(r);
+    r = au_ok(api_rope, "{'config': {'model_type': 'falcon_h1', 'num_hidden_layers': 2, "
+                        "'hidden_size': 64, 'num_attention_heads': 4, 'rope_theta': 1e11, "
+                        "'key_multiplier': 0.5}}");
+    ign = json_object_get(json_object_get(r, "resolved"), "ignored");
+    ck_assert(json_object_get(ign, "config.key_multiplier") != NULL);
+    json_decref(r);
+}
+END_TEST
+
 Suite *model_hybrid_suite(void)
 {
     Suite *s = suite_create("model_hybrid");
@@ -304,6 +327,7 @@ Suite *model_hybrid_suite(void)
     tcase_add_test(tc, test_minimax_conflicts);
     tcase_add_test(tc, test_longcat_flash);
     tcase_add_test(tc, test_bailing_moe_v2);
+    tcase_add_test(tc, test_hybrid_keys_accounted);
     suite_add_tcase(s, tc);
     return s;
 }
