@@ -12,6 +12,9 @@ RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as re
   modeling_olmo3.py    (4.57.1) sliding layers: rope_type default with the same base
   modeling_gemma4.py   Gemma4TextRotaryEmbedding: a proportional full_attention entry is computed
                        with head_dim_key "global_head_dim"
+  configuration_jamba / nemotron_h / zamba2 / granitemoehybrid / lfm2 / kimi_linear.py
+                       which layers of a hybrid model are attention and whether they rotate
+                       (hybrid_layers below), and their attention scale (hybrid_scale)
   modeling_bloom/falcon/mpt.py  ALiBi slopes per head (build_alibi_tensor, build_mpt_alibi_tensor)
   modeling_*.py        which pairs rotate (adjacent pairs for gptj, codegen, glm*, ernie4_5*,
                        deepseek_v2/v3(+rope_interleave)/v32, llama4), HunYuan's dynamic alpha,
