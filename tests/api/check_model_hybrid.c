@@ -311,6 +311,31 @@ START_TEST(test_hybrid_keys_accounted)
 }
 END_TEST
 
+/* POST /attention on a hybrid model's NoPE attention layer (Jamba layer 4): q and k as sent,
+ * scores = q.k x the model's scale (JambaAttention: 1/sqrt(head_dim), head_dim = 16 / 4 = 4 here:
+ * q.k = 1 * 1 + 2 * 0 = 1 at every pair -> 0.5); a Mamba layer has no attention: a 422. */
+START_TEST(test_attention_nope)
+{
+#define JAMBA8                                                                                     \
+    "'config': {'model_type': 'jamba', 'num_hidden_layers': 8, 'hidden_size': 16, "                \
+    "'num_attention_heads': 4}"
+    json_t *j =
+        au_ok(api_attention, "{'q': [[1, 2, 0, 0], [1, 5, 0, 0]], 'k': [[1, 0, 0, 0], "
+                             "[1, 0, 0, 0]], 'method': 'rope', 'rope': {" JAMBA8 ", 'layer': 4}}");
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            ck_assert(au_num(j, "scores", a, b, -1) == 0.5);
+    const json_t *rr = json_object_get(json_object_get(j, "resolved"), "rope");
+    ck_assert_str_eq(kstr(rr, "method"), "none");
+    ck_assert_str_eq(kstr(rr, "mixer"), "attention");
+    json_decref(j);
+    au_expect_422(api_attention,
+                  "{'q': [[1, 0, 0, 0]], 'k': [[1, 0, 0, 0]], 'method': 'rope', 'rope': {" JAMBA8
+                  ", 'layer': 0}}",
+                  "/rope/config/model_type", NULL);
+}
+END_TEST
+
 Suite *model_hybrid_suite(void)
 {
     Suite *s = suite_create("model_hybrid");
@@ -328,6 +353,7 @@ Suite *model_hybrid_suite(void)
     tcase_add_test(tc, test_longcat_flash);
     tcase_add_test(tc, test_bailing_moe_v2);
     tcase_add_test(tc, test_hybrid_keys_accounted);
+    tcase_add_test(tc, test_attention_nope);
     suite_add_tcase(s, tc);
     return s;
 }
