@@ -29,6 +29,7 @@
 
 #include "api/attention_method.h"
 #include "api/model_config.h"
+#include "api/model_hybrid.h"
 #include "api/model_layers.h"
 #include "api/model_scale.h"
 #include "api/req.h"
@@ -47,8 +48,9 @@ typedef struct {
     api_rope_res res;
     int64_t *positions; /* [t]: offset .. offset+t-1 */
     int64_t offset;
-    /* a Llama 4 no-RoPE layer with temperature tuning: q times q_scale[i], no rotation */
-    int nope;
+    /* a Llama 4 no-RoPE layer with temperature tuning: q times q_scale[i], no rotation; or
+     * (plain) a hybrid model's NoPE attention layer (api/model_hybrid.h): q_scale all 1 */
+    int nope, plain;
     int64_t layer;
     const char *why; /* static: the rule that makes the layer no-RoPE */
     api_model_temp tt;
@@ -112,12 +114,17 @@ static int nope_temp_layer(const api_att_input *in, rope_state *s, api_problem *
     int rc = 0;
     if (api_ml_plan_layers(&scratch, &text, &lp) == 0 && l >= 0 && l < lp.n_layers &&
         !lp.kind[lp.kind_of[l]].rope) {
-        s->why = lp.kind[lp.kind_of[l]].why;
+        const api_ml_kind *kd = &lp.kind[lp.kind_of[l]];
+        s->why = kd->why;
         api_problem sp;
         api_problem_init(&sp);
         rc = api_model_temp_tuning(&sp, &text, &s->tt) < 0 ? -1 : s->tt.on;
         if (rc < 0)
             reroot_errors(&sp, in->base, pb);
+        /* Jamba, Nemotron-H, ...: attention without positions, scores as sent */
+        s->plain = rc == 0 && api_model_hybrid_known(text.model_type) && kd->mixer != NULL &&
+                   strcmp(kd->mixer, "attention") == 0;
+        rc = s->plain ? 1 : rc;
     }
     api_ml_plan_free(&lp);
     if (rc <= 0)
@@ -126,7 +133,9 @@ static int nope_temp_layer(const api_att_input *in, rope_state *s, api_problem *
     if (s->q_scale == NULL)
         return -1;
     for (size_t i = 0; i < in->t; i++)
-        s->q_scale[i] = pe_qscale_llama4_temp(s->positions[i], s->tt.attn_scale, s->tt.floor_scale);
+        s->q_scale[i] =
+            s->plain ? 1.0
+                     : pe_qscale_llama4_temp(s->positions[i], s->tt.attn_scale, s->tt.floor_scale);
     s->nope = 1;
     s->layer = l;
     return 1;
@@ -329,6 +338,13 @@ static void rope_resolved(const api_att_input *in, const api_att_plan *plan, wir
         wire_jw_int(out, s->layer);
         wire_jw_key(out, "why");
         wire_jw_str(out, s->why ? s->why : "no positional encoding in this layer");
+        if (s->plain) { /* no query temperature: q and k as sent */
+            wire_jw_key(out, "mixer");
+            wire_jw_str(out, "attention");
+            wire_jw_key(out, "offset");
+            wire_jw_int(out, s->offset);
+            return;
+        }
         api_rope_write_query_scale(out, s->tt.attn_scale, s->tt.floor_scale,
                                    "(Llama 4 attn_temperature_tuning, no-RoPE layers)");
         wire_jw_key(out, "q_scale");

@@ -143,6 +143,20 @@ static const api_model_default DEFAULTS[] = {
     /* Olmo3Config: default_theta 500000 (configuration_olmo3.py convert_rope_params_to_dict) */
     {"olmo3", "rope_theta", 500000.0, "Olmo3Config (models/olmo3/configuration_olmo3.py)"},
     {"gptj", "rotary_dim", 64.0, "GPTJConfig (models/gptj/configuration_gptj.py)"},
+    /* hybrid and newer types (api/model_hybrid.h): Lfm2Config reads kwargs "theta", else
+     * "rope_theta", else 1e6 (api_model_base_alias); MiniMaxM2Config.convert_rope_params_to_dict:
+     * default_theta 5e6, partial_rotary_factor = rotary_dim / head_dim, head_dim // 2 without
+     * rotary_dim (0.5) */
+    {"lfm2", "rope_theta", 1000000.0, "Lfm2Config (models/lfm2/configuration_lfm2.py)"},
+    {"lfm2_moe", "rope_theta", 1000000.0,
+     "Lfm2MoeConfig (models/lfm2_moe/configuration_lfm2_moe.py)"},
+    {"minimax_m2", "rope_theta", 5000000.0,
+     "MiniMaxM2Config (models/minimax_m2/configuration_minimax_m2.py: default_theta)"},
+    {"minimax_m2", "head_dim", 128.0,
+     "MiniMaxM2Config (models/minimax_m2/configuration_minimax_m2.py)"},
+    {"minimax_m2", "partial_rotary_factor", 0.5,
+     "MiniMaxM2Config (models/minimax_m2/configuration_minimax_m2.py: rotary_dim, else "
+     "head_dim // 2)"},
     {"codegen", "rotary_dim", 64.0, "CodeGenConfig (models/codegen/configuration_codegen.py)"},
 };
 
@@ -204,6 +218,7 @@ static const struct {
     {"llama4", "modeling_llama4.py: view_as_complex pairs"},
     {"llama4_text", "modeling_llama4.py: view_as_complex pairs"},
     {"deepseek_v32", "modeling_deepseek_v32.py: always interleaved"},
+    {"longcat_flash", "modular_longcat_flash.py LongcatFlashMLA: apply_rotary_pos_emb_interleave"},
     {"cohere", "modeling_cohere.py rotate_half: x[..., ::2], x[..., 1::2] (repeat_interleave)"},
     {"cohere2", "modeling_cohere2.py rotate_half: x[..., ::2], x[..., 1::2] (repeat_interleave)"},
 };
@@ -250,8 +265,9 @@ int api_model_softmax_mscale(const char *model_type)
     /* DeepseekV2Attention / DeepseekV3Attention: scaling *= mscale(factor, mscale_all_dim)^2;
      * deepseek_v32 and glm4_moe_lite inherit DeepseekV3Attention; Mistral4Attention has it since
      * transformers#47435 */
-    static const char *const DS[] = {"deepseek_v2",   "deepseek_v3", "deepseek_v32",
-                                     "glm4_moe_lite", "mistral4",    NULL};
+    static const char *const DS[] = {
+        "deepseek_v2",   "deepseek_v3", "deepseek_v32", "glm4_moe_lite", "mistral4",
+        "longcat_flash", NULL}; /* LongcatFlashMLA */
     return api_str_in_list(DS, model_type);
 }
 
@@ -556,6 +572,10 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "aria_text",
                                           "jetmoe",
                                           "qwen",
+                                          "minimax_m2",
+                                          "minimax",
+                                          "longcat_flash",
+                                          "bailing_moe_v2",
                                           NULL};
 int api_model_is_rope(const char *model_type)
 {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/model_hybrid.h"
 #include "api/req.h"
 
 static const json_t *member(const json_t *obj, const char *key)
@@ -40,6 +41,9 @@ static int kind_index(api_ml_plan *p, const api_ml_kind *k, const json_t *params
         const api_ml_kind *o = &p->kind[i];
         if (o->rope != k->rope || o->local_base != k->local_base || o->unscaled != k->unscaled)
             continue;
+        if (!k->rope && o->mixer != k->mixer &&
+            (o->mixer == NULL || k->mixer == NULL || strcmp(o->mixer, k->mixer) != 0))
+            continue; /* attention without positions apart from a Mamba block */
         if (k->rope && params != NULL &&
             !json_equal(member(params, o->params_key), member(params, k->params_key)))
             continue;
@@ -121,11 +125,12 @@ static void check_layer_array(api_problem *pb, const json_t *cfg, const char *pt
 }
 
 static int check_layer_keys(api_problem *pb, const json_t *cfg, const char *ptr, int64_t n,
-                            int n_from_file)
+                            int n_from_file, int hybrid)
 {
     char fp[API_MC_PTR + 32];
     size_t e0 = api_problem_count(pb);
-    check_layer_array(pb, cfg, ptr, 1, n, n_from_file);
+    if (!hybrid) /* a hybrid type's own layer names: api_model_hybrid_plan reads them */
+        check_layer_array(pb, cfg, ptr, 1, n, n_from_file);
     check_layer_array(pb, cfg, ptr, 0, n, n_from_file);
     int64_t sw = 0;
     const json_t *swj = member(cfg, "sliding_window");
@@ -184,7 +189,8 @@ int api_ml_check_layer_lists(api_problem *pb, const api_model_text *text)
     int64_t n = layer_count(&scratch, text->obj, text->ptr);
     const api_model_default *dn = api_model_text_default(text, "num_hidden_layers");
     size_t e0 = api_problem_count(pb);
-    check_layer_array(pb, text->obj, text->ptr, 1, n, n > 0);
+    if (!api_model_hybrid_known(text->model_type))
+        check_layer_array(pb, text->obj, text->ptr, 1, n, n > 0);
     check_layer_array(pb, text->obj, text->ptr, 0, n, n > 0);
     check_attn_type_list(pb, text->obj, text->ptr, text->model_type,
                          n == 0 && dn != NULL ? (int64_t)dn->value : n);
@@ -204,9 +210,20 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
     const api_model_default *dn = api_model_text_default(text, "num_hidden_layers");
     if (n == 0 && dn != NULL)
         n = (int64_t)dn->value; /* a sparse wrapped text config (LLaVA): the class default */
-    if (check_layer_keys(pb, cfg, ptr, n, n_from_file) < 0 ||
+    int hybrid = api_model_hybrid_known(mt);
+    if (check_layer_keys(pb, cfg, ptr, n, n_from_file, hybrid) < 0 ||
         api_model_temp_tuning(pb, text, &out->temp) < 0)
         return -1;
+    api_hy_plan hy; /* hybrid and attention-free types place their own layers */
+    memset(&hy, 0, sizeof hy);
+    if (hybrid && (n > 0 || strcmp(mt, "nemotron_h") == 0)) {
+        if (api_model_hybrid_plan(pb, text, n, &hy) < 0) {
+            api_hy_plan_free(&hy);
+            return -1;
+        }
+        n = hy.n_layers;
+        snprintf(out->layers_src, sizeof out->layers_src, "%s", hy.layers_src);
+    }
     if (n == 0)
         return 0;
 
@@ -266,11 +283,14 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         api_ptr(fp, sizeof fp, ptr, "cross_attention_layers");
         api_problem_field(pb, API_PB_INVALID_FIELD, fp, "must be an array of layer indices");
     }
-    if (api_problem_count(pb) != e0)
+    if (api_problem_count(pb) != e0) {
+        api_hy_plan_free(&hy);
         return -1;
+    }
 
     out->kind_of = malloc((size_t)n);
     if (out->kind_of == NULL) {
+        api_hy_plan_free(&hy);
         api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory while planning the layers");
         return -1;
     }
@@ -322,11 +342,18 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
                       "(MllamaTextCrossAttention)";
             }
         }
+        const char *mixer = api_str_in_list(NO_POS_TYPES, type) ? type : "attention";
+        if (hy.layer != NULL) {
+            use_rope = hy.layer[l].rope;
+            why = hy.layer[l].why;
+            mixer = hy.layer[l].mixer;
+        }
         api_ml_kind k;
         memset(&k, 0, sizeof k);
         k.rope = use_rope;
         if (!use_rope) {
             k.why = why;
+            k.mixer = mixer;
         } else {
             if (lt != NULL || gemma3 || cohere2 || olmo3)
                 k.types = sliding ? API_ML_SLIDING : API_ML_FULL;
@@ -343,6 +370,7 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
                                       "the entry",
                                       key, (long long)l,
                                       gemma3 ? "Gemma3TextConfig" : "Olmo3Config");
+                    api_hy_plan_free(&hy);
                     return -1;
                 }
                 if (member(params, key) == NULL)
@@ -356,6 +384,7 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         }
         int ki = kind_index(out, &k, per_type ? params : NULL, l);
         if (ki < 0) {
+            api_hy_plan_free(&hy);
             api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "more than %d kinds of layer",
                               API_ML_MAX_KINDS);
             return -1;
@@ -363,5 +392,6 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         out->kind_of[l] = (uint8_t)ki;
         out->kind[ki].n_layers++;
     }
+    api_hy_plan_free(&hy);
     return 0;
 }

@@ -19,7 +19,9 @@
  *     on full attention layers");
  *   - no RoPE: no_rope_layers[l] == 0 (Llama 4, SmolLM3; when absent Llama 4 / SmolLM3 skip
  *     every no_rope_layer_interval-th layer, default 4), EXAONE 4's full-attention layers when
- *     sliding_window is set (modeling_exaone4.py).
+ *     sliding_window is set (modeling_exaone4.py);
+ *   - hybrid and attention-free model types (jamba, nemotron_h, granitemoehybrid, zamba2,
+ *     falcon_h1, lfm2, kimi_linear, mamba, rwkv, ...): api/model_hybrid.h places their layers.
  * Pure; thread-safe.
  */
 #ifndef API_MODEL_LAYERS_H
@@ -46,6 +48,9 @@ typedef struct api_ml_kind_s {
     int unscaled;        /* OLMo 3 sliding layers: the same base, no scaling */
     char params_key[40]; /* the rope_parameters entry these layers read ("" when flat) */
     const char *why;     /* static text: the rule that gives this kind (for "none") */
+    const char *mixer;   /* static, "none" kinds: what the layers are ("attention" without
+                          * positions, "mamba", "conv", "linear_attention", "mlp", "moe", ...:
+                          * api/model_hybrid.h); kinds of different mixers stay apart */
     size_t n_layers;     /* layers of this kind */
     int64_t first_layer; /* the lowest of them */
 } api_ml_kind;
@@ -55,8 +60,10 @@ typedef struct {
     int64_t n_layers; /* 0 when the config does not say (one kind, nothing per layer) */
     size_t n_kinds;
     api_ml_kind kind[API_ML_MAX_KINDS];
-    uint8_t *kind_of;    /* [n_layers] (owned; NULL when n_layers is 0) */
-    api_model_temp temp; /* Llama 4's query temperature of its no-RoPE kinds (temp.on) */
+    uint8_t *kind_of;     /* [n_layers] (owned; NULL when n_layers is 0) */
+    api_model_temp temp;  /* Llama 4's query temperature of its no-RoPE kinds (temp.on) */
+    char layers_src[512]; /* hybrid types: the keys that placed the layers
+                           * (api/model_hybrid.h), "" otherwise */
 } api_ml_plan;
 
 /*

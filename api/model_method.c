@@ -37,6 +37,7 @@
 
 #include "api/api.h"
 #include "api/model_config.h"
+#include "api/model_hybrid.h"
 #include "api/model_layers.h"
 #include "api/model_method_parts.h"
 #include "api/req.h"
@@ -389,10 +390,7 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
         int lk = lp.kind_of[l];
         const api_ml_kind *kd = &lp.kind[lk];
         if (map[lk] < 0 && !kd->rope) {
-            json_t *k = json_pack("{s:s, s:s, s:n, s:n}", "method", "none", "why",
-                                  "no positional encoding in this layer "
-                                  "(no_rope_layers / layer type)",
-                                  "route", "request");
+            json_t *k = api_mm_none_kind(kd, &lp, text, where);
             if (k != NULL && tt.on)
                 json_object_set_new(k, "query_scale", api_mm_query_scale(&tt, text, where));
             map[lk] = add_kind(p, k);
@@ -520,7 +518,7 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
     if (api_problem_failed(pb))
         goto done;
     if (fixed == 1) {
-        int known = api_model_is_rope(mt);
+        int known = api_model_is_rope(mt) || api_model_hybrid_known(mt);
         if (!known && !has_rope_keys(text.obj)) {
             char fp[160];
             api_ptr(fp, sizeof fp, text.ptr, "model_type");
@@ -548,7 +546,7 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
         api_problem_set(pb, API_PB_UNAVAILABLE, "out of memory while describing the model");
         goto done;
     }
-    for (size_t i = 0; i < p.n; i++) /* each kind's attention scale (api/model_scale.h) */
+    for (size_t i = 0; i < p.n && !api_model_attention_free(mt); i++) /* api/model_scale.h */
         if (p.k[i].obj != NULL && api_mm_attn_scale(pb, p.k[i].obj, &text, where, &w) < 0)
             goto done;
     json_t *kinds = json_array();

@@ -291,3 +291,20 @@ void api_mm_unscale(json_t *cfg)
         json_object_set_new(cfg, *key, d);
     }
 }
+
+json_t *api_mm_none_kind(const api_ml_kind *kd, const api_ml_plan *plan, const api_model_text *text,
+                         const char *where)
+{
+    int hybrid = plan->layers_src[0] != '\0';
+    const char *why = hybrid && kd->why ? kd->why
+                                        : "no positional encoding in this layer (no_rope_layers / "
+                                          "layer type)";
+    json_t *k = json_pack("{s:s, s:s, s:s, s:n, s:n}", "method", "none", "why", why, "mixer",
+                          kd->mixer ? kd->mixer : "attention", "route", "request");
+    if (k != NULL && hybrid) {
+        (void)text; /* layers_src is named from the config's root already */
+        (void)where;
+        json_object_set_new(k, "sources", json_pack("{s:s}", "layers", plan->layers_src));
+    }
+    return k;
+}

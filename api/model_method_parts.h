@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "api/model_config.h"
+#include "api/model_layers.h"
 #include "api/problem.h"
 #include "api/rope_config.h"
 
@@ -65,6 +66,15 @@ int api_mm_attn_scale(api_problem *pb, json_t *kind, const api_model_text *text,
  */
 void api_mm_name_edited_sources(json_t *sources, const char *where, const char *layer_type,
                                 const char *gemma3_type, int has_local_base);
+
+/*
+ * A "none" kind of POST /model/method: {method "none", why, mixer, route null, request null} and,
+ * for a hybrid model type (api/model_hybrid.h), sources.layers naming the keys that placed its
+ * layers (plan->layers_src, named from the config's root `where`). why is the kind's own rule for
+ * hybrid types, else the text it always had. New reference (NULL when out of memory).
+ */
+json_t *api_mm_none_kind(const api_ml_kind *kd, const api_ml_plan *plan, const api_model_text *text,
+                         const char *where);
 
 /* OLMo 3's sliding layers (api_ml_kind.unscaled): cfg's flat scaling object (rope_scaling or
  * rope_parameters) becomes {"rope_type": "default"} keeping only its rope_theta and

@@ -17,7 +17,10 @@ typedef enum {
     R_ONE,       /* 1: no scaling */
     R_MLA,       /* (qk_nope_head_dim + qk_rope_head_dim)^-0.5 (DeepSeek MLA; def = the
                   * class default of qk_nope_head_dim) */
-    R_MPT        /* attn_config.softmax_scale, else head_dim^-0.5 */
+    R_MPT,       /* attn_config.softmax_scale, else head_dim^-0.5 */
+    R_KEY_X_HD,  /* config[key] x head_dim^-0.5 (class default def): a multiplier of k */
+    R_HALF_HEAD, /* (head_dim / 2)^-0.5 with head_dim = 2 hidden_size / num_attention_heads */
+    R_MLA_QLORA  /* R_MLA x sqrt(hidden_size / q_lora_rank) (LongCat-Flash's q scale) */
 } rule;
 
 typedef struct {
@@ -136,6 +139,34 @@ static const row TABLE[] = {
      "modeling_mistral4.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
      "qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor, transformers#47435)",
      MLA_NOTE},
+    /* hybrid models (api/model_hybrid.h) */
+    HD("jamba", "modeling_jamba.py"),
+    HD("nemotron_h", "modeling_nemotron_h.py"),
+    HD("lfm2", "modeling_lfm2.py"),
+    HD("lfm2_moe", "modeling_lfm2_moe.py"),
+    HD("minimax_m2", "modeling_minimax_m2.py"),
+    HD("minimax", "modeling_minimax.py (MixtralAttention)"),
+    HD("bailing_moe_v2",
+       "remote code inclusionAI/Ling-V2 models/modeling_bailing_moe_v2.py (SDPA's "
+       "default)"),
+    {"falcon_h1", R_KEY_X_HD, "key_multiplier", 1.0,
+     "modeling_falcon_h1.py: FalconH1Attention multiplies k_proj's output by key_multiplier "
+     "before RoPE (linear, so it scales q.k^T) and scaling = head_dim**-0.5; FalconH1Config "
+     "default 1.0; attention_in_multiplier scales the layer's input before q_proj / k_proj",
+     NULL},
+    {"zamba2", R_HALF_HEAD, NULL, 0.0,
+     "modeling_zamba2.py: Zamba2Attention scaling = (head_dim / 2)**-0.5, head_dim = "
+     "attention_head_dim = 2 hidden_size / num_attention_heads (Zamba2Config)",
+     NULL},
+    {"kimi_linear", R_MLA, NULL, 128.0,
+     "modeling_kimi_linear.py: KimiLinearAttention scaling = qk_head_dim**-0.5, qk_head_dim = "
+     "qk_nope_head_dim + qk_rope_head_dim (KimiLinearConfig defaults 128, 64)",
+     NULL},
+    {"longcat_flash", R_MLA_QLORA, NULL, 128.0,
+     "modular_longcat_flash.py: LongcatFlashMLA multiplies q (its rotary part too) by "
+     "mla_scale_q_lora = sqrt(hidden_size / q_lora_rank) before q.k, scaling = qk_head_dim**-0.5 "
+     "(x mscale^2 with yarn: softmax_scale_factor)",
+     MLA_NOTE},
     {"mpt", R_MPT, NULL, 0.0,
      "modeling_mpt.py: softmax_scale = attn_config.softmax_scale, else 1/sqrt(head_dim)", NULL},
     {"t5", R_ONE, NULL, 0.0, "modeling_t5.py: T5Attention does not scale q.k^T", NULL},
@@ -174,7 +205,7 @@ static const char *text_type(const char *mt)
 int api_model_scale_key(const char *key)
 {
     return strcmp(key, "query_pre_attn_scalar") == 0 || strcmp(key, "attention_multiplier") == 0 ||
-           strcmp(key, "attn_logit_softcapping") == 0;
+           strcmp(key, "attn_logit_softcapping") == 0 || strcmp(key, "key_multiplier") == 0;
 }
 
 /* Reads number key of t (> 0) into *v, or the default def (src says which). 1 read, 0 default,
@@ -186,6 +217,32 @@ static int read_key(api_problem *pb, const api_model_text *t, const char *key, d
     if (rc == 0)
         *v = def;
     return rc;
+}
+
+/* LongCat-Flash: the MLA scale times sqrt(hidden_size / q_lora_rank); both keys are required
+ * (a 422 naming the missing one: the class defaults are not modelled). */
+static int qlora(api_problem *pb, const api_model_text *t, const row *w, api_model_scale *out)
+{
+    static const char *const K[] = {"hidden_size", "q_lora_rank"};
+    double v[2] = {0.0, 0.0};
+    for (int i = 0; i < 2; i++) {
+        int rc = api_get_number(pb, t->obj, t->ptr, K[i], 0.0, HUGE_VAL, API_NUM_MIN_EXCL, &v[i]);
+        if (rc == 0) {
+            char fp[API_MC_PTR + 32];
+            api_ptr(fp, sizeof fp, t->ptr, K[i]);
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "is required: LongCat-Flash multiplies q by sqrt(hidden_size / "
+                              "q_lora_rank) (modular_longcat_flash.py)");
+        }
+        if (rc <= 0)
+            return -1;
+    }
+    out->scale *= sqrt(v[0] / v[1]);
+    snprintf(out->src, sizeof out->src,
+             "sqrt(%.100s.hidden_size / q_lora_rank) / sqrt(qk_nope_head_dim + qk_rope_head_dim) "
+             "(%.300s)",
+             t->src, w->hf);
+    return 0;
 }
 
 static int scale_of_row(api_problem *pb, const api_model_text *t, const row *w, int64_t head_dim,
@@ -213,7 +270,8 @@ static int scale_of_row(api_problem *pb, const api_model_text *t, const row *w, 
         else
             snprintf(out->src, sizeof out->src, "default %.17g of %s (%s)", w->def, w->key, w->hf);
         return 0;
-    case R_MLA: {
+    case R_MLA:
+    case R_MLA_QLORA: {
         double nope = w->def, rope = 64.0; /* the config class's defaults */
         if (read_key(pb, t, "qk_nope_head_dim", w->def, &nope) < 0 ||
             read_key(pb, t, "qk_rope_head_dim", 64.0, &rope) < 0)
@@ -221,6 +279,31 @@ static int scale_of_row(api_problem *pb, const api_model_text *t, const row *w, 
         out->scale = 1.0 / sqrt(nope + rope);
         snprintf(out->src, sizeof out->src,
                  "1/sqrt(%s.qk_nope_head_dim + %s.qk_rope_head_dim) (%s)", t->src, t->src, w->hf);
+        return w->r == R_MLA ? 0 : qlora(pb, t, w, out);
+    }
+    case R_KEY_X_HD:
+        if ((rc = read_key(pb, t, w->key, w->def, &v)) < 0)
+            return -1;
+        out->scale = v / sqrt((double)head_dim);
+        snprintf(out->key, sizeof out->key, "%s.%s", t->src, w->key);
+        if (rc > 0)
+            snprintf(out->src, sizeof out->src, "%s.%s / sqrt(head_dim) (%s)", t->src, w->key,
+                     w->hf);
+        else
+            snprintf(out->src, sizeof out->src, "default %.17g of %s / sqrt(head_dim) (%s)", w->def,
+                     w->key, w->hf);
+        return 0;
+    case R_HALF_HEAD: {
+        double hidden = 0.0, heads = 0.0;
+        if (read_key(pb, t, "hidden_size", 2560.0, &hidden) < 0 ||
+            read_key(pb, t, "num_attention_heads", 32.0, &heads) < 0)
+            return -1;
+        double hd = floor(2.0 * hidden / heads); /* integer division in Zamba2Config */
+        out->scale = 1.0 / sqrt(hd / 2.0);
+        snprintf(out->src, sizeof out->src,
+                 "1/sqrt(attention_head_dim / 2), attention_head_dim = 2 %s.hidden_size // "
+                 "%s.num_attention_heads (%s)",
+                 t->src, t->src, w->hf);
         return 0;
     }
     case R_MPT: {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/model_config.h"
+#include "api/model_hybrid.h"
 #include "api/model_layers.h"
 #include "api/req.h"
 
@@ -45,6 +46,12 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
             out->head_dim = v;
             api_ptr(fp, sizeof fp, ptr, "head_dim");
             api_rc_origin_set(&out->head_dim_o, fp, "config.head_dim");
+        } else if (api_model_head_dim_rule(cfg, text->model_type, &v)) { /* Zamba2 */
+            out->head_dim = v;
+            api_ptr(fp, sizeof fp, ptr, "hidden_size");
+            api_rc_origin_set(&out->head_dim_o, fp,
+                              "2 config.hidden_size // config.num_attention_heads (Zamba2Config "
+                              "attention_head_dim)");
         } else if ((dflt = api_model_text_default(text, "head_dim")) != NULL) {
             /* the config class defines head_dim (Gemma 3): HF never divides hidden_size */
             out->head_dim = (int64_t)dflt->value;
@@ -353,6 +360,8 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                           refused);
         return -1;
     }
+    if (api_model_rotary_conflicts(pb, &text, w) < 0) /* keys the HF class overrides */
+        return -1;
 
     int64_t maxpos = 0;
     if (cfg_int(pb, config, ptr, "max_position_embeddings", &maxpos) > 0)
@@ -460,7 +469,10 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
         resolve_mistral4_rotary(pb, config, ptr, out);
 
     if (!(skip & API_RC_SKIP_BASE)) {
-        static const char *const BASES[] = {"rope_theta", "rotary_emb_base", NULL};
+        /* Lfm2Config reads "theta" before rope_theta (api_model_base_alias) */
+        const char *bases[] = {api_model_base_alias(out->model_type), "rope_theta",
+                               "rotary_emb_base", NULL};
+        const char *const *BASES = bases[0] != NULL ? bases : bases + 1;
         if (kind != NULL && kind->local_base) { /* Gemma 3's sliding layers */
             const api_model_default *d =
                 api_model_default_find(out->model_type, "rope_local_base_freq");

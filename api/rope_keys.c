@@ -30,21 +30,14 @@ static const char *const POS_PREFIX[] = {"rope",
                                          "position_",
                                          "relative_attention",
                                          NULL};
-static const char *const POS_EXACT[] = {"layer_types",
-                                        "attn_temperature_tuning",
-                                        "llama_4_scaling_beta",
-                                        "floor_scale",
-                                        "attn_scale",
-                                        "qk_rope_head_dim",
-                                        "max_window_layers",
-                                        "n_positions",
-                                        "n_ctx",
-                                        "max_seq_len",
-                                        "seq_length",
-                                        "interleaved_sliding_window",
-                                        "use_dynamic_ntk", /* Qwen (v1) remote code */
-                                        "use_logn_attn",
-                                        NULL};
+static const char *const POS_EXACT[] = {
+    "layer_types", "attn_temperature_tuning", "llama_4_scaling_beta", "floor_scale", "attn_scale",
+    "qk_rope_head_dim", "max_window_layers", "n_positions", "n_ctx", "max_seq_len", "seq_length",
+    "interleaved_sliding_window", "use_dynamic_ntk", /* Qwen (v1) remote code */
+    "use_logn_attn",
+    /* hybrid models' layer placement (api/model_hybrid.h) */
+    "attn_layer_period", "attn_layer_offset", "hybrid_override_pattern", "layers_block_type",
+    "full_attn_idxs", "use_mem_rope", "use_long_context", NULL};
 
 int api_rope_position_key(const char *k)
 {
@@ -93,6 +86,12 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
                                          "no_rope_layer_interval",
                                          "sliding_window_pattern",
                                          "_sliding_window_pattern",
+                                         "attn_layer_period",
+                                         "attn_layer_offset",
+                                         "hybrid_override_pattern",
+                                         "layers_block_type",
+                                         "full_attn_idxs",
+                                         "use_mem_rope",
                                          NULL};
     static const char *const WINDOW[] = {
         "sliding_window",      "use_sliding_window",         "max_window_layers",
@@ -162,6 +161,8 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
         return "false: no ALiBi";
     if ((strcmp(k, "use_dynamic_ntk") == 0 || strcmp(k, "use_logn_attn") == 0) && json_is_false(v))
         return "false: Qwen's long-context base change / query scaling is off";
+    if (strcmp(k, "use_long_context") == 0 && json_is_false(v))
+        return "false: Zamba2's base is rope_theta unchanged (configuration_zamba2.py)";
     if (strcmp(k, "qk_rope_head_dim") == 0 && (skip & API_RC_SKIP_HEAD_DIM))
         return "the request's head_dim wins";
     if (strcmp(k, "llama_4_scaling_beta") == 0)

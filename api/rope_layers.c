@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/model_hybrid.h"
 #include "api/model_layers.h"
 #include "api/req.h"
 #include "api/rope_parse.h"
@@ -107,11 +108,30 @@ const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, con
     const json_t *rp = json_object_get(text.obj, "rope_parameters");
     int per_type = json_is_object(rp) && json_object_size(rp) > 0 &&
                    json_object_get(rp, "rope_type") == NULL && json_object_get(rp, "type") == NULL;
-    if (api_ml_plan_layers(chosen || per_type ? pb : &scratch, &text, &r->plan) < 0) {
+    /* ... and so do hybrid types, whose layers decide whether anything rotates */
+    int hybrid = api_model_hybrid_known(text.model_type);
+    if (api_ml_plan_layers(chosen || per_type || hybrid ? pb : &scratch, &text, &r->plan) < 0) {
         api_ml_plan_free(&r->plan);
         return NULL;
     }
     const api_ml_plan *p = &r->plan;
+    int any_rope = p->n_layers == 0;
+    for (size_t i = 0; i < p->n_kinds; i++)
+        any_rope |= p->kind[i].rope;
+    size_t shown = 0; /* the reason of the attention layers when there are some */
+    for (size_t i = 0; i < p->n_kinds; i++)
+        if (p->kind[i].mixer != NULL && strcmp(p->kind[i].mixer, "attention") == 0)
+            shown = i;
+    if (!any_rope) { /* Jamba, Nemotron-H, Mamba, ...: nothing rotates (api/model_hybrid.h) */
+        char mp[API_MC_PTR + 16];
+        api_ptr(mp, sizeof mp, text.ptr, "model_type");
+        api_problem_field(pb, API_PB_INVALID_FIELD, mp,
+                          "no layer of this %.40s config uses RoPE (%s): there is nothing to "
+                          "rotate; POST /model/method describes its layers",
+                          text.model_type,
+                          p->kind[shown].why ? p->kind[shown].why : "no positional encoding");
+        return NULL;
+    }
     int k = forced;
     if (k < 0 && has_layer) {
         if (p->n_layers == 0) {

@@ -36,6 +36,7 @@ static const char *const CORPUS[] = {
     "ernie4_5_0p3b",
     "exaone4_1.2b",
     "falcon_7b_instruct",
+    "falcon_mamba_7b",
     "gemma2_9b_it",
     "gemma3_12b_it",
     "gemma4_26b_a4b",
@@ -45,15 +46,18 @@ static const char *const CORPUS[] = {
     "gpt_oss_20b",
     "gptj_6b",
     "hunyuan_mt_7b",
+    "jamba_1.5_mini",
     "lightonocr_1b_1025",
     "llama3.1_8b",
     "llama4_scout_17b_16e",
     "llava_1.5_7b",
+    "mamba_codestral_7b",
     "ministral3_8b",
     "mistral_7b_v0.1",
     "mistral_small_3.1_24b",
     "mixtral_8x7b_v0.1",
     "mpt_7b_instruct",
+    "nemotron_h_8b",
     "olmo3_1_32b",
     "opt_1.3b",
     "phi3_mini_128k_instruct",
@@ -67,6 +71,7 @@ static const char *const CORPUS[] = {
     "smollm3_3b",
     "t5_small",
     "tinyllama_1.1b_chat",
+    "zamba2_7b",
 };
 #define N_CORPUS (sizeof CORPUS / sizeof CORPUS[0])
 
@@ -190,6 +195,25 @@ static void check_other_kind(const char *name, const json_t *got, const json_t *
     }
 }
 
+/* Hybrid and attention-free models (api/model_hybrid.h): a "none" kind's mixer (attention
+ * without positions, mamba, mlp, ...) and the kind's attention scale, where the reference has
+ * them (rel 1e-12); an attention-free model has no scale. */
+static void check_hybrid_kind(const char *name, const json_t *got, const json_t *want)
+{
+    if (json_object_get(want, "mixer") != NULL)
+        ck_assert_msg(strcmp(str(got, "mixer"), str(want, "mixer")) == 0, "%s: mixer %s, want %s",
+                      name, str(got, "mixer"), str(want, "mixer"));
+    const json_t *ws = json_object_get(want, "scale");
+    const json_t *gs = json_object_get(json_object_get(got, "parameters"), "scale");
+    if (ws != NULL && !json_is_null(ws)) {
+        ck_assert_msg(gs != NULL, "%s: no parameters.scale", name);
+        ck_assert_msg(au_close(au_number(gs), au_number(ws), 0, 1e-12),
+                      "%s: scale %.17g, want %.17g", name, au_number(gs), au_number(ws));
+    } else if (json_object_get(want, "mixer") != NULL && ws == NULL) {
+        ck_assert_msg(gs == NULL, "%s: an attention-free model has no scale", name);
+    }
+}
+
 START_TEST(test_corpus)
 {
     const char *name = CORPUS[_i];
@@ -225,6 +249,7 @@ START_TEST(test_corpus)
     }
     for (size_t g = 0; g < json_array_size(gk); g++) {
         const json_t *k = json_array_get(gk, g), *w = json_array_get(wk, (size_t)map[g]);
+        check_hybrid_kind(name, k, w);
         if (strcmp(str(k, "method"), "rope") == 0)
             check_rope_kind(name, k, w);
         else
@@ -274,6 +299,22 @@ START_TEST(test_corpus_layers)
         strcmp(str(json_array_get(wk, 0), "method"), "none") != 0)
         goto done; /* not a RoPE model */
     size_t n = json_array_size(wl), n_kinds = json_array_size(wk);
+    int any_rope = 0;
+    for (size_t w = 0; w < n_kinds; w++)
+        any_rope |= strcmp(str(json_array_get(wk, w), "method"), "rope") == 0;
+    if (!any_rope) { /* Jamba, Mamba, ...: /rope has nothing to rotate, with or without a layer */
+        for (int with_layer = 0; with_layer < 2; with_layer++) {
+            json_t *req = with_layer ? json_pack("{s:O, s:i}", "config", cfg, "layer", 0)
+                                     : json_pack("{s:O}", "config", cfg),
+                   *r;
+            ck_assert_int_eq(send_json(api_rope, req, &r), 422);
+            ck_assert_str_eq(str(json_array_get(json_object_get(r, "errors"), 0), "pointer"),
+                             "/config/model_type");
+            json_decref(r);
+            json_decref(req);
+        }
+        goto done;
+    }
     for (size_t w = 0; w < n_kinds; w++) {
         size_t first = 0, count = 0;
         for (size_t l = n; l-- > 0;)

@@ -12,6 +12,9 @@ RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as re
   modeling_olmo3.py    (4.57.1) sliding layers: rope_type default with the same base
   modeling_gemma4.py   Gemma4TextRotaryEmbedding: a proportional full_attention entry is computed
                        with head_dim_key "global_head_dim"
+  configuration_jamba / nemotron_h / zamba2 / granitemoehybrid / lfm2 / kimi_linear.py
+                       which layers of a hybrid model are attention and whether they rotate
+                       (hybrid_layers below), and their attention scale (hybrid_scale)
   modeling_bloom/falcon/mpt.py  ALiBi slopes per head (build_alibi_tensor, build_mpt_alibi_tensor)
   modeling_*.py        which pairs rotate (adjacent pairs for gptj, codegen, glm*, ernie4_5*,
                        deepseek_v2/v3(+rope_interleave)/v32, llama4), HunYuan's dynamic alpha,
@@ -94,6 +97,8 @@ def get(cfg, key, mt, default=None):
 
 
 def head_dim(cfg, mt):
+    if mt == "zamba2":  # Zamba2Config.attention_head_dim = 2 * hidden_size // num_attention_heads
+        return 2 * cfg["hidden_size"] // cfg["num_attention_heads"]
     for k in ("qk_rope_head_dim", "head_dim"):
         v = get(cfg, k, mt)
         if v:
@@ -120,6 +125,8 @@ def rotary_dim(cfg, mt, hd, rp):
         if f is None and rp is not None:
             f = rp.get("partial_rotary_factor")
         return int(whole * f) if f is not None else hd
+    if mt == "minimax_m2":  # MiniMaxM2Config: rotary_dim / head_dim, else head_dim // 2
+        return int(cfg.get("rotary_dim", hd // 2))
     if cfg.get("rotary_dim") is not None:
         return int(cfg["rotary_dim"])
     f = cfg.get("partial_rotary_factor")
@@ -147,7 +154,9 @@ def base_of(cfg, mt, rp):
     # scaling object's own rope_theta wins over a top-level one
     if rp is not None and rp.get("rope_theta") is not None:
         return float(rp["rope_theta"])
-    for k in ("rope_theta", "rotary_emb_base"):
+    # Lfm2Config: kwargs.get("theta", kwargs.get("rope_theta", 1e6))
+    keys = ("theta", "rope_theta") if mt in ("lfm2", "lfm2_moe") else ("rope_theta", "rotary_emb_base")
+    for k in keys:
         if cfg.get(k) is not None:
             return float(cfg[k])
     return float(get(cfg, "rope_theta", mt, 10000.0))
@@ -323,9 +332,117 @@ def alibi_slopes(mt, heads):
     return sl
 
 
+# ---- hybrid and attention-free models: which layers are attention, which rotate ---------------
+# (configuration_<type>.py places the layers, modeling_<type>.py says whether attention rotates)
+
+ATTENTION_FREE = {"mamba": "mamba", "mamba2": "mamba", "falcon_mamba": "mamba", "rwkv": "rwkv",
+                  "xlstm": "xlstm"}
+HYBRID = {"jamba", "nemotron_h", "granitemoehybrid", "zamba2", "falcon_h1", "lfm2", "lfm2_moe",
+          "kimi_linear"}
+
+
+def hybrid_layers(tc, mt, n):
+    """[(mixer, rotates)] per layer, as each config class places them:
+      jamba       JambaConfig.layers_block_type: attention where i % attn_layer_period ==
+                  attn_layer_offset (8, 4); JambaAttention has no rotary embedding
+      nemotron_h  layers_block_type, else hybrid_override_pattern (M mamba, * attention, - mlp,
+                  E moe), one character per layer; NemotronHAttention has no rotary embedding
+      zamba2      layers_block_type (mamba / hybrid = the shared attention block); the attention
+                  rotates when use_mem_rope
+      granitemoehybrid  layer_types (mamba / attention, default all mamba); rotates only with
+                  position_embedding_type "rope"
+      lfm2        layer_types (conv / full_attention), else full_attn_idxs, else every layer
+      falcon_h1   every layer: RoPE attention beside a Mamba mixer
+      kimi_linear layer_types, else linear_attn_config full_attn_layers / kda_layers (1-based),
+                  else full where i and i % 4 == 0; its MLA layers use no RoPE"""
+    if mt in ATTENTION_FREE:
+        return [(ATTENTION_FREE[mt], False)] * n
+    if mt == "jamba":
+        per, off = tc.get("attn_layer_period", 8), tc.get("attn_layer_offset", 4)
+        return [("attention" if i % per == off else "mamba", False) for i in range(n)]
+    if mt == "nemotron_h":
+        names = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe", "mamba": "mamba",
+                 "linear_attention": "mamba", "attention": "attention",
+                 "full_attention": "attention", "mlp": "mlp", "moe": "moe"}
+        lst = tc.get("layers_block_type") or tc.get("layer_types") or \
+            list(tc.get("hybrid_override_pattern", "ME*-"))
+        return [(names[t], False) for t in lst]
+    if mt == "zamba2":
+        rope = bool(tc.get("use_mem_rope", False))
+        return [("attention", rope) if t == "hybrid" else ("mamba", False)
+                for t in tc["layers_block_type"]]
+    if mt == "granitemoehybrid":
+        rope = tc.get("position_embedding_type") == "rope"
+        lst = tc.get("layer_types") or ["mamba"] * n
+        return [("attention", rope) if t == "attention" else ("mamba", False) for t in lst]
+    if mt in ("lfm2", "lfm2_moe"):
+        lst = tc.get("layer_types")
+        if lst is None:
+            idx = tc.get("full_attn_idxs", list(range(n)))
+            lst = ["full_attention" if i in idx else "conv" for i in range(n)]
+        return [("attention", True) if t == "full_attention" else ("conv", False) for t in lst]
+    if mt == "falcon_h1":
+        return [("attention", True)] * n
+    if mt == "kimi_linear":
+        lst = tc.get("layer_types")
+        lac = tc.get("linear_attn_config") or {}
+        if lst is None and "full_attn_layers" in lac and "kda_layers" in lac:
+            lst = [None] * n
+            for i in lac["full_attn_layers"]:
+                lst[i - 1] = "full_attention"
+            for i in lac["kda_layers"]:
+                lst[i - 1] = "linear_attention"
+        if lst is None:
+            lst = ["full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(n)]
+        return [("attention", False) if t == "full_attention" else ("linear_attention", False)
+                for t in lst]
+    return None
+
+
+def hybrid_scale(tc, mt):
+    """The attention's softmax scale (modeling_<type>.py): head_dim**-0.5 (jamba, nemotron_h with
+    NemotronHConfig's head_dim default 128, lfm2 hidden // heads); Zamba2Attention (head_dim / 2)
+    **-0.5 with head_dim = 2 hidden // heads; FalconH1Attention key_multiplier * head_dim**-0.5
+    (k_proj output times key_multiplier); GraniteMoeHybridAttention attention_multiplier;
+    KimiLinearAttention (qk_nope_head_dim + qk_rope_head_dim)**-0.5 (128, 64)."""
+    if mt in ATTENTION_FREE:
+        return None
+    hd = tc.get("head_dim") or tc["hidden_size"] // tc["num_attention_heads"]
+    if mt == "zamba2":
+        return 1.0 / math.sqrt((2 * tc["hidden_size"] // tc["num_attention_heads"]) / 2)
+    if mt == "falcon_h1":
+        return tc.get("key_multiplier", 1.0) / math.sqrt(hd)
+    if mt == "granitemoehybrid":
+        return float(tc.get("attention_multiplier", 1.0))
+    if mt == "kimi_linear":
+        return 1.0 / math.sqrt(tc.get("qk_nope_head_dim", 128) + tc.get("qk_rope_head_dim", 64))
+    return 1.0 / math.sqrt(hd)
+
+
+def describe_hybrid(tc, mt, n):
+    layers = hybrid_layers(tc, mt, n)
+    sc = hybrid_scale(tc, mt)
+    rp = rope_params(tc)
+    out, rope = [], None
+    for mixer, rotates in layers:
+        if rotates:
+            if rope is None:
+                rope = rope_kind(tc, mt, rp, base_of(tc, mt, rp))
+                rope["scale"] = sc
+            out.append(rope)
+        else:
+            k = {"method": "none", "mixer": mixer}
+            if sc is not None:
+                k["scale"] = sc
+            out.append(k)
+    return mt, out, len(out)
+
+
 def describe(cfg):
     tc, mt = text_model(cfg)
     n = tc.get("num_hidden_layers") or tc.get("n_layer") or tc.get("num_layers") or tc.get("n_layers")
+    if mt in HYBRID or mt in ATTENTION_FREE:
+        return describe_hybrid(tc, mt, n)
     if mt == "distilbert" and tc.get("sinusoidal_pos_embds"):
         raise ValueError("distilbert with sinusoidal_pos_embds: not in this reference")
     if mt in ("bert", "gpt2", "gpt_neo", "electra", "distilbert"):
