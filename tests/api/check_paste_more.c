@@ -1,0 +1,122 @@
+/*
+ * tests/api/check_paste_more.c -- pasted configs that HF computes and posenc refused or described
+ * wrongly (issue 15, the remaining points): an odd head_dim whose rotated part is even (HF's
+ * ordinary partial rotary), YaRN's beta_fast / beta_slow given as 0 (HF's `or` default) and
+ * RecurrentGemma's recurrent blocks (no attention, so no position method).
+ *
+ * Expected numbers are derived by hand (derivations in the comments), not taken from core/.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "tests/lib/api_util.h"
+
+#define REL 1e-13
+#define ABS 1e-15
+
+static const json_t *res_get(const json_t *j, const char *key)
+{
+    return json_object_get(json_object_get(j, "resolved"), key);
+}
+
+/* ---- odd head_dim, even rotated part ---------------------------------------------------------
+ *
+ * HF's partial rotary splits q into q[..., :rotary_dim] (rotated) and q[..., rotary_dim:] (passed
+ * through) whatever the parity of head_dim (modeling_stablelm.py, modeling_phi.py,
+ * modeling_gptj.py); only a head that rotates whole needs an even width (transformers#48101). */
+
+START_TEST(test_odd_head_explicit_rotary)
+{
+    /*
+     * head_dim 5, rotary_dim 4, base 10^4, half layout: inv_freq_j = 10^4^(-2j/4) = 1, 0.01.
+     * Position 1, q = [1, 2, 3, 4, 5]: the half layout pairs (0, 2) and (1, 3):
+     *   q0' = 1 cos 1 - 3 sin 1,        q2' = 3 cos 1 + 1 sin 1,
+     *   q1' = 2 cos 0.01 - 4 sin 0.01,  q3' = 4 cos 0.01 + 2 sin 0.01,
+     *   q4' = 5 (passes through, not scaled).
+     */
+    json_t *j = au_ok(api_rope, "{'head_dim': 5, 'rotary_dim': 4, 'positions': [1],"
+                                " 'q': [1, 2, 3, 4, 5]}");
+    ck_assert_int_eq(json_integer_value(res_get(j, "head_dim")), 5);
+    ck_assert_int_eq(json_integer_value(res_get(j, "rotary_dim")), 4);
+    ck_assert_uint_eq(json_array_size(json_object_get(j, "inv_freq")), 2);
+    ck_close(au_num(j, "inv_freq", 0, -1, -1), 1.0, 0, 0);
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), 0.01, ABS, REL);
+    double c1 = cos(1.0), s1 = sin(1.0), c2 = cos(0.01), s2 = sin(0.01);
+    double want[5] = {c1 - 3 * s1, 2 * c2 - 4 * s2, 3 * c1 + s1, 4 * c2 + 2 * s2, 5.0};
+    for (int i = 0; i < 5; i++)
+        ck_close(au_num(j, "q_rotated", 0, i, -1), want[i], ABS, REL);
+    json_decref(j);
+
+    /* adjacent pairs (GPT-J's rotate_every_two): (0, 1) and (2, 3), the fifth dim untouched */
+    j = au_ok(api_rope, "{'head_dim': 5, 'rotary_dim': 4, 'layout': 'interleaved',"
+                        " 'positions': [1], 'q': [1, 2, 3, 4, 5]}");
+    double want_il[5] = {c1 - 2 * s1, 2 * c1 + s1, 3 * c2 - 4 * s2, 4 * c2 + 3 * s2, 5.0};
+    for (int i = 0; i < 5; i++)
+        ck_close(au_num(j, "q_rotated", 0, i, -1), want_il[i], ABS, REL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_odd_head_from_config)
+{
+    /*
+     * StableLM-style: hidden 99 / 3 heads = head_dim 33, partial_rotary_factor 0.25:
+     * rotary_dim = int(33 x 0.25) = int(8.25) = 8 (StableLmAttention.rotary_ndims),
+     * inv_freq_j = 10^4^(-2j/8) = 1, 0.1, 0.01, 0.001.
+     */
+    static const char CFG[] =
+        "{'model_type': 'stablelm', 'hidden_size': 99, 'num_attention_heads': 3,"
+        " 'partial_rotary_factor': 0.25, 'rope_theta': 10000, 'max_position_embeddings': 4096,"
+        " 'num_hidden_layers': 2}";
+    char body[512];
+    snprintf(body, sizeof body, "{'config': %s}", CFG);
+    json_t *j = au_ok(api_rope, body);
+    ck_assert_int_eq(json_integer_value(res_get(j, "head_dim")), 33);
+    ck_assert_int_eq(json_integer_value(res_get(j, "rotary_dim")), 8);
+    const double want[4] = {1.0, 0.1, 0.01, 0.001};
+    for (int i = 0; i < 4; i++)
+        ck_close(au_num(j, "inv_freq", i, -1, -1), want[i], ABS, REL);
+    json_decref(j);
+
+    /* POST /model/method's request for that kind is a 200 on POST /rope (it was a 422) */
+    j = au_ok(api_model_method, CFG);
+    const json_t *kind = json_array_get(json_object_get(j, "kinds"), 0);
+    char *req = json_dumps(json_object_get(kind, "request"), JSON_COMPACT);
+    int st = 0;
+    char *text = au_send(api_rope, req, &st);
+    ck_assert_msg(st == 200, "status %d: %s", st, text);
+    free(text);
+    free(req);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_odd_head_whole_refused)
+{
+    /* a head that rotates whole must be even: no partial factor, or rotary_dim = head_dim */
+    au_expect_422_msg(api_rope, "{'head_dim': 5}", "/head_dim", "even");
+    au_expect_422_msg(api_rope, "{'head_dim': 5, 'rotary_dim': 5}", "/head_dim", "even");
+    au_expect_422_msg(api_rope, "{'head_dim': 5, 'rotary_dim': 3}", "/rotary_dim", "even");
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'llama', 'hidden_size': 99,"
+                      " 'num_attention_heads': 3}}",
+                      "/config/hidden_size", "even");
+}
+END_TEST
+
+Suite *paste_more_suite(void)
+{
+    Suite *s = suite_create("paste_more");
+    TCase *tc = tcase_create("paste_more");
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
+    tcase_add_test(tc, test_odd_head_explicit_rotary);
+    tcase_add_test(tc, test_odd_head_from_config);
+    tcase_add_test(tc, test_odd_head_whole_refused);
+    suite_add_tcase(s, tc);
+    return s;
+}
