@@ -109,6 +109,79 @@ START_TEST(test_odd_head_whole_refused)
 }
 END_TEST
 
+/* ---- YaRN beta_fast / beta_slow = 0 -----------------------------------------------------------
+ *
+ * HF's _compute_yarn_parameters (modeling_rope_utils.py, transformers 4.4x to today's v5) reads
+ * `beta_fast or 32` and `beta_slow or 1`: a 0 is falsy and takes the default, so nothing divides
+ * by it. posenc refused 0 with a 422 (issue 15's breaker thought HF divided by it); it now uses
+ * the default and says so (resolved.sources, a warning). */
+
+START_TEST(test_yarn_beta_fast_zero)
+{
+    /*
+     * head_dim 16, base 10^4, factor 4, L0 1024, beta_fast 0 -> 32, beta_slow 1:
+     * c(r) = 16 ln(1024 / (2 pi r)) / (2 ln 10^4);
+     * c(32) = 16 ln 5.0930 / 18.4207 = 16 x 1.6279 / 18.4207 = 1.414 -> floor 1,
+     * c(1) = 16 ln 162.97 / 18.4207 = 16 x 5.0936 / 18.4207 = 4.424 -> ceil 5.
+     * ramp r_j = clamp((j - 1) / 4, 0, 1); inv_freq_j = theta_j (1 - r_j) + theta_j / 4 r_j with
+     * theta_j = 10^4^(-2j/16) = 10^(-j/2): j = 1 -> 10^-0.5 (r = 0); j = 3 -> r = 1/2,
+     * 10^-1.5 (1/2 + 1/8) = 0.625 x 10^-1.5; j = 6 -> r = 1, 10^-3 / 4.
+     * A = 0.1 ln 4 + 1 (beta does not enter it).
+     */
+    json_t *j = au_ok(api_rope, "{'head_dim': 16, 'scaling': {'type': 'yarn', 'factor': 4,"
+                                " 'original_max_position_embeddings': 1024, 'beta_fast': 0}}");
+    const json_t *sc = res_get(j, "scaling");
+    ck_close(au_number(json_object_get(sc, "beta_fast")), 32.0, 0, 0);
+    ck_assert_int_eq((int)au_number(json_object_get(sc, "ramp_low")), 1);
+    ck_assert_int_eq((int)au_number(json_object_get(sc, "ramp_high")), 5);
+    ck_close(au_num(j, "inv_freq", 0, -1, -1), 1.0, 0, 0);
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), pow(10.0, -0.5), ABS, REL);
+    ck_close(au_num(j, "inv_freq", 3, -1, -1), 0.625 * pow(10.0, -1.5), ABS, REL);
+    ck_close(au_num(j, "inv_freq", 6, -1, -1), 1e-3 / 4.0, ABS, REL);
+    ck_close(au_number(json_object_get(j, "attention_factor")), 0.1 * log(4.0) + 1.0, ABS, REL);
+    ck_assert(au_warned(j, "/scaling/beta_fast is 0"));
+    ck_assert(au_warned(j, "beta_fast or 32"));
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_yarn_beta_slow_zero_config)
+{
+    /* the same from a pasted config (beta_slow 0 -> 1): numbers as beta_slow 1, the source and
+     * the warning name the file's key and HF's default */
+    static const char CFG0[] =
+        "{'config': {'model_type': 'llama', 'head_dim': 16, 'hidden_size': 64,"
+        " 'num_attention_heads': 4, 'rope_scaling': {'rope_type': 'yarn', 'factor': 4,"
+        " 'original_max_position_embeddings': 1024, 'beta_slow': %s}}}";
+    char b0[512], b1[512];
+    snprintf(b0, sizeof b0, CFG0, "0");
+    snprintf(b1, sizeof b1, CFG0, "1");
+    json_t *j0 = au_ok(api_rope, b0), *j1 = au_ok(api_rope, b1);
+    au_same(j0, j1, "inv_freq");
+    au_same(j0, j1, "attention_factor");
+    const char *src =
+        json_string_value(json_object_get(res_get(j0, "sources"), "scaling.beta_slow"));
+    ck_assert_ptr_nonnull(src);
+    ck_assert_msg(strstr(src, "config.rope_scaling.beta_slow = 0") && strstr(src, "default 1"),
+                  "source: %s", src);
+    ck_assert(au_warned(j0, "config.rope_scaling.beta_slow is 0"));
+    ck_assert(!au_warned(j1, "is 0"));
+    json_decref(j0);
+    json_decref(j1);
+    /* POST /model/method takes the file too (it was a 422 at /rope_scaling/beta_slow) */
+    snprintf(b0, sizeof b0,
+             "{'model_type': 'llama', 'head_dim': 16, 'hidden_size': 64,"
+             " 'num_attention_heads': 4, 'num_hidden_layers': 1, 'rope_scaling': {'rope_type':"
+             " 'yarn', 'factor': 4, 'original_max_position_embeddings': 1024, 'beta_slow': 0}}");
+    json_decref(au_ok(api_model_method, b0));
+    /* below 0 is still refused */
+    au_expect_422(api_rope,
+                  "{'head_dim': 16, 'scaling': {'type': 'yarn', 'factor': 4,"
+                  " 'original_max_position_embeddings': 1024, 'beta_slow': -1}}",
+                  "/scaling/beta_slow", NULL);
+}
+END_TEST
+
 Suite *paste_more_suite(void)
 {
     Suite *s = suite_create("paste_more");
@@ -117,6 +190,8 @@ Suite *paste_more_suite(void)
     tcase_add_test(tc, test_odd_head_explicit_rotary);
     tcase_add_test(tc, test_odd_head_from_config);
     tcase_add_test(tc, test_odd_head_whole_refused);
+    tcase_add_test(tc, test_yarn_beta_fast_zero);
+    tcase_add_test(tc, test_yarn_beta_slow_zero_config);
     suite_add_tcase(s, tc);
     return s;
 }
