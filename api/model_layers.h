@@ -19,7 +19,9 @@
  *     on full attention layers");
  *   - no RoPE: no_rope_layers[l] == 0 (Llama 4, SmolLM3; when absent Llama 4 / SmolLM3 skip
  *     every no_rope_layer_interval-th layer, default 4), EXAONE 4's full-attention layers when
- *     sliding_window is set (modeling_exaone4.py).
+ *     sliding_window is set (modeling_exaone4.py); RecurrentGemma's recurrent blocks
+ *     (block_types, default recurrent, recurrent, attention: modeling_recurrent_gemma.py
+ *     RecurrentGemmaRecurrentBlock has no attention).
  * Pure; thread-safe.
  */
 #ifndef API_MODEL_LAYERS_H

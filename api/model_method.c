@@ -393,6 +393,8 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
                                   "no positional encoding in this layer "
                                   "(no_rope_layers / layer type)",
                                   "route", "request");
+            if (k != NULL && kd->why != NULL) /* the model's rule for these layers */
+                json_object_set_new(k, "rule", json_string(kd->why));
             if (k != NULL && tt.on)
                 json_object_set_new(k, "query_scale", api_mm_query_scale(&tt, text, where));
             map[lk] = add_kind(p, k);

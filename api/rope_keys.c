@@ -44,6 +44,8 @@ static const char *const POS_EXACT[] = {"layer_types",
                                         "interleaved_sliding_window",
                                         "use_dynamic_ntk", /* Qwen (v1) remote code */
                                         "use_logn_attn",
+                                        "block_types", /* RecurrentGemma */
+                                        "attention_window_size",
                                         NULL};
 
 int api_rope_position_key(const char *k)
@@ -93,10 +95,15 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
                                          "no_rope_layer_interval",
                                          "sliding_window_pattern",
                                          "_sliding_window_pattern",
+                                         "block_types",
                                          NULL};
-    static const char *const WINDOW[] = {
-        "sliding_window",      "use_sliding_window",         "max_window_layers",
-        "sliding_window_size", "interleaved_sliding_window", NULL};
+    static const char *const WINDOW[] = {"sliding_window",
+                                         "use_sliding_window",
+                                         "max_window_layers",
+                                         "sliding_window_size",
+                                         "interleaved_sliding_window",
+                                         "attention_window_size",
+                                         NULL};
     static const char *const LENGTHS[] = {"max_position_embeddings",
                                           "original_max_position_embeddings",
                                           "n_positions",

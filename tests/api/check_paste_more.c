@@ -182,6 +182,96 @@ START_TEST(test_yarn_beta_slow_zero_config)
 }
 END_TEST
 
+/* ---- RecurrentGemma -----------------------------------------------------------------------------
+ *
+ * RecurrentGemmaConfig.layers_block_type = (block_types * 100)[:num_hidden_layers], default
+ * block_types (recurrent, recurrent, attention); RecurrentGemmaDecoderLayer builds a
+ * RecurrentGemmaRecurrentBlock (RG-LRU and a conv1d: no attention, no position method) or a
+ * RecurrentGemmaSdpaAttention (rotate_half RoPE on the first partial_rotary_factor = 0.5 of the
+ * head, base rope_theta 10000; scale head_dim^-0.5). posenc described every layer as RoPE. */
+static const char RGEMMA[] =
+    "{'model_type': 'recurrent_gemma', 'hidden_size': 2560, 'num_attention_heads': 10,"
+    " 'num_hidden_layers': 26, 'attention_window_size': 2048, 'num_key_value_heads': 1,"
+    " 'lru_width': 2560, 'conv1d_width': 4, 'vocab_size': 256000}";
+
+START_TEST(test_recurrent_gemma_method)
+{
+    json_t *j = au_ok(api_model_method, RGEMMA);
+    const json_t *layers = json_object_get(j, "layers"), *kinds = json_object_get(j, "kinds");
+    ck_assert_uint_eq(json_array_size(layers), 26);
+    ck_assert_uint_eq(json_array_size(kinds), 2);
+    /* layer l is an attention block when l % 3 == 2: 2, 5, ..., 23 (8 layers); 18 recurrent */
+    for (int l = 0; l < 26; l++) {
+        const json_t *k =
+            json_array_get(kinds, (size_t)json_integer_value(json_array_get(layers, (size_t)l)));
+        const char *m = json_string_value(json_object_get(k, "method"));
+        ck_assert_msg(strcmp(m, l % 3 == 2 ? "rope" : "none") == 0, "layer %d: %s", l, m);
+    }
+    const json_t *none = json_array_get(kinds, 0), *rope = json_array_get(kinds, 1);
+    ck_assert_str_eq(json_string_value(json_object_get(none, "method")), "none");
+    ck_assert_uint_eq(json_array_size(json_object_get(none, "layers")), 18);
+    const char *rule = json_string_value(json_object_get(none, "rule"));
+    ck_assert_ptr_nonnull(rule);
+    ck_assert_msg(strstr(rule, "RecurrentGemmaRecurrentBlock") && strstr(rule, "no attention"),
+                  "rule: %s", rule);
+    /* the attention blocks: head_dim 2560 / 10 = 256, rotary 0.5 x 256 = 128 (class default),
+     * base 10000 (class default), half layout, scale 256^-0.5 = 1/16 */
+    const json_t *par = json_object_get(rope, "parameters");
+    ck_assert_uint_eq(json_array_size(json_object_get(rope, "layers")), 8);
+    ck_assert_int_eq(json_integer_value(json_object_get(par, "head_dim")), 256);
+    ck_assert_int_eq(json_integer_value(json_object_get(par, "rotary_dim")), 128);
+    ck_close(au_number(json_object_get(par, "base")), 10000.0, 0, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(par, "layout")), "half");
+    ck_close(au_number(json_object_get(par, "scale")), 1.0 / 16.0, 0, 0);
+    const char *ss = json_string_value(json_object_get(json_object_get(rope, "sources"), "scale"));
+    ck_assert_msg(ss && strstr(ss, "modeling_recurrent_gemma.py"), "scale source: %s", ss);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_recurrent_gemma_rope)
+{
+    char body[1024];
+    /* an attention block: inv_freq_j = 10^4^(-2j/128) = 10^(-j/16): 1, ..., 0.1 (j = 16), ...
+     * 10^(-63/16) (j = 63); the block_types / window keys listed as not changing the numbers */
+    snprintf(body, sizeof body, "{'config': %s, 'layer': 5}", RGEMMA);
+    json_t *j = au_ok(api_rope, body);
+    ck_assert_int_eq(json_integer_value(res_get(j, "rotary_dim")), 128);
+    ck_assert_uint_eq(json_array_size(json_object_get(j, "inv_freq")), 64);
+    ck_close(au_num(j, "inv_freq", 16, -1, -1), 0.1, ABS, REL);
+    ck_close(au_num(j, "inv_freq", 63, -1, -1), pow(10.0, -63.0 / 16.0), ABS, REL);
+    const json_t *ign = res_get(j, "ignored");
+    ck_assert_ptr_nonnull(json_object_get(ign, "config.attention_window_size"));
+    json_decref(j);
+    /* a recurrent block has nothing to rotate */
+    snprintf(body, sizeof body, "{'config': %s, 'layer': 0}", RGEMMA);
+    au_expect_422_msg(api_rope, body, "/layer", "RecurrentGemmaRecurrentBlock");
+    /* block_types from the file: attention, recurrent, attention for 3 layers */
+    json_t *m = au_ok(api_model_method, "{'model_type': 'recurrent_gemma', 'hidden_size': 256,"
+                                        " 'num_attention_heads': 2, 'num_hidden_layers': 3,"
+                                        " 'block_types': ['attention', 'recurrent']}");
+    const json_t *layers = json_object_get(m, "layers"), *kinds = json_object_get(m, "kinds");
+    const char *want[3] = {"rope", "none", "rope"};
+    for (int l = 0; l < 3; l++) {
+        const json_t *k =
+            json_array_get(kinds, (size_t)json_integer_value(json_array_get(layers, (size_t)l)));
+        ck_assert_str_eq(json_string_value(json_object_get(k, "method")), want[l]);
+    }
+    json_decref(m);
+    /* what HF cannot build: an unknown block, a factor other than 0.5 (torch.chunk into
+     * int(1 / 0.25) = 4 pieces does not unpack into two) */
+    au_expect_422(api_model_method,
+                  "{'model_type': 'recurrent_gemma', 'hidden_size': 256,"
+                  " 'num_attention_heads': 2, 'num_hidden_layers': 3, 'block_types': ['mlp']}",
+                  "/block_types", NULL);
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'recurrent_gemma', 'hidden_size': 256,"
+                      " 'num_attention_heads': 2, 'num_hidden_layers': 3,"
+                      " 'partial_rotary_factor': 0.25}, 'layer': 2}",
+                      "/config/partial_rotary_factor", "torch.chunk");
+}
+END_TEST
+
 Suite *paste_more_suite(void)
 {
     Suite *s = suite_create("paste_more");
@@ -192,6 +282,8 @@ Suite *paste_more_suite(void)
     tcase_add_test(tc, test_odd_head_whole_refused);
     tcase_add_test(tc, test_yarn_beta_fast_zero);
     tcase_add_test(tc, test_yarn_beta_slow_zero_config);
+    tcase_add_test(tc, test_recurrent_gemma_method);
+    tcase_add_test(tc, test_recurrent_gemma_rope);
     suite_add_tcase(s, tc);
     return s;
 }
