@@ -272,6 +272,55 @@ START_TEST(test_recurrent_gemma_rope)
 }
 END_TEST
 
+/* ---- Falcon with alibi: true ------------------------------------------------------------------
+ *
+ * FalconAttention (modeling_falcon.py), alibi branch: attention_logits = (q.k^T + alibi) x
+ * inv_norm_factor with inv_norm_factor = 1/sqrt(head_dim): the bias is scaled with the scores.
+ * BLOOM adds it unscaled (baddbmm(alibi, q, k^T, alpha = 1/sqrt(head_dim))), MPT too. The slopes
+ * themselves are BLOOM's build_alibi_tensor: 2^(-8(i+1)/H) for H a power of two. */
+
+START_TEST(test_falcon_alibi_bias_scale)
+{
+    /* falcon-rw-1b's shape: hidden 2048, 32 heads, 24 layers: head_dim 64, bias_scale 1/8 */
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'falcon', 'alibi': true, 'hidden_size': 2048,"
+                      " 'num_attention_heads': 32, 'num_hidden_layers': 24, 'multi_query': false,"
+                      " 'parallel_attn': false, 'new_decoder_architecture': false, 'bias': true}");
+    const json_t *kinds = json_object_get(j, "kinds");
+    ck_assert_uint_eq(json_array_size(kinds), 1);
+    const json_t *k = json_array_get(kinds, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(k, "method")), "alibi");
+    const json_t *par = json_object_get(k, "parameters");
+    ck_close(au_number(json_object_get(par, "bias_scale")), 0.125, 0, 0);
+    ck_close(au_number(json_object_get(par, "scale")), 0.125, 0, 0);
+    const char *bs =
+        json_string_value(json_object_get(json_object_get(k, "sources"), "bias_scale"));
+    ck_assert_msg(bs && strstr(bs, "modeling_falcon.py"), "source: %s", bs);
+    /* the kind's request (one position, as the corpus test sends it): the unscaled slopes
+     * 2^(-(i+1)/4), i = 0 .. 31 */
+    json_t *rq = json_deep_copy(json_object_get(k, "request"));
+    json_object_set_new(rq, "seq_len", json_integer(1));
+    char *req = json_dumps(rq, JSON_COMPACT);
+    json_decref(rq);
+    int st = 0;
+    char *text = au_send(api_alibi, req, &st);
+    ck_assert_msg(st == 200, "status %d: %s", st, text);
+    json_t *a = au_parse(text);
+    ck_close(au_num(a, "slopes", 0, -1, -1), pow(2.0, -0.25), 1e-16, 1e-15);
+    ck_close(au_num(a, "slopes", 31, -1, -1), pow(2.0, -8.0), 1e-16, 1e-15);
+    json_decref(a);
+    free(text);
+    free(req);
+    json_decref(j);
+    /* BLOOM adds its bias unscaled: no bias_scale */
+    j = au_ok(api_model_method, "{'model_type': 'bloom', 'hidden_size': 2560, 'n_head': 32,"
+                                " 'n_layer': 30}");
+    par = json_object_get(json_array_get(json_object_get(j, "kinds"), 0), "parameters");
+    ck_assert_ptr_null(json_object_get(par, "bias_scale"));
+    json_decref(j);
+}
+END_TEST
+
 Suite *paste_more_suite(void)
 {
     Suite *s = suite_create("paste_more");
@@ -284,6 +333,7 @@ Suite *paste_more_suite(void)
     tcase_add_test(tc, test_yarn_beta_slow_zero_config);
     tcase_add_test(tc, test_recurrent_gemma_method);
     tcase_add_test(tc, test_recurrent_gemma_rope);
+    tcase_add_test(tc, test_falcon_alibi_bias_scale);
     suite_add_tcase(s, tc);
     return s;
 }
