@@ -109,6 +109,27 @@ START_TEST(test_odd_head_whole_refused)
 }
 END_TEST
 
+START_TEST(test_odd_head_multiaxis)
+{
+    /*
+     * Multi-axis (axial, 2 axes): head_dim 5, rotary_dim 4 -> 2 pairs, one per axis, each with
+     * frequency base^0 = 1 (each axis spans rotary_dim / 2 = 2 dims). Position (1, 2), q = [1, 2,
+     * 3, 4, 5], half layout: pair (0, 2) turns by 1 (axis 0), pair (1, 3) by 2 (axis 1):
+     *   q0' = cos 1 - 3 sin 1, q2' = 3 cos 1 + sin 1, q1' = 2 cos 2 - 4 sin 2,
+     *   q3' = 4 cos 2 + 2 sin 2, q4' = 5 (passes through).
+     */
+    json_t *j = au_ok(api_rope, "{'head_dim': 5, 'rotary_dim': 4, 'axes': {'type': 'axial'},"
+                                " 'positions': [[1, 2]], 'q': [1, 2, 3, 4, 5]}");
+    double c1 = cos(1.0), s1 = sin(1.0), c2 = cos(2.0), s2 = sin(2.0);
+    double want[5] = {c1 - 3 * s1, 2 * c2 - 4 * s2, 3 * c1 + s1, 4 * c2 + 2 * s2, 5.0};
+    for (int i = 0; i < 5; i++)
+        ck_close(au_num(j, "q_rotated", 0, i, -1), want[i], ABS, REL);
+    json_decref(j);
+    au_expect_422_msg(api_rope, "{'head_dim': 5, 'axes': {'type': 'axial'}, 'positions': [[1, 2]]}",
+                      "/head_dim", "even");
+}
+END_TEST
+
 /* ---- YaRN beta_fast / beta_slow = 0 -----------------------------------------------------------
  *
  * HF's _compute_yarn_parameters (modeling_rope_utils.py, transformers 4.4x to today's v5) reads
@@ -329,6 +350,7 @@ Suite *paste_more_suite(void)
     tcase_add_test(tc, test_odd_head_explicit_rotary);
     tcase_add_test(tc, test_odd_head_from_config);
     tcase_add_test(tc, test_odd_head_whole_refused);
+    tcase_add_test(tc, test_odd_head_multiaxis);
     tcase_add_test(tc, test_yarn_beta_fast_zero);
     tcase_add_test(tc, test_yarn_beta_slow_zero_config);
     tcase_add_test(tc, test_recurrent_gemma_method);
