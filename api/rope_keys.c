@@ -44,8 +44,6 @@ static const char *const POS_EXACT[] = {"layer_types",
                                         "interleaved_sliding_window",
                                         "use_dynamic_ntk", /* Qwen (v1) remote code */
                                         "use_logn_attn",
-                                        "block_types", /* RecurrentGemma */
-                                        "attention_window_size",
                                         NULL};
 
 int api_rope_position_key(const char *k)
@@ -57,6 +55,15 @@ int api_rope_position_key(const char *k)
         if (strcmp(k, *p) == 0)
             return 1;
     return api_model_scale_key(k); /* they change the scores (POST /attention) */
+}
+
+/* RecurrentGemma's own layer-pattern and window keys (RecurrentGemmaConfig): position keys of
+ * that model only (another model_type's block_types is no concern of positions posenc knows). */
+static int model_position_key(const char *k, const char *model_type)
+{
+    return api_rope_position_key(k) ||
+           (strcmp(model_type, "recurrent_gemma") == 0 &&
+            (strcmp(k, "block_types") == 0 || strcmp(k, "attention_window_size") == 0));
 }
 
 static int is(const char *k, const char *const *list)
@@ -283,7 +290,7 @@ int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api
     json_t *v;
     json_object_foreach((json_t *)text.obj, k, v)
     {
-        if (json_is_null(v) || !api_rope_position_key(k))
+        if (json_is_null(v) || !model_position_key(k, text.model_type))
             continue;
         snprintf(path, sizeof path, "%s.%s", text.src, k);
         if (named(src, n, path))
