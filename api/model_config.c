@@ -142,6 +142,11 @@ static const api_model_default DEFAULTS[] = {
      "Qwen3_5MoeTextConfig (models/qwen3_5_moe/configuration_qwen3_5_moe.py)"},
     /* Olmo3Config: default_theta 500000 (configuration_olmo3.py convert_rope_params_to_dict) */
     {"olmo3", "rope_theta", 500000.0, "Olmo3Config (models/olmo3/configuration_olmo3.py)"},
+    /* RecurrentGemmaConfig: its attention blocks rotate half of the head at 10000 */
+    {"recurrent_gemma", "partial_rotary_factor", 0.5,
+     "RecurrentGemmaConfig (configuration_recurrent_gemma.py)"},
+    {"recurrent_gemma", "rope_theta", 10000.0,
+     "RecurrentGemmaConfig (configuration_recurrent_gemma.py)"},
     {"gptj", "rotary_dim", 64.0, "GPTJConfig (models/gptj/configuration_gptj.py)"},
     /* hybrid and newer types (api/model_hybrid.h): Lfm2Config reads kwargs "theta", else
      * "rope_theta", else 1e6 (api_model_base_alias); MiniMaxM2Config.convert_rope_params_to_dict:
@@ -514,6 +519,7 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "gemma3n_text",
                                           "gemma4",
                                           "gemma4_text",
+                                          "recurrent_gemma",
                                           "phi",
                                           "phi3",
                                           "phimoe",

@@ -182,6 +182,47 @@ static void check_attn_type_list(api_problem *pb, const json_t *cfg, const char 
     }
 }
 
+/*
+ * RecurrentGemma's block_types (RecurrentGemmaConfig: default recurrent, recurrent, attention;
+ * layers_block_type = (block_types * 100)[:num_hidden_layers]; RecurrentGemmaDecoderLayer looks
+ * each up in TEMPORAL_BLOCK_CLASSES, which has "recurrent" and "attention" only). Returns the
+ * array to read (the file's, or NULL for the default) and 0, or -1 with a 422 at /.../block_types
+ * for anything HF cannot build.
+ */
+static int rgemma_blocks(api_problem *pb, const json_t *cfg, const char *ptr, int64_t n,
+                         const json_t **out)
+{
+    const json_t *bt = member(cfg, "block_types");
+    *out = NULL;
+    if (bt == NULL)
+        return 0;
+    char fp[API_MC_PTR + 32];
+    api_ptr(fp, sizeof fp, ptr, "block_types");
+    size_t len = json_is_array(bt) ? json_array_size(bt) : 0;
+    for (size_t i = 0; i < len; i++) {
+        const char *b = json_string_value(json_array_get(bt, i));
+        if (b == NULL || (strcmp(b, "recurrent") != 0 && strcmp(b, "attention") != 0)) {
+            len = 0;
+            break;
+        }
+    }
+    if (len == 0) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "must be a non-empty array of \"recurrent\" and \"attention\" "
+                          "(modeling_recurrent_gemma.py TEMPORAL_BLOCK_CLASSES)");
+        return -1;
+    }
+    if (n > 0 && (uint64_t)n > 100u * len) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "%zu entries repeated 100 times (RecurrentGemmaConfig "
+                          "layers_block_type) cover fewer than the %lld layers",
+                          len, (long long)n);
+        return -1;
+    }
+    *out = bt;
+    return 0;
+}
+
 int api_ml_check_layer_lists(api_problem *pb, const api_model_text *text)
 {
     api_problem scratch; /* a bad layer count is the plan's error, not this check's */
@@ -194,6 +235,9 @@ int api_ml_check_layer_lists(api_problem *pb, const api_model_text *text)
     check_layer_array(pb, text->obj, text->ptr, 0, n, n > 0);
     check_attn_type_list(pb, text->obj, text->ptr, text->model_type,
                          n == 0 && dn != NULL ? (int64_t)dn->value : n);
+    const json_t *bt = NULL;
+    if (strcmp(text->model_type, "recurrent_gemma") == 0)
+        rgemma_blocks(pb, text->obj, text->ptr, n, &bt);
     return api_problem_count(pb) != e0 ? -1 : 0;
 }
 
@@ -283,6 +327,12 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         api_ptr(fp, sizeof fp, ptr, "cross_attention_layers");
         api_problem_field(pb, API_PB_INVALID_FIELD, fp, "must be an array of layer indices");
     }
+    /* RecurrentGemma: recurrent blocks have no attention, hence no position method; attention
+     * blocks rotate partial_rotary_factor (0.5) of the head (RecurrentGemmaSdpaAttention) */
+    int rgemma = strcmp(mt, "recurrent_gemma") == 0;
+    const json_t *blocks = NULL;
+    if (rgemma)
+        rgemma_blocks(pb, cfg, ptr, n, &blocks);
     if (api_problem_count(pb) != e0) {
         api_hy_plan_free(&hy);
         return -1;
@@ -310,6 +360,14 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             type = json_integer_value(json_array_get(atl, (size_t)l)) == 1 ? "full_attention"
                                                                            : "linear_attention";
         int sliding = strcmp(type, "sliding_attention") == 0;
+        int recurrent = 0;
+        if (rgemma) { /* the default pattern: recurrent, recurrent, attention */
+            const char *b =
+                blocks != NULL
+                    ? json_string_value(json_array_get(blocks, (size_t)l % json_array_size(blocks)))
+                    : (l % 3 == 2 ? "attention" : "recurrent");
+            recurrent = strcmp(b, "recurrent") == 0;
+        }
 
         int use_rope = 1;
         const char *why = NULL;
@@ -334,6 +392,11 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             use_rope = 0;
             why = "a linear-attention / state-space layer: it takes no positions";
         }
+        if (recurrent) {
+            use_rope = 0;
+            why = "RecurrentGemma recurrent block (RecurrentGemmaRecurrentBlock: RG-LRU, "
+                  "conv1d): no attention, no position method";
+        }
         for (size_t x = 0; xattn != NULL && x < json_array_size(xattn); x++) {
             const json_t *e = json_array_get(xattn, x);
             if (json_is_integer(e) && json_integer_value(e) == l) {
@@ -342,7 +405,9 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
                       "(MllamaTextCrossAttention)";
             }
         }
-        const char *mixer = api_str_in_list(NO_POS_TYPES, type) ? type : "attention";
+        const char *mixer = recurrent                             ? "recurrent"
+                            : api_str_in_list(NO_POS_TYPES, type) ? type
+                                                                  : "attention";
         if (hy.layer != NULL) {
             use_rope = hy.layer[l].rope;
             why = hy.layer[l].why;

@@ -22,6 +22,8 @@
  *     sliding_window is set (modeling_exaone4.py);
  *   - hybrid and attention-free model types (jamba, nemotron_h, granitemoehybrid, zamba2,
  *     falcon_h1, lfm2, kimi_linear, mamba, rwkv, ...): api/model_hybrid.h places their layers.
+ *   - RecurrentGemma's recurrent blocks (block_types, default recurrent, recurrent, attention:
+ *     modeling_recurrent_gemma.py RecurrentGemmaRecurrentBlock has no attention).
  * Pure; thread-safe.
  */
 #ifndef API_MODEL_LAYERS_H

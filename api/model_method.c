@@ -549,6 +549,8 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
     for (size_t i = 0; i < p.n && !api_model_attention_free(mt); i++) /* api/model_scale.h */
         if (p.k[i].obj != NULL && api_mm_attn_scale(pb, p.k[i].obj, &text, where, &w) < 0)
             goto done;
+    for (size_t i = 0; strcmp(mt, "falcon") == 0 && i < p.n; i++)
+        api_mm_falcon_bias_scale(p.k[i].obj);
     json_t *kinds = json_array();
     for (size_t i = 0; i < p.n; i++) {
         json_object_set(p.k[i].obj, "layers", p.k[i].layers);

@@ -306,5 +306,22 @@ json_t *api_mm_none_kind(const api_ml_kind *kd, const api_ml_plan *plan, const a
         (void)where;
         json_object_set_new(k, "sources", json_pack("{s:s}", "layers", plan->layers_src));
     }
+    if (k != NULL && kd->why != NULL) /* the model's rule for these layers */
+        json_object_set_new(k, "rule", json_string(kd->why));
     return k;
+}
+
+void api_mm_falcon_bias_scale(json_t *k)
+{
+    const json_t *m = json_object_get(k, "method");
+    json_t *par = json_object_get(k, "parameters"), *src = json_object_get(k, "sources");
+    const json_t *sc = json_object_get(par, "scale");
+    if (!json_is_string(m) || strcmp(json_string_value(m), "alibi") != 0 || !json_is_number(sc))
+        return;
+    json_object_set_new(par, "bias_scale", json_real(json_number_value(sc)));
+    if (json_is_object(src))
+        json_object_set_new(src, "bias_scale",
+                            json_string("modeling_falcon.py: (q.k^T + alibi) x inv_norm_factor "
+                                        "= 1/sqrt(head_dim); POST /alibi's slopes are HF's "
+                                        "unscaled build_alibi_tensor"));
 }

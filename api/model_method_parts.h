@@ -82,4 +82,10 @@ json_t *api_mm_none_kind(const api_ml_kind *kd, const api_ml_plan *plan, const a
  * modeling_olmo3.py rotary_embs). Edits cfg in place. */
 void api_mm_unscale(json_t *cfg);
 
+/* Falcon with alibi (modeling_falcon.py, FalconAttention): attention_logits = (q.k^T + alibi) x
+ * inv_norm_factor, inv_norm_factor = 1/sqrt(head_dim): the bias is scaled with the scores, unlike
+ * BLOOM (baddbmm: alibi + q.k^T / sqrt(head_dim)) and MPT (bias added after softmax_scale). An
+ * alibi kind gains parameters.bias_scale (= its parameters.scale) and sources.bias_scale. */
+void api_mm_falcon_bias_scale(json_t *k);
+
 #endif

@@ -107,6 +107,8 @@ static const row TABLE[] = {
     {"gpt2", R_HEAD_DIM, NULL, 0.0,
      "modeling_gpt2.py: attn_weights / value.size(-1)**0.5 (scale_attn_weights)", NULL},
     {"gpt_oss", R_HEAD_DIM, NULL, 0.0, "modeling_gpt_oss.py: scaling = head_dim**-0.5", SINKS},
+    {"recurrent_gemma", R_HEAD_DIM, NULL, 0.0,
+     "modeling_recurrent_gemma.py: scaled_dot_product_attention(scale=head_dim**-0.5)", NULL},
     {"gemma2", R_KEY_RSQRT, "query_pre_attn_scalar", 256.0,
      "modeling_gemma2.py: scaling = query_pre_attn_scalar**-0.5; Gemma2Config default 256", NULL},
     {"gemma3_text", R_KEY_RSQRT, "query_pre_attn_scalar", 256.0,

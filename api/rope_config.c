@@ -123,6 +123,25 @@ static void resolve_dims(api_problem *pb, const json_t *cfg, const char *ptr, un
     }
 }
 
+/* RecurrentGemma (modeling_recurrent_gemma.py, RecurrentGemmaSdpaAttention): q and k are cut
+ * with torch.chunk(q, int(1 / partial_rotary_factor)) into exactly two pieces, the first
+ * rotated by a rotary embedding of int(partial_rotary_factor x head_dim) dims; any factor for
+ * which that is not two pieces with the first ceil(head_dim / 2) wide fails in HF: a 422. */
+static void check_rgemma_rotary(api_problem *pb, api_rope_config *out)
+{
+    if (strcmp(out->model_type, "recurrent_gemma") != 0 || !out->partial_o.set || out->head_dim < 2)
+        return;
+    double f = out->partial_rotary_factor;
+    int64_t pieces = (int64_t)floor(1.0 / f), d = (int64_t)floor((double)out->head_dim * f);
+    if (pieces != 2 || d != (out->head_dim + 1) / 2)
+        api_problem_field(pb, API_PB_INVALID_FIELD, out->partial_o.ptr,
+                          "RecurrentGemma splits the head with torch.chunk(q, int(1 / %.17g) = "
+                          "%lld) and rotates the first piece with int(head_dim %lld x %.17g) = "
+                          "%lld dims: HF runs only when that is two pieces and half the head "
+                          "(partial_rotary_factor 0.5)",
+                          f, (long long)pieces, (long long)out->head_dim, f, (long long)d);
+}
+
 /* Mistral 4 (configuration_mistral4.py): Mistral4Config makes head_dim qk_nope_head_dim +
  * qk_rope_head_dim and rope_parameters' partial_rotary_factor qk_rope_head_dim / head_dim, so HF's
  * rotary dim int(head_dim x partial_rotary_factor) is counted on that whole head, while posenc's
@@ -465,8 +484,10 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
         }
     }
 
-    if (!(skip & API_RC_SKIP_ROTARY) && !(skip & API_RC_SKIP_HEAD_DIM))
+    if (!(skip & API_RC_SKIP_ROTARY) && !(skip & API_RC_SKIP_HEAD_DIM)) {
         resolve_mistral4_rotary(pb, config, ptr, out);
+        check_rgemma_rotary(pb, out);
+    }
 
     if (!(skip & API_RC_SKIP_BASE)) {
         /* Lfm2Config reads "theta" before rope_theta (api_model_base_alias) */

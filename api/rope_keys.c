@@ -50,6 +50,15 @@ int api_rope_position_key(const char *k)
     return api_model_scale_key(k); /* they change the scores (POST /attention) */
 }
 
+/* RecurrentGemma's own layer-pattern and window keys (RecurrentGemmaConfig): position keys of
+ * that model only (another model_type's block_types is no concern of positions posenc knows). */
+static int model_position_key(const char *k, const char *model_type)
+{
+    return api_rope_position_key(k) ||
+           (strcmp(model_type, "recurrent_gemma") == 0 &&
+            (strcmp(k, "block_types") == 0 || strcmp(k, "attention_window_size") == 0));
+}
+
 static int is(const char *k, const char *const *list)
 {
     for (const char *const *p = list; *p; p++)
@@ -92,10 +101,15 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
                                          "layers_block_type",
                                          "full_attn_idxs",
                                          "use_mem_rope",
+                                         "block_types",
                                          NULL};
-    static const char *const WINDOW[] = {
-        "sliding_window",      "use_sliding_window",         "max_window_layers",
-        "sliding_window_size", "interleaved_sliding_window", NULL};
+    static const char *const WINDOW[] = {"sliding_window",
+                                         "use_sliding_window",
+                                         "max_window_layers",
+                                         "sliding_window_size",
+                                         "interleaved_sliding_window",
+                                         "attention_window_size",
+                                         NULL};
     static const char *const LENGTHS[] = {"max_position_embeddings",
                                           "original_max_position_embeddings",
                                           "n_positions",
@@ -277,7 +291,7 @@ int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api
     json_t *v;
     json_object_foreach((json_t *)text.obj, k, v)
     {
-        if (json_is_null(v) || !api_rope_position_key(k))
+        if (json_is_null(v) || !model_position_key(k, text.model_type))
             continue;
         snprintf(path, sizeof path, "%s.%s", text.src, k);
         if (named(src, n, path))

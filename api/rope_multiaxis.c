@@ -106,7 +106,7 @@ static int parse_dims(api_problem *pb, const json_t *req, int64_t given, api_rop
     const char *hp = api_rope_head_dim_read(pb, req, given, r);
     if (hp == NULL)
         return -1;
-    if (r->head_dim < 2 || r->head_dim % 2 != 0) {
+    if (r->head_dim < 2) {
         api_problem_field(pb, API_PB_INVALID_FIELD, hp, "head_dim must be even and >= 2, got %lld",
                           (long long)r->head_dim);
         return -1;
@@ -114,10 +114,17 @@ static int parse_dims(api_problem *pb, const json_t *req, int64_t given, api_rop
     if (api_rope_head_dim_fits(pb, r, hp) < 0)
         return -1;
 
+    /* an odd head_dim with an even, smaller rotated part: HF's partial rotary (q[..., :rd]
+     * rotates, the rest passes through), as in the 1-D parse */
     int64_t rd = 0;
     int rc = api_rope_rotary_read(pb, req, r, &rd);
     if (rc < 0)
         return -1;
+    if (r->head_dim % 2 != 0 && rd == r->head_dim) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, hp, "head_dim must be even and >= 2, got %lld",
+                          (long long)r->head_dim);
+        return -1;
+    }
     if (rc > 0 && (rd < 2 || rd % 2 != 0 || rd > r->head_dim)) { /* an explicit rotary_dim */
         api_problem_field(pb, API_PB_INVALID_FIELD, r->rotary_o.ptr,
                           "rotary_dim must be even, >= 2 and <= head_dim (%lld), got %lld",

@@ -59,16 +59,19 @@ static int parse_dims(api_problem *pb, const json_t *req, int64_t given, api_rop
     }
     if (api_rope_head_dim_fits(pb, r, hp) < 0)
         return -1;
-    if (r->head_dim % 2 != 0) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, hp, "head_dim must be even, got %lld",
-                          (long long)r->head_dim);
-        return -1;
-    }
 
+    /* An odd head_dim is fine when the rotated part is even and shorter (HF's partial rotary:
+     * q[..., :rotary_dim] rotates, q[..., rotary_dim:] passes through, whatever the head's
+     * parity); a head that rotates whole needs an even width (transformers#48101). */
     int64_t rd = 0;
     int rc = api_rope_rotary_read(pb, req, r, &rd);
     if (rc < 0)
         return -1;
+    if (rd == r->head_dim && r->head_dim % 2 != 0) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, hp, "head_dim must be even, got %lld",
+                          (long long)r->head_dim);
+        return -1;
+    }
     if (rc > 0) { /* an explicit rotary_dim */
         const char *rp = r->rotary_o.ptr;
         if (rd < 2 || rd % 2 != 0) {

@@ -58,7 +58,10 @@ const char *api_rc_blame(const api_rc_origin *o, const char *fallback)
 #define T_NTK T_BIT(PE_ROPE_NTK)
 #define T_PROP T_BIT(PE_ROPE_PROPORTIONAL)
 
-typedef enum { K_POS, K_NONNEG, K_INT, K_BOOL, K_LIST, K_SHARE } field_kind;
+/* K_BETA: YaRN's beta_fast / beta_slow, >= 0, where 0 stands for the default (HF
+ * _compute_yarn_parameters reads `beta_fast or 32`, `beta_slow or 1`: a falsy 0 takes the
+ * default; nothing divides by it). */
+typedef enum { K_POS, K_NONNEG, K_INT, K_BOOL, K_LIST, K_SHARE, K_BETA } field_kind;
 
 /* One row per api_rs_field, in enum order: name, types that use it, value kind. */
 static const struct {
@@ -68,8 +71,8 @@ static const struct {
 } RS_FIELDS[API_RS__COUNT] = {
     {"factor", T_LINEAR | T_DYNAMIC | T_YARN | T_LONGROPE | T_LLAMA3 | T_PROP, K_POS},
     {"original_max_position_embeddings", T_DYNAMIC | T_YARN | T_LONGROPE | T_LLAMA3, K_INT},
-    {"beta_fast", T_YARN, K_POS}, /* find_correction_dim divides by it */
-    {"beta_slow", T_YARN, K_POS},
+    {"beta_fast", T_YARN, K_BETA},
+    {"beta_slow", T_YARN, K_BETA},
     {"mscale", T_YARN, K_NONNEG},
     {"mscale_all_dim", T_YARN, K_NONNEG},
     {"attention_factor", T_YARN | T_LONGROPE, K_POS},
@@ -157,6 +160,7 @@ static int read_field(api_problem *pb, api_rs_field f, const json_t *v, const ch
             return -1;
         break;
     case K_NONNEG:
+    case K_BETA:
         if (api_number_value(pb, v, ptr, 0.0, HUGE_VAL, 0, &x) < 0)
             return -1;
         break;
@@ -321,6 +325,18 @@ int api_rope_scaling_parse(api_problem *pb, const json_t *obj, const char *ptr,
             api_rc_origin_set(&out->origin[f], fp, "request");
         else
             api_rc_origin_set(&out->origin[f], fp, "%s.%s", src_prefix, k);
+        if (RS_FIELDS[f].kind == K_BETA && out->num[f] == 0.0) {
+            double def = f == API_RS_BETA_FAST ? 32.0 : 1.0;
+            char at[API_RC_SRC];
+            snprintf(at, sizeof at, "%s", out->origin[f].src);
+            api_rc_origin_set(&out->origin[f], fp, "%.60s = 0, so HF's default %g (`%s or %g`)", at,
+                              def, k, def);
+            int req = strcmp(src_prefix, "request") == 0; /* name the request's pointer */
+            api_rc_warn(w,
+                        "%s%s%s is 0: Hugging Face reads `%s or %g` (modeling_rope_utils.py, "
+                        "_compute_yarn_parameters), so %s = %g is used",
+                        req ? fp : src_prefix, req ? "" : ".", req ? "" : k, k, def, k, def);
+        }
     }
     if (api_problem_count(pb) != errs_before)
         return -1;
