@@ -54,6 +54,7 @@ typedef struct {
     double win_start;            /* seconds after t0 where the current upload-rate window began */
     unsigned long long body_got; /* body bytes received so far, and at win_start */
     unsigned long long win_got;
+    unsigned long long body_declared; /* Content-Length as sent (0: none, or chunked) */
 } srv_req;
 
 /* ---- respond.c: every answer goes through these; each adds X-Request-Id, the CORS headers and,
@@ -105,6 +106,11 @@ int srv_hold_response(srv_ctx *ctx, srv_req *rq, const api_response *ar);
 
 /* The declared Content-Length (0 when absent or not a number). */
 unsigned long long srv_declared_length(struct MHD_Connection *c);
+/* 1 when c's client has closed its side of the connection (or reset it) with nothing left unread
+ * in the socket: a peek, which never takes bytes libmicrohttpd has not read. Only meaningful while
+ * a body with a Content-Length is incomplete (every byte that arrived was handed to the access
+ * handler): the client can then send nothing more, so the request is dead. See on_request. */
+int srv_client_gone(struct MHD_Connection *c);
 /* Checks at the headers, reserving nothing, that the declared body fits the budget now: 0, or -1
  * with rq->overloaded set (answer srv_send_overloaded). */
 int srv_req_fits(srv_ctx *ctx, srv_req *rq, size_t declared);

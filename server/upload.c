@@ -2,8 +2,10 @@
  * server/upload.c -- request bodies held in memory: max_body_bytes per request and the daemon-wide
  * budget (budget.h, max_inflight_bytes) over all of them (request.h).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "server/request.h"
 
@@ -50,6 +52,19 @@ unsigned long long srv_declared_length(struct MHD_Connection *c)
     char *end = NULL;
     unsigned long long n = strtoull(cl, &end, 10);
     return end != cl ? n : 0;
+}
+
+int srv_client_gone(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (ci == NULL)
+        return 0;
+    char b;
+    ssize_t r = recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (r == 0)
+        return 1; /* FIN: end of stream */
+    return r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR; /* a reset */
 }
 
 void srv_drop_body(srv_ctx *ctx, srv_req *rq)

@@ -3,7 +3,7 @@
  * A multipart POST /rope answers .npz with q_rotated equal to what api_bin computes in this
  * process; the spool shows in /metrics (its peak) and /limits (max_tensor_bytes,
  * spool_quota_bytes); --spool-quota below the tensors is a 507; multipart to another route is a
- * 415; a missing boundary a 400.
+ * 415; a missing boundary a 400; a request cut off mid-body gives its spool back at once.
  */
 #include <check.h>
 #include <math.h>
@@ -201,6 +201,44 @@ START_TEST(test_accept)
 }
 END_TEST
 
+/* The breaker's finding of issue 19: a binary request cut off half-way through its body, its bytes
+ * and the client's close queued before the daemon reads them (th_raw_abandon), completes (as
+ * aborted, counted with status "other") within 3 s, not at --connection-timeout (30 s), and its
+ * spool bytes are given back (server/http.c, CLIENT GONE). */
+START_TEST(test_spool_abandoned)
+{
+    th_server s;
+    static const char *const args[] = {NULL};
+    ck_assert_int_eq(th_server_start(&s, args), 0);
+    bu_body b = body();
+    char *raw = malloc(512 + b.len);
+    ck_assert_ptr_nonnull(raw);
+    int n = snprintf(raw, 512,
+                     "POST /rope HTTP/1.1\r\nHost: t\r\nContent-Type: %s\r\nAccept: "
+                     "application/x-npz\r\nContent-Length: %zu\r\n\r\n",
+                     CT, b.len);
+    memcpy(raw + n, b.buf, b.len - 40); /* q whole, k all but its last bytes */
+    ck_assert_int_eq(th_raw_abandon(&s, raw, (size_t)n + b.len - 40), 0);
+    const char *done = "posenc_http_requests_total{route=\"rope\",status=\"other\"} 1\n";
+    int i = 0;
+    for (; i < 150; i++) {
+        th_resp r;
+        int seen = th_request(&s, "GET", "/metrics", NULL, NULL, 0, 0, &r) == 0 &&
+                   strstr(r.body, done) != NULL;
+        th_resp_free(&r);
+        if (seen)
+            break;
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    ck_assert_msg(i < 150, "the request cut off mid-body was still open after 3 s");
+    ck_assert(metrics_show(&s, "posenc_spool_bytes 0\n"));
+    free(raw);
+    free(b.buf);
+    th_server_stop(&s);
+}
+END_TEST
+
 Suite *http_bin_suite(void)
 {
     Suite *s = suite_create("http_bin");
@@ -210,6 +248,7 @@ Suite *http_bin_suite(void)
     tcase_add_test(tc, test_spool_quota);
     tcase_add_test(tc, test_accept);
     tcase_add_test(tc, test_spool_reused);
+    tcase_add_test(tc, test_spool_abandoned);
     suite_add_tcase(s, tc);
     return s;
 }

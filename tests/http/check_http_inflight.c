@@ -17,6 +17,10 @@
  *   arrived pass the budget;
  *   neither table exists afterwards (never half-processed); after A is done both uploads → 201.
  * - test_abort: A closes its connection with part of its body sent → the gauge returns to 0.
+ * - test_abort_queued: the same with A's bytes and its close all queued before the daemon reads
+ *   them (th_raw_abandon), for a /rope body and a JSON table upload: each request completes (as
+ *   aborted) within 3 s, not at --connection-timeout (30 s), and the gauge is 0 (the breaker's
+ *   finding of issue 19: libmicrohttpd alone misses that FIN, server/http.c CLIENT GONE).
  * - test_slow_declared: A declares 60000 bytes but sends 100 → it holds 4096 (nothing is reserved
  *   for a declaration) and B is served at once.
  * Each test checks that posenc_overloaded_responses_total rose by exactly the 503s it saw and
@@ -376,6 +380,61 @@ START_TEST(test_tables)
 }
 END_TEST
 
+/* Requests of route completed without a status (aborted), from GET /metrics. */
+static long long aborted(const char *route)
+{
+    char key[128];
+    snprintf(key, sizeof key, "posenc_http_requests_total{route=\"%s\",status=\"other\"}", route);
+    long long v = metric(key);
+    return v < 0 ? 0 : v;
+}
+
+/* Sends head + the first `sent` bytes of body with th_raw_abandon; the request must complete as
+ * aborted within 3 s (the connection timeout is 30 s) and the gauge be back at 0. */
+static void abandon(const char *head, const char *body, size_t sent, const char *route)
+{
+    long long before = aborted(route);
+    size_t hl = strlen(head);
+    char *raw = malloc(hl + sent);
+    ck_assert_ptr_nonnull(raw);
+    memcpy(raw, head, hl);
+    memcpy(raw + hl, body, sent);
+    ck_assert_int_eq(th_raw_abandon(&srv, raw, hl + sent), 0);
+    free(raw);
+    double t0 = now_ms();
+    while (aborted(route) != before + 1 && now_ms() - t0 < 3000) {
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    ck_assert_msg(aborted(route) == before + 1,
+                  "%s: the request cut off mid-body was still open after %.0f ms (gauge %lld)",
+                  route, now_ms() - t0, metric("posenc_inflight_body_bytes"));
+    ck_assert_int_eq(wait_gauge(0), 0);
+}
+
+START_TEST(test_abort_queued)
+{
+    char head[256];
+    char *body = rope_body(A_LEN);
+    snprintf(head, sizeof head,
+             "POST /rope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "Content-Length: %d\r\n\r\n",
+             A_LEN);
+    abandon(head, body, A_SENT, "rope");
+    memset(body, ' ', A_LEN);
+    memcpy(body, "{\"data\":[[0.5,-0.25]]", 21);
+    body[A_LEN - 1] = '}';
+    snprintf(head, sizeof head,
+             "PUT /tables/abandoned HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "Content-Length: %d\r\n\r\n",
+             A_LEN);
+    abandon(head, body, A_SENT, "table_put");
+    free(body);
+    ck_assert_int_eq(get_status("/tables/abandoned"), 404);
+    expect_b_ok(0);
+}
+END_TEST
+
 Suite *http_inflight_suite(void)
 {
     Suite *s = suite_create("http_inflight");
@@ -386,6 +445,7 @@ Suite *http_inflight_suite(void)
     tcase_add_test(tc, test_chunked);
     tcase_add_test(tc, test_tables);
     tcase_add_test(tc, test_abort);
+    tcase_add_test(tc, test_abort_queued);
     tcase_add_test(tc, test_slow_declared);
     suite_add_tcase(s, tc);
     return s;

@@ -192,6 +192,17 @@ int th_raw_open(const th_server *s, const char *raw, size_t len)
     return fd;
 }
 
+int th_raw_abandon(const th_server *s, const char *raw, size_t len)
+{
+    if (kill(s->pid, SIGSTOP) != 0)
+        return -1;
+    int fd = th_raw_open(s, raw, len);
+    if (fd >= 0)
+        close(fd);
+    int rc = kill(s->pid, SIGCONT);
+    return fd >= 0 && rc == 0 ? 0 : -1;
+}
+
 int th_raw_finish(int fd, const char *raw, size_t len, th_resp *r)
 {
     memset(r, 0, sizeof *r);
