@@ -21,6 +21,7 @@
 
 #include "api/bin_priv.h"
 #include "core/rope_qscale.h"
+#include "wire/crc32.h"
 #include "wire/tensor_enc.h"
 
 /* Bytes of the window buffers of part p (wrows rows of vec values, n pairs). */
@@ -124,6 +125,74 @@ static void window_cos_sin(api_bin *b, const api_bin_part *p, size_t w, const do
     }
 }
 
+int api_bin_spool_write(api_bin *b, const void *buf, size_t n, uint64_t off)
+{
+    const unsigned char *at = buf;
+    int reclaimed = 0;
+    while (n > 0) {
+        ssize_t k = pwrite(b->sp.fd, at, n, (off_t)off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == ENOSPC || errno == EDQUOT) && !reclaimed &&
+            b->sp.reclaim != NULL) { /* the disk full: free what waits outside requests, retry */
+            int e = errno;
+            reclaimed = 1;
+            if (b->sp.reclaim(b->sp.cls))
+                continue;
+            errno = e;
+        }
+        if (k <= 0) {
+            api_bin_fail(b, API_PB_INSUFFICIENT_STORAGE, NULL,
+                         "the spool cannot take the tensors now (%s); retry later",
+                         k < 0 ? strerror(errno) : "short write");
+            return -1;
+        }
+        at += k;
+        n -= (size_t)k;
+        off += (uint64_t)k;
+    }
+    return 0;
+}
+
+/* Writes the n rotated bytes at off (right after what the window wrote before) in whole pages:
+ * the page the carry began is completed and written, then the whole pages of buf, and what is
+ * left of buf waits in the carry (api_bin_window_flush writes it at the part's end). 0 or -1. */
+static int write_pages(api_bin *b, const unsigned char *buf, size_t n, uint64_t off)
+{
+    api_bin_win *w = &b->win;
+    if (w->carry_n == 0)
+        w->carry_off = off;
+    size_t into = (size_t)(off % API_BIN_PAGE);
+    if (into != 0) { /* complete the page that off is in */
+        size_t head = API_BIN_PAGE - into < n ? API_BIN_PAGE - into : n;
+        memcpy(w->carry + w->carry_n, buf, head);
+        w->carry_n += head;
+        buf += head;
+        n -= head;
+        off += head;
+        if (off % API_BIN_PAGE != 0)
+            return 0; /* still inside it */
+        if (api_bin_spool_write(b, w->carry, w->carry_n, w->carry_off) < 0)
+            return -1;
+        w->carry_n = 0;
+    }
+    size_t whole = n - n % API_BIN_PAGE;
+    if (whole > 0 && api_bin_spool_write(b, buf, whole, off) < 0)
+        return -1;
+    memcpy(w->carry, buf + whole, n - whole);
+    w->carry_n = n - whole;
+    w->carry_off = off + whole;
+    return 0;
+}
+
+int api_bin_window_flush(api_bin *b)
+{
+    api_bin_win *w = &b->win;
+    int rc = w->carry_n > 0 ? api_bin_spool_write(b, w->carry, w->carry_n, w->carry_off) : 0;
+    w->carry_n = 0;
+    return rc;
+}
+
 /* Rotates the w full rows in the window of part i and writes them to the spool. 0 or -1. */
 static int rotate_window(api_bin *b, int i, size_t w)
 {
@@ -184,30 +253,9 @@ static int rotate_window(api_bin *b, int i, size_t w)
         return -1;
     }
     b->spool_total += left;
-    uint64_t off = p->off + e0 * es;
-    int reclaimed = 0;
-    while (left > 0) {
-        ssize_t k = pwrite(b->sp.fd, out, left, (off_t)off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0 && (errno == ENOSPC || errno == EDQUOT) && !reclaimed &&
-            b->sp.reclaim != NULL) { /* the disk full: free what waits outside requests, retry */
-            int e = errno;
-            reclaimed = 1;
-            if (b->sp.reclaim(b->sp.cls))
-                continue;
-            errno = e;
-        }
-        if (k <= 0) {
-            api_bin_fail(b, API_PB_INSUFFICIENT_STORAGE, NULL,
-                         "the spool cannot take the tensors now (%s); retry later",
-                         k < 0 ? strerror(errno) : "short write");
-            return -1;
-        }
-        out += k;
-        left -= (size_t)k;
-        off += (uint64_t)k;
-    }
+    p->crc = wire_crc32(p->crc, out, left); /* while the window is in cache */
+    if (write_pages(b, out, left, p->off + e0 * es) < 0)
+        return -1;
     p->rows_done += w;
     wb->fill = 0;
     return 0;
@@ -237,7 +285,7 @@ int api_bin_window_feed(api_bin *b, int i, const unsigned char *buf, size_t n)
         if (wb->fill == full && rotate_window(b, i, p->wrows) < 0)
             return -1;
     }
-    if (p->got == p->info.data_bytes && wb->fill > 0) /* the last rows */
-        return rotate_window(b, i, wb->fill / row);
-    return 0;
+    if (p->got == p->info.data_bytes && wb->fill > 0 && rotate_window(b, i, wb->fill / row) < 0)
+        return -1; /* the last rows */
+    return p->got == p->info.data_bytes ? api_bin_window_flush(b) : 0;
 }

@@ -43,7 +43,8 @@ typedef struct {
     int allow_unauthenticated_writes; /* write routes without a token on a non-loopback bind */
     char spool_dir[512];              /* binary tensors wait here ("" = $TMPDIR, else /tmp) */
     size_t spool_quota;               /* bytes of tensors in the spool at once (507 above) */
-    api_limits lim;                   /* request limits (docs/api.md#limits) */
+    size_t sendfile_min_bytes; /* a binary answer of more bytes goes out by sendfile (respond.c) */
+    api_limits lim;            /* request limits (docs/api.md#limits) */
 } srv_config;
 
 /* Fills cfg from defaults, the environment, then argv. Returns 0 to run, 1 when --help/--version

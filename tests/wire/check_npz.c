@@ -41,7 +41,7 @@ static wire_stream *fixed_stream(fixed *f, const char *s)
     f->s = s;
     f->len = strlen(s);
     f->pos = 0;
-    wire_stream_src src = {fixed_read, NULL, NULL, f, f->len, NULL, NULL};
+    wire_stream_src src = {.read = fixed_read, .self = f, .size = f->len};
     wire_stream *st = wire_stream_custom(&src);
     ck_assert_ptr_nonnull(st);
     return st;
@@ -274,10 +274,10 @@ START_TEST(npz_numpy_loads)
     fa.s = npy;
     fa.len = n;
     fa.pos = 0;
-    wire_stream_src sa = {fixed_read, NULL, NULL, &fa, n, NULL, NULL};
+    wire_stream_src sa = {.read = fixed_read, .self = &fa, .size = n};
     ck_assert_int_eq(wire_npz_add(z, "cos_hf.npy", wire_stream_custom(&sa), &e), 0);
     fb = fa;
-    wire_stream_src sb = {fixed_read, NULL, NULL, &fb, n, NULL, NULL};
+    wire_stream_src sb = {.read = fixed_read, .self = &fb, .size = n};
     ck_assert_int_eq(wire_npz_add(z, "again.npy", wire_stream_custom(&sb), &e), 0);
     wire_stream *zs = wire_npz_stream(z, &e);
     size_t zl = 0;
