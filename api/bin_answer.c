@@ -1,10 +1,20 @@
 /*
  * api/bin_answer.c -- the answer of a binary request (api/bin.h): .npz members "q_rotated.npy",
- * "k_rotated.npy" (read from the spool as they are sent: one .npy header, then the rotated data
- * in the part's shape and dtype; bfloat16 as '<u2' bit patterns, NumPy having no bfloat16), and
- * "cos.npy", "sin.npy" / "cos_hf.npy", "sin_hf.npy" when `include` asks (in memory: [P, n] and
- * [P, rotary_dim], [B, T, ...] with per-batch positions, in the tensors' dtype). With opts->npy
- * one member alone (?array= names it; default q_rotated, else k_rotated).
+ * "k_rotated.npy" (one .npy header, then the rotated data in the part's shape and dtype; bfloat16
+ * as '<u2' bit patterns, NumPy having no bfloat16), and "cos.npy", "sin.npy" / "cos_hf.npy",
+ * "sin_hf.npy" when `include` asks ([P, n] and [P, rotary_dim], [B, T, ...] with per-batch
+ * positions, in the tensors' dtype). With opts->npy one member alone (?array= names it; default
+ * q_rotated, else k_rotated).
+ *
+ * The answer is laid out whole in the spool file and is one range of it (in_file: the daemon may
+ * send it with sendfile). As each tensor's .npy header arrives its member is placed after the
+ * members before it (api_bin_lay_part: local header, .npy header, data, data descriptor; the
+ * first part's data on a page), so the windows' rotated bytes go straight to their place in the
+ * answer and its CRC-32 is summed as they are written (bin_rotate.c). A ZIP local header holds no
+ * offset and, with general purpose bit 3, no CRC or size (they are in the data descriptor after
+ * the data), so nothing has to be known before the data but its length, which the .npy header
+ * gives. The final call writes the rest (lay_npz, lay_npy): headers, descriptors, cos / sin and
+ * the central directory, the bytes wire/npz.c streams for the same members.
  */
 #include <errno.h>
 #include <stdio.h>
