@@ -9,10 +9,10 @@
  * The answer is laid out whole in the spool file and is one range of it (in_file: the daemon may
  * send it with sendfile). As each tensor's .npy header arrives its member is placed after the
  * members before it (api_bin_lay_part: local header, .npy header, data, data descriptor; the
- * first part's data on a page), so the windows' rotated bytes go straight to their place in the
- * answer and its CRC-32 is summed as they are written (bin_rotate.c). A ZIP local header holds no
- * offset and, with general purpose bit 3, no CRC or size (they are in the data descriptor after
- * the data), so nothing has to be known before the data but its length, which the .npy header
+ * first part's data on an API_BIN_CHUNK), so the windows' rotated bytes go straight to their place
+ * in the answer and its CRC-32 is summed as they are written (bin_rotate.c). A ZIP local header
+ * holds no offset and, with general purpose bit 3, no CRC or size (they are in the data descriptor
+ * after the data), so nothing has to be known before the data but its length, which the .npy header
  * gives. The final call writes the rest (lay_npz, lay_npy): headers, descriptors, cos / sin and
  * the central directory, the bytes wire/npz.c streams for the same members.
  */
@@ -125,8 +125,8 @@ int api_bin_lay_part(api_bin *b, api_bin_part *p)
         return -1;
     }
     p->blk = b->spool_end;
-    if (p->blk == 0) { /* the first part's data on a page: its windows go in whole pages */
-        p->blk = (API_BIN_PAGE - (p->lh_len + p->npy_len) % API_BIN_PAGE) % API_BIN_PAGE;
+    if (p->blk == 0) { /* the first part's data on a chunk: its windows go in whole chunks */
+        p->blk = (API_BIN_CHUNK - (p->lh_len + p->npy_len) % API_BIN_CHUNK) % API_BIN_CHUNK;
         b->spool_pad = p->blk;
     }
     p->off = p->blk + p->lh_len + p->npy_len;

@@ -39,9 +39,11 @@ typedef struct {
     uint64_t rows_done; /* rows rotated and written */
 } api_bin_part;
 
-/* The spool's page, bytes: the first part's data starts on one (api_bin_lay_part) and rotated
- * data is written in whole pages (api_bin_win.carry). */
-#define API_BIN_PAGE 4096u
+/* Rotated data is written to the spool in aligned chunks of this many bytes (api_bin_win.carry;
+ * the first part's data starts on one, api_bin_lay_part): writes that are not aligned to the
+ * file's large folios make the page cache use 4 KiB ones, which cost the writes, the reads and
+ * sendfile more per byte (docs/performance.md, "sendfile"). */
+#define API_BIN_CHUNK (64u * 1024u)
 
 /* The window of the part arriving now (bin_rotate.c). */
 typedef struct {
@@ -51,12 +53,12 @@ typedef struct {
     double *c, *s; /* [wrows][n] cos / sin when not read from the table in place */
     int64_t *pos;  /* [wrows] each row's position */
     size_t bytes;  /* what the buffers hold (told to hold) */
-    /* the rotated bytes of the last, partial page not yet written: a window's bytes go to the
-     * spool in whole pages (a write that ends inside a page costs the file system more, most on
-     * pages it allocates), the rest waits for the next window or the part's end */
-    unsigned char carry[API_BIN_PAGE];
+    /* the rotated bytes of the last, partial chunk not yet written (API_BIN_CHUNK bytes): a
+     * window's bytes go to the spool in whole aligned chunks, the rest waits for the next window
+     * or the part's end */
+    unsigned char *carry;
     size_t carry_n;
-    uint64_t carry_off; /* where carry[0] goes */
+    uint64_t carry_off; /* where carry[0] goes (on a chunk) */
 } api_bin_win;
 
 struct api_bin {

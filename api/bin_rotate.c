@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "api/bin_priv.h"
@@ -29,7 +30,8 @@ static size_t window_bytes(const api_bin_part *p, size_t n)
 {
     size_t vec = p->bhtd ? p->D : p->H * p->D;
     return p->wrows * (vec * (2 * sizeof(double) + wire_dtype_size(p->info.dtype)) +
-                       2 * n * sizeof(double) + sizeof(int64_t));
+                       2 * n * sizeof(double) + sizeof(int64_t)) +
+           API_BIN_CHUNK;
 }
 
 int api_bin_window_open(api_bin *b, int i)
@@ -55,8 +57,9 @@ int api_bin_window_open(api_bin *b, int i)
     w->c = malloc(p->wrows * n * sizeof(double));
     w->s = malloc(p->wrows * n * sizeof(double));
     w->pos = malloc(p->wrows * sizeof(int64_t));
+    w->carry = malloc(API_BIN_CHUNK);
     w->fill = 0;
-    if (!w->raw || !w->x || !w->y || !w->c || !w->s || !w->pos) {
+    if (!w->raw || !w->x || !w->y || !w->c || !w->s || !w->pos || !w->carry) {
         api_bin_fail(b, API_PB_UNAVAILABLE, NULL, "out of memory");
         return -1;
     }
@@ -72,6 +75,7 @@ void api_bin_window_free(api_bin *b)
     free(w->c);
     free(w->s);
     free(w->pos);
+    free(w->carry);
     size_t had = w->bytes;
     memset(w, 0, sizeof *w);
     if (had > 0)
@@ -154,29 +158,56 @@ int api_bin_spool_write(api_bin *b, const void *buf, size_t n, uint64_t off)
     return 0;
 }
 
-/* Writes the n rotated bytes at off (right after what the window wrote before) in whole pages:
- * the page the carry began is completed and written, then the whole pages of buf, and what is
- * left of buf waits in the carry (api_bin_window_flush writes it at the part's end). 0 or -1. */
-static int write_pages(api_bin *b, const unsigned char *buf, size_t n, uint64_t off)
+/* Writes a[0..an) then c[0..cn) at off, in one call when it can (pwritev). 0 or -1. */
+static int write_two(api_bin *b, const unsigned char *a, size_t an, const unsigned char *c,
+                     size_t cn, uint64_t off)
+{
+    struct iovec iov[2] = {{(void *)(uintptr_t)a, an}, {(void *)(uintptr_t)c, cn}};
+    ssize_t k;
+    do
+        k = pwritev(b->sp.fd, iov, 2, (off_t)off);
+    while (k < 0 && errno == EINTR);
+    if (k == (ssize_t)(an + cn))
+        return 0;
+    /* the rest (a full disk, a short write) piece by piece, as api_bin_spool_write handles it */
+    size_t done = k > 0 ? (size_t)k : 0;
+    if (done < an && api_bin_spool_write(b, a + done, an - done, off + done) < 0)
+        return -1;
+    size_t cd = done > an ? done - an : 0;
+    return api_bin_spool_write(b, c + cd, cn - cd, off + an + cd);
+}
+
+/* Writes the n rotated bytes at off (right after what the window wrote before) in whole aligned
+ * chunks: the chunk the carry began is completed from buf and written with it, then buf's whole
+ * chunks; what is left of buf waits in the carry (api_bin_window_flush writes it at the part's
+ * end). A part's first bytes, before its first chunk boundary, are written as they come. Only
+ * the carry's bytes are copied. 0 or -1. */
+static int write_chunks(api_bin *b, const unsigned char *buf, size_t n, uint64_t off)
 {
     api_bin_win *w = &b->win;
-    if (w->carry_n == 0)
-        w->carry_off = off;
-    size_t into = (size_t)(off % API_BIN_PAGE);
-    if (into != 0) { /* complete the page that off is in */
-        size_t head = API_BIN_PAGE - into < n ? API_BIN_PAGE - into : n;
-        memcpy(w->carry + w->carry_n, buf, head);
-        w->carry_n += head;
+    if (w->carry_n > 0) {
+        size_t need = API_BIN_CHUNK - w->carry_n; /* carry_off is on a chunk */
+        if (n < need) {
+            memcpy(w->carry + w->carry_n, buf, n);
+            w->carry_n += n;
+            return 0;
+        }
+        if (write_two(b, w->carry, w->carry_n, buf, need, w->carry_off) < 0)
+            return -1;
+        w->carry_n = 0;
+        buf += need;
+        n -= need;
+        off += need;
+    } else if (off % API_BIN_CHUNK != 0) {
+        size_t head = API_BIN_CHUNK - (size_t)(off % API_BIN_CHUNK);
+        head = head < n ? head : n;
+        if (api_bin_spool_write(b, buf, head, off) < 0)
+            return -1;
         buf += head;
         n -= head;
         off += head;
-        if (off % API_BIN_PAGE != 0)
-            return 0; /* still inside it */
-        if (api_bin_spool_write(b, w->carry, w->carry_n, w->carry_off) < 0)
-            return -1;
-        w->carry_n = 0;
     }
-    size_t whole = n - n % API_BIN_PAGE;
+    size_t whole = n - n % API_BIN_CHUNK;
     if (whole > 0 && api_bin_spool_write(b, buf, whole, off) < 0)
         return -1;
     memcpy(w->carry, buf + whole, n - whole);
@@ -254,7 +285,7 @@ static int rotate_window(api_bin *b, int i, size_t w)
     }
     b->spool_total += left;
     p->crc = wire_crc32(p->crc, out, left); /* while the window is in cache */
-    if (write_pages(b, out, left, p->off + e0 * es) < 0)
+    if (write_chunks(b, out, left, p->off + e0 * es) < 0)
         return -1;
     p->rows_done += w;
     wb->fill = 0;
