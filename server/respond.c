@@ -92,19 +92,18 @@ static void stream_done(void *cls)
 }
 
 /* The MHD response of ar's stream when its body is a range of an open file (a binary request's
- * spool, wire_stream_file) of more than --sendfile-min-bytes: libmicrohttpd sends the file's
- * bytes itself, by sendfile on a plain socket (no copy through this process, no read callback),
- * from a duplicate of the descriptor that it closes when the response goes; rq->spool_sent tells
- * server/spool.c. NULL (ar untouched) when the stream is not such a file or the response cannot
- * be made; then it is sent as any stream. A smaller answer is read and sent on purpose: a file
- * sent by sendfile gives its pages up after (server/spool.c), and a request writing into new
- * pages costs the daemon more than the copies sendfile saves on an answer a spare file holds
- * whole (SRV_SPOOL_KEEP_BYTES; measured in docs/performance.md, "sendfile"). */
+ * spool, wire_stream_file) of at least --sendfile-min-bytes (0: never): libmicrohttpd sends the
+ * file's bytes itself, by sendfile on a plain socket (no copy through this process, no read
+ * callback), from a duplicate of the descriptor that it closes when the response goes;
+ * rq->spool_sent tells server/spool.c, which then cuts the file rather than keep its pages. NULL
+ * (ar untouched) when the stream is not such a file, the option is off or the response cannot be
+ * made; then it is read and sent as any stream. Off by default: to a client on the same machine
+ * it measured slower end to end than the read path (docs/performance.md, "sendfile"). */
 static struct MHD_Response *file_response(const srv_ctx *ctx, srv_req *rq, api_response *ar)
 {
     uint64_t off = 0, size = wire_stream_size(ar->stream);
     int fd = wire_stream_file(ar->stream, &off);
-    if (fd < 0 || size <= ctx->cfg->sendfile_min_bytes)
+    if (fd < 0 || ctx->cfg->sendfile_min_bytes == 0 || size < ctx->cfg->sendfile_min_bytes)
         return NULL;
     int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (dup_fd < 0)

@@ -161,18 +161,18 @@ START_TEST(test_spool_reused)
 END_TEST
 
 /* Two daemons, one thread each: s sends every binary answer by sendfile (--sendfile-min-bytes
- * 0), r0 reads and sends them (the default for answers under 256 MiB). */
+ * 1), r0 reads and sends them (the default). */
 static void start_pair(th_server *s, th_server *r0)
 {
-    static const char *const sf[] = {"--threads", "1", "--sendfile-min-bytes", "0", NULL};
+    static const char *const sf[] = {"--threads", "1", "--sendfile-min-bytes", "1", NULL};
     static const char *const rd[] = {"--threads", "1", NULL};
     ck_assert_int_eq(th_server_start(s, sf), 0);
     ck_assert_int_eq(th_server_start(r0, rd), 0);
 }
 
-/* Answers sent from the spool file by sendfile (--sendfile-min-bytes 0: every answer; the file
+/* Answers sent from the spool file by sendfile (--sendfile-min-bytes 1: every answer; the file
  * then cut and kept for the next request, server/spool.c) are byte for byte those read and sent
- * (the default, for answers this small), request after request in the same files, smaller and
+ * (the default), request after request in the same files, smaller and
  * larger, all of the .npz and ?array=k_rotated (a member that starts inside the file). */
 START_TEST(test_sendfile)
 {
