@@ -124,9 +124,10 @@ static int header_done(api_bin *b, api_bin_part *p, const char *ptr)
         return -1;
     }
     p->hdr_done = 1;
-    p->off = b->spool_end; /* the spool is reserved as the rotated data is written (bin_rotate.c):
-                            * a header alone, whatever shape it declares, holds none of it */
-    b->spool_end += p->info.data_bytes;
+    /* the spool is reserved as the rotated data is written (bin_rotate.c): a header alone,
+     * whatever shape it declares, holds none of it */
+    if (api_bin_lay_part(b, p) < 0)
+        return -1;
     int i = (int)(p - b->t);
     return api_bin_plan_part(b, i) < 0 ? -1 : api_bin_window_open(b, i);
 }

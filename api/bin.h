@@ -8,7 +8,7 @@
  * Memory does not grow with the tensors: params must come first; when the first .npy header is
  * whole, params and the shapes are read and the frequency table taken (the shared cache's, up to
  * its bounds); then each part's data is rotated as it arrives, one window of whole rows at a time,
- * and written to a spool file (api_spool, opened by the caller), from which the answer streams.
+ * and written to a spool file (api_spool, opened by the caller), where the answer is laid out.
  * In memory: the params text, one .npy header and one window (API_BIN_WINDOW_BYTES of float64,
  * plus its raw bytes and cos / sin), all told to the hold hook.
  *
@@ -74,11 +74,11 @@ int api_bin_feed(api_bin *b, const void *buf, size_t n);
 int api_bin_failed(const api_bin *b);
 
 /*
- * The body is complete: fills out (the .npz / .npy stream reading the spool, or a problem: 4xx
- * naming the part ("/q",
- * "/params") or the field of params ("/positions"), 503 out of memory or overloaded, 507 spool
- * quota or disk full). opts: npy chooses .npy, array the members (api_opts). The stream borrows b:
- * free b only after the stream (api_bin_free after api_response_free).
+ * The body is complete: fills out (the .npz / .npy, written into the spool file and answered as
+ * a stream of one range of it, which the daemon may send from the file itself, wire_stream_file;
+ * or a problem: 4xx naming the part ("/q", "/params") or the field of params ("/positions"), 503
+ * out of memory or overloaded, 507 spool quota or disk full). opts: npy chooses .npy, array the
+ * members (api_opts). The stream reads the spool file: close it only after the stream.
  */
 void api_bin_run(api_bin *b, const api_opts *opts, const char *request_id, api_response *out);
 

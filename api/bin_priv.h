@@ -25,14 +25,25 @@ typedef struct {
     size_t hdr_n, hdr_cap;
     int hdr_done;
     wire_npy_nd info; /* the header, once parsed */
-    uint64_t off;     /* where its data starts in the spool */
-    uint64_t got;     /* data bytes received so far */
+    /* its .npz member in the spool (bin_answer.c): the local header at blk, lh_len bytes, then
+     * the .npy header (npy_len bytes), the data at off, the data descriptor; crc: the CRC-32 of
+     * the .npy header and of the data rotated so far */
+    uint64_t blk, off;
+    size_t lh_len, npy_len;
+    uint32_t crc;
+    uint64_t got; /* data bytes received so far */
     /* the plan (bin_plan.c) */
     size_t B, T, H, D;  /* batch rows, positions, heads, head_dim */
     int bhtd;           /* 1: [B, H, T, D]; 0: positions outermost ([B, T, H, D] and ranks 2-3) */
     size_t wrows;       /* rows per window (bin_rotate.c) */
     uint64_t rows_done; /* rows rotated and written */
 } api_bin_part;
+
+/* Rotated data is written to the spool in aligned chunks of this many bytes (api_bin_win.carry;
+ * the first part's data starts on one, api_bin_lay_part): writes that are not aligned to the
+ * file's large folios make the page cache use 4 KiB ones, which cost the writes, the reads and
+ * sendfile more per byte (docs/performance.md, "sendfile"). */
+#define API_BIN_CHUNK (64u * 1024u)
 
 /* The window of the part arriving now (bin_rotate.c). */
 typedef struct {
@@ -42,6 +53,12 @@ typedef struct {
     double *c, *s; /* [wrows][n] cos / sin when not read from the table in place */
     int64_t *pos;  /* [wrows] each row's position */
     size_t bytes;  /* what the buffers hold (told to hold) */
+    /* the rotated bytes of the last, partial chunk not yet written (API_BIN_CHUNK bytes): a
+     * window's bytes go to the spool in whole aligned chunks, the rest waits for the next window
+     * or the part's end */
+    unsigned char *carry;
+    size_t carry_n;
+    uint64_t carry_off; /* where carry[0] goes (on a chunk) */
 } api_bin_win;
 
 struct api_bin {
@@ -53,7 +70,8 @@ struct api_bin {
     void *hold_cls;
     size_t held;          /* bytes last told to hold */
     uint64_t spool_total; /* bytes reserved in the spool: what has been written to it */
-    uint64_t spool_end;   /* bytes of the spool the parts' data will take (their layout) */
+    uint64_t spool_end;   /* bytes of the spool the parts' .npz members will take (their layout) */
+    uint64_t spool_pad;   /* the hole before the first member (its data on a page): not counted */
     size_t params_tree;   /* bytes of params as parsed (jansson's tree, measured in an arena) */
     size_t plan_bytes;    /* bytes the plan holds: positions, cos / sin (bin_plan.c) */
     wire_mp mp;
@@ -99,8 +117,19 @@ int api_bin_window_open(api_bin *b, int i);
 /* n more data bytes of part i: rotated and written to the spool window by window (the last
  * rows when the data is complete). 0 or -1 (b failed). */
 int api_bin_window_feed(api_bin *b, int i, const unsigned char *buf, size_t n);
+/* Writes what the window's carry holds (the part's last partial page). 0 or -1. */
+int api_bin_window_flush(api_bin *b);
 /* Frees the window and gives its hold back. */
 void api_bin_window_free(api_bin *b);
+
+/* bin_answer.c: part p's header is whole: its .npz member's place in the spool (blk, off: after
+ * the members laid before it), its CRC-32 begun with its .npy header; b->spool_end moves past it.
+ * 0 or -1 (b failed: out of memory). */
+int api_bin_lay_part(api_bin *b, api_bin_part *p);
+
+/* bin_rotate.c: writes the n bytes of buf to the spool at off (the spool reserved beforehand;
+ * a full disk makes the caller's reclaim run once, then retry). 0 or -1 (b failed: 507). */
+int api_bin_spool_write(api_bin *b, const void *buf, size_t n, uint64_t off);
 
 /* bin_answer.c: the answer (.npz, or .npy with opts->npy) of a rotated b into out; a problem
  * (422 at /array) when opts->array names something the answer does not have. */

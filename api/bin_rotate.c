@@ -17,10 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "api/bin_priv.h"
 #include "core/rope_qscale.h"
+#include "wire/crc32.h"
 #include "wire/tensor_enc.h"
 
 /* Bytes of the window buffers of part p (wrows rows of vec values, n pairs). */
@@ -28,7 +30,8 @@ static size_t window_bytes(const api_bin_part *p, size_t n)
 {
     size_t vec = p->bhtd ? p->D : p->H * p->D;
     return p->wrows * (vec * (2 * sizeof(double) + wire_dtype_size(p->info.dtype)) +
-                       2 * n * sizeof(double) + sizeof(int64_t));
+                       2 * n * sizeof(double) + sizeof(int64_t)) +
+           API_BIN_CHUNK;
 }
 
 int api_bin_window_open(api_bin *b, int i)
@@ -54,8 +57,9 @@ int api_bin_window_open(api_bin *b, int i)
     w->c = malloc(p->wrows * n * sizeof(double));
     w->s = malloc(p->wrows * n * sizeof(double));
     w->pos = malloc(p->wrows * sizeof(int64_t));
+    w->carry = malloc(API_BIN_CHUNK);
     w->fill = 0;
-    if (!w->raw || !w->x || !w->y || !w->c || !w->s || !w->pos) {
+    if (!w->raw || !w->x || !w->y || !w->c || !w->s || !w->pos || !w->carry) {
         api_bin_fail(b, API_PB_UNAVAILABLE, NULL, "out of memory");
         return -1;
     }
@@ -71,6 +75,7 @@ void api_bin_window_free(api_bin *b)
     free(w->c);
     free(w->s);
     free(w->pos);
+    free(w->carry);
     size_t had = w->bytes;
     memset(w, 0, sizeof *w);
     if (had > 0)
@@ -122,6 +127,101 @@ static void window_cos_sin(api_bin *b, const api_bin_part *p, size_t w, const do
         *c = wb->c;
         *s = wb->s;
     }
+}
+
+int api_bin_spool_write(api_bin *b, const void *buf, size_t n, uint64_t off)
+{
+    const unsigned char *at = buf;
+    int reclaimed = 0;
+    while (n > 0) {
+        ssize_t k = pwrite(b->sp.fd, at, n, (off_t)off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == ENOSPC || errno == EDQUOT) && !reclaimed &&
+            b->sp.reclaim != NULL) { /* the disk full: free what waits outside requests, retry */
+            int e = errno;
+            reclaimed = 1;
+            if (b->sp.reclaim(b->sp.cls))
+                continue;
+            errno = e;
+        }
+        if (k <= 0) {
+            api_bin_fail(b, API_PB_INSUFFICIENT_STORAGE, NULL,
+                         "the spool cannot take the tensors now (%s); retry later",
+                         k < 0 ? strerror(errno) : "short write");
+            return -1;
+        }
+        at += k;
+        n -= (size_t)k;
+        off += (uint64_t)k;
+    }
+    return 0;
+}
+
+/* Writes a[0..an) then c[0..cn) at off, in one call when it can (pwritev). 0 or -1. */
+static int write_two(api_bin *b, const unsigned char *a, size_t an, const unsigned char *c,
+                     size_t cn, uint64_t off)
+{
+    struct iovec iov[2] = {{(void *)(uintptr_t)a, an}, {(void *)(uintptr_t)c, cn}};
+    ssize_t k;
+    do
+        k = pwritev(b->sp.fd, iov, 2, (off_t)off);
+    while (k < 0 && errno == EINTR);
+    if (k == (ssize_t)(an + cn))
+        return 0;
+    /* the rest (a full disk, a short write) piece by piece, as api_bin_spool_write handles it */
+    size_t done = k > 0 ? (size_t)k : 0;
+    if (done < an && api_bin_spool_write(b, a + done, an - done, off + done) < 0)
+        return -1;
+    size_t cd = done > an ? done - an : 0;
+    return api_bin_spool_write(b, c + cd, cn - cd, off + an + cd);
+}
+
+/* Writes the n rotated bytes at off (right after what the window wrote before) in whole aligned
+ * chunks: the chunk the carry began is completed from buf and written with it, then buf's whole
+ * chunks; what is left of buf waits in the carry (api_bin_window_flush writes it at the part's
+ * end). A part's first bytes, before its first chunk boundary, are written as they come. Only
+ * the carry's bytes are copied. 0 or -1. */
+static int write_chunks(api_bin *b, const unsigned char *buf, size_t n, uint64_t off)
+{
+    api_bin_win *w = &b->win;
+    if (w->carry_n > 0) {
+        size_t need = API_BIN_CHUNK - w->carry_n; /* carry_off is on a chunk */
+        if (n < need) {
+            memcpy(w->carry + w->carry_n, buf, n);
+            w->carry_n += n;
+            return 0;
+        }
+        if (write_two(b, w->carry, w->carry_n, buf, need, w->carry_off) < 0)
+            return -1;
+        w->carry_n = 0;
+        buf += need;
+        n -= need;
+        off += need;
+    } else if (off % API_BIN_CHUNK != 0) {
+        size_t head = API_BIN_CHUNK - (size_t)(off % API_BIN_CHUNK);
+        head = head < n ? head : n;
+        if (api_bin_spool_write(b, buf, head, off) < 0)
+            return -1;
+        buf += head;
+        n -= head;
+        off += head;
+    }
+    size_t whole = n - n % API_BIN_CHUNK;
+    if (whole > 0 && api_bin_spool_write(b, buf, whole, off) < 0)
+        return -1;
+    memcpy(w->carry, buf + whole, n - whole);
+    w->carry_n = n - whole;
+    w->carry_off = off + whole;
+    return 0;
+}
+
+int api_bin_window_flush(api_bin *b)
+{
+    api_bin_win *w = &b->win;
+    int rc = w->carry_n > 0 ? api_bin_spool_write(b, w->carry, w->carry_n, w->carry_off) : 0;
+    w->carry_n = 0;
+    return rc;
 }
 
 /* Rotates the w full rows in the window of part i and writes them to the spool. 0 or -1. */
@@ -184,30 +284,9 @@ static int rotate_window(api_bin *b, int i, size_t w)
         return -1;
     }
     b->spool_total += left;
-    uint64_t off = p->off + e0 * es;
-    int reclaimed = 0;
-    while (left > 0) {
-        ssize_t k = pwrite(b->sp.fd, out, left, (off_t)off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0 && (errno == ENOSPC || errno == EDQUOT) && !reclaimed &&
-            b->sp.reclaim != NULL) { /* the disk full: free what waits outside requests, retry */
-            int e = errno;
-            reclaimed = 1;
-            if (b->sp.reclaim(b->sp.cls))
-                continue;
-            errno = e;
-        }
-        if (k <= 0) {
-            api_bin_fail(b, API_PB_INSUFFICIENT_STORAGE, NULL,
-                         "the spool cannot take the tensors now (%s); retry later",
-                         k < 0 ? strerror(errno) : "short write");
-            return -1;
-        }
-        out += k;
-        left -= (size_t)k;
-        off += (uint64_t)k;
-    }
+    p->crc = wire_crc32(p->crc, out, left); /* while the window is in cache */
+    if (write_chunks(b, out, left, p->off + e0 * es) < 0)
+        return -1;
     p->rows_done += w;
     wb->fill = 0;
     return 0;
@@ -237,7 +316,7 @@ int api_bin_window_feed(api_bin *b, int i, const unsigned char *buf, size_t n)
         if (wb->fill == full && rotate_window(b, i, p->wrows) < 0)
             return -1;
     }
-    if (p->got == p->info.data_bytes && wb->fill > 0) /* the last rows */
-        return rotate_window(b, i, wb->fill / row);
-    return 0;
+    if (p->got == p->info.data_bytes && wb->fill > 0 && rotate_window(b, i, wb->fill / row) < 0)
+        return -1; /* the last rows */
+    return p->got == p->info.data_bytes ? api_bin_window_flush(b) : 0;
 }

@@ -103,6 +103,10 @@ static const opt_row OPTS[] = {
      "files are unlinked at once"},
     {"spool-quota", OPT_SIZE, OFF(spool_quota), 0, "8589934592", 0, 1LL << 50,
      "bytes of binary tensors in the spool at once, all requests (507 above)"},
+    {"sendfile-min-bytes", OPT_SIZE, OFF(sendfile_min_bytes), 0, "0", 0, 1LL << 50,
+     "a binary answer of at least this many bytes is sent from its spool file by sendfile, which "
+     "then gives its pages up (0 = never: read and sent, slower to a loopback client here; "
+     "docs/performance.md, \"sendfile\")"},
     {"healthcheck", OPT_FLAG, OFF(healthcheck), 0, "0", 0, 1,
      "GET /healthz on 127.0.0.1:PORT, exit 0 when healthy (for container health checks)"},
 };

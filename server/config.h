@@ -44,7 +44,9 @@ typedef struct {
     int allow_unauthenticated_writes; /* write routes without a token on a non-loopback bind */
     char spool_dir[512];              /* binary tensors wait here ("" = $TMPDIR, else /tmp) */
     size_t spool_quota;               /* bytes of tensors in the spool at once (507 above) */
-    api_limits lim;                   /* request limits (docs/api.md#limits) */
+    size_t sendfile_min_bytes; /* binary answers of at least this many bytes go out by sendfile
+                                * (respond.c); 0 = never */
+    api_limits lim;            /* request limits (docs/api.md#limits) */
 } srv_config;
 
 /* Fills cfg from defaults, the environment, then argv. Returns 0 to run, 1 when --help/--version

@@ -15,6 +15,9 @@
 
 /* Spool files kept open between binary requests (server/spool.c). */
 #define SRV_SPOOL_SPARES 2
+/* The most bytes a spare spool file keeps between requests (its pages are written over in place
+ * by the next request: no allocation by the file system; a file sent by sendfile keeps none). */
+#define SRV_SPOOL_KEEP_BYTES ((uint64_t)256 << 20)
 
 /* Everything a request handler may reach; created by main, shared by all worker threads. */
 typedef struct {

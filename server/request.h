@@ -40,6 +40,9 @@ typedef struct {
     api_bin *bin;              /* a multipart (binary tensors) compute POST (api/bin.h), or NULL */
     int spool_fd;              /* its spool file (valid while bin != NULL) */
     uint64_t spool_held;       /* bytes it reserved in ctx->spool_used */
+    int spool_sent;            /* 1: its answer was handed to libmicrohttpd as the spool file's
+                                * bytes (sendfile): the file's pages may still be in socket
+                                * buffers, never to be written over (server/spool.c) */
     int queued;                /* a response was queued */
     int submitted;             /* the computation was handed to the pool (connection suspended) */
     struct MHD_Connection *conn; /* for the pool job: the suspended connection */
@@ -130,7 +133,7 @@ void srv_drop_body(srv_ctx *ctx, srv_req *rq);
  * reads the body; else the queued answer (503 when the spool cannot be opened). */
 enum MHD_Result srv_bin_headers(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq,
                                 const char *boundary);
-/* The spool and rq->bin of rq, after its response is freed. */
+/* The spool and rq->bin of rq, after its response is freed (the request completed or aborted). */
 void srv_bin_close(srv_ctx *ctx, srv_req *rq);
 
 /* ---- accesslog.c: the access log (stdout), every field escaped ----------------------------- */

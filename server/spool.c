@@ -2,7 +2,7 @@
  * server/spool.c -- where the tensors of a binary request wait (api/bin.h): one unlinked file per
  * request in --spool-dir (O_TMPFILE, else mkstemp + unlink), gone when it is closed or the daemon
  * dies. A finished request's file is kept for the next one (SRV_SPOOL_SPARES of them, cut to at
- * most SPOOL_KEEP_BYTES): writing over pages the file already has skips the filesystem's block
+ * most SRV_SPOOL_KEEP_BYTES): writing over pages the file already has skips the filesystem's block
  * and page allocation and their release at close (128 MiB written and read back: 33 ms of CPU
  * instead of 51 on ext4 here); nothing of it is read back that the request did not write, and
  * what the spares keep is outside the quota (at most SRV_SPOOL_SPARES x 256 MiB of disk and page
@@ -33,9 +33,6 @@ static const char *spool_dir(const srv_ctx *ctx)
     return t != NULL && t[0] != '\0' ? t : "/tmp";
 }
 
-/* The most bytes a spare spool file keeps (and never more than --spool-quota). */
-#define SPOOL_KEEP_BYTES ((off_t)256 << 20)
-
 /* A spare spool file (closed when the daemon exits), or -1. */
 static int take_spare(srv_ctx *ctx)
 {
@@ -64,10 +61,16 @@ static int reclaim(void *cls)
     return freed;
 }
 
-/* Keeps fd as a spare, cut to SPOOL_KEEP_BYTES (and the quota), or closes it. */
-static void give_back(srv_ctx *ctx, int fd)
+/* Keeps fd as a spare, cut to SRV_SPOOL_KEEP_BYTES (and the quota), or closes it. sent: its bytes
+ * went out by sendfile (server/respond.c), so it is cut to nothing: sendfile hands the file's
+ * page-cache pages to the socket without copying them, and they stay in the socket buffers
+ * (ours, and the client's receive queue on loopback) until the client reads them, which may be
+ * after the request completed; a later request writing over those pages would change bytes
+ * already sent (sendfile(2), NOTES). Cut, the file gives the pages up; the next request writes
+ * into new ones. */
+static void give_back(srv_ctx *ctx, int fd, int sent)
 {
-    off_t keep = SPOOL_KEEP_BYTES;
+    off_t keep = sent ? 0 : (off_t)SRV_SPOOL_KEEP_BYTES; /* never more than --spool-quota */
     if ((uint64_t)keep > ctx->cfg->spool_quota)
         keep = (off_t)ctx->cfg->spool_quota;
     struct stat st;
@@ -155,5 +158,5 @@ void srv_bin_close(srv_ctx *ctx, srv_req *rq)
         return;
     api_bin_free(rq->bin); /* gives back the reservation and the hold */
     rq->bin = NULL;
-    give_back(ctx, rq->spool_fd);
+    give_back(ctx, rq->spool_fd, rq->spool_sent);
 }

@@ -107,12 +107,12 @@ void wire_npz_free(wire_npz *z)
     free(z);
 }
 
-int wire_npz_add(wire_npz *z, const char *name, wire_stream *part, wire_err *pb)
+/* Appends member name of size bytes (part: its stream, or NULL when the caller lays the bytes
+ * out itself). 0, or -1 with pb filled (part not freed). */
+static int add_member(wire_npz *z, const char *name, wire_stream *part, uint64_t size, wire_err *pb)
 {
     size_t nl = strlen(name);
-    uint64_t size = wire_stream_size(part);
     if (nl > NPZ_NAME_MAX || size == WIRE_STREAM_SIZE_UNKNOWN) {
-        wire_stream_free(part);
         wire_err_set(pb, WIRE_EINTERNAL, "an .npz member needs a short name and a known size");
         return -1;
     }
@@ -120,7 +120,6 @@ int wire_npz_add(wire_npz *z, const char *name, wire_stream *part, wire_err *pb)
         size_t nc = z->cap ? 2 * z->cap : 8;
         npz_member *nm = realloc(z->m, nc * sizeof *nm);
         if (nm == NULL) {
-            wire_stream_free(part);
             wire_err_set(pb, WIRE_ENOMEM, "out of memory");
             return -1;
         }
@@ -140,6 +139,20 @@ int wire_npz_add(wire_npz *z, const char *name, wire_stream *part, wire_err *pb)
     return 0;
 }
 
+int wire_npz_add(wire_npz *z, const char *name, wire_stream *part, wire_err *pb)
+{
+    if (add_member(z, name, part, wire_stream_size(part), pb) < 0) {
+        wire_stream_free(part);
+        return -1;
+    }
+    return 0;
+}
+
+int wire_npz_add_laid(wire_npz *z, const char *name, uint64_t size, wire_err *pb)
+{
+    return add_member(z, name, NULL, size, pb);
+}
+
 /* Bytes of the central directory. */
 static uint64_t central_len(const wire_npz *z)
 {
@@ -155,9 +168,10 @@ static int end64(const wire_npz *z, uint64_t cd_len)
     return z->force || z->n >= U16_MARK || cd_len >= U32_MARK || z->end >= U32_MARK;
 }
 
-static void build_local(wire_npz *z, const npz_member *m)
+/* The local file header of m into out (WIRE_NPZ_LOCAL_MAX bytes); its length. */
+static size_t put_local(unsigned char *out, const npz_member *m)
 {
-    unsigned char *p = z->hdr;
+    unsigned char *p = out;
     p = put32(p, 0x04034b50u);
     p = put16(p, m->z64 ? V_ZIP64 : V_PLAIN);
     p = put16(p, FLAG_DESCRIPTOR);
@@ -177,13 +191,13 @@ static void build_local(wire_npz *z, const npz_member *m)
         p = put64(p, 0);
         p = put64(p, 0);
     }
-    z->hdr_len = (size_t)(p - z->hdr);
-    z->hdr_pos = 0;
+    return (size_t)(p - out);
 }
 
-static void build_desc(wire_npz *z, const npz_member *m)
+/* The data descriptor of m (its CRC known) into out (WIRE_NPZ_DESC_MAX bytes); its length. */
+static size_t put_desc(unsigned char *out, const npz_member *m)
 {
-    unsigned char *p = z->hdr;
+    unsigned char *p = out;
     p = put32(p, 0x08074b50u);
     p = put32(p, m->crc);
     if (m->z64) {
@@ -193,19 +207,35 @@ static void build_desc(wire_npz *z, const npz_member *m)
         p = put32(p, m->size);
         p = put32(p, m->size);
     }
-    z->hdr_len = (size_t)(p - z->hdr);
-    z->hdr_pos = 0;
+    return (size_t)(p - out);
 }
 
-/* The central directory and the end records, once every CRC is known. */
-static int build_tail(wire_npz *z)
+uint64_t wire_npz_offset(const wire_npz *z, size_t i)
+{
+    return z->m[i].offset;
+}
+
+size_t wire_npz_local_header(const wire_npz *z, size_t i, unsigned char *out)
+{
+    return put_local(out, &z->m[i]);
+}
+
+size_t wire_npz_descriptor(wire_npz *z, size_t i, uint32_t crc, unsigned char *out)
+{
+    z->m[i].crc = crc;
+    return put_desc(out, &z->m[i]);
+}
+
+/* The central directory and the end records, once every CRC is known: malloc'd, *len bytes
+ * (NULL when out of memory). */
+static unsigned char *tail_bytes(const wire_npz *z, size_t *len_out)
 {
     uint64_t cd_len = central_len(z), cd_off = z->end;
     int e64 = end64(z, cd_len);
     size_t len = (size_t)cd_len + (e64 ? END64_FIXED + LOCATOR_FIXED : 0u) + END_FIXED;
-    unsigned char *p = z->tail = malloc(len);
+    unsigned char *tail = malloc(len), *p = tail;
     if (p == NULL)
-        return 0;
+        return NULL;
     for (size_t i = 0; i < z->n; i++) {
         const npz_member *m = &z->m[i];
         p = put32(p, 0x02014b50u);
@@ -264,8 +294,14 @@ static int build_tail(wire_npz *z)
     p = put32(p, e64 && (z->force || cd_len >= U32_MARK) ? U32_MARK : cd_len);
     p = put32(p, e64 && (z->force || cd_off >= U32_MARK) ? U32_MARK : cd_off);
     p = put16(p, 0);
-    z->tail_len = (size_t)(p - z->tail);
-    return z->tail_len == len;
+    *len_out = (size_t)(p - tail);
+    return tail;
+}
+
+unsigned char *wire_npz_directory(const wire_npz *z, uint64_t *at, size_t *len)
+{
+    *at = z->end;
+    return tail_bytes(z, len);
 }
 
 /* Copies what is left of src[*pos..len) into buf (room max - *out). */
@@ -289,7 +325,8 @@ static void data_out(wire_npz *z, char *buf, size_t max, size_t *out)
             z->failed = 1;
         wire_stream_free(m->part);
         m->part = NULL;
-        build_desc(z, m);
+        z->hdr_len = put_desc(z->hdr, m);
+        z->hdr_pos = 0;
         z->cur++;
         z->phase = PH_LOCAL;
         return;
@@ -319,12 +356,13 @@ static size_t npz_read(void *self, char *buf, size_t max)
         } else if (z->phase == PH_DATA) {
             data_out(z, buf, max, &out);
         } else if (z->phase == PH_LOCAL && z->cur < z->n) {
-            build_local(z, &z->m[z->cur]);
+            z->hdr_len = put_local(z->hdr, &z->m[z->cur]);
+            z->hdr_pos = 0;
             z->m[z->cur].crc = 0;
             z->got = 0;
             z->phase = PH_DATA;
         } else if (z->phase == PH_LOCAL) {
-            if (!build_tail(z)) {
+            if ((z->tail = tail_bytes(z, &z->tail_len)) == NULL) {
                 z->failed = 1;
                 break;
             }
@@ -361,9 +399,21 @@ static void npz_release(void *self)
 
 wire_stream *wire_npz_stream(wire_npz *z, wire_err *pb)
 {
+    for (size_t i = 0; i < z->n; i++) {
+        if (z->m[i].part == NULL) { /* laid out by the caller (wire_npz_add_laid) */
+            wire_npz_free(z);
+            wire_err_set(pb, WIRE_EINTERNAL, "an .npz member laid out elsewhere is not streamed");
+            return NULL;
+        }
+    }
     uint64_t cd_len = central_len(z);
     z->total = z->end + cd_len + (end64(z, cd_len) ? END64_FIXED + LOCATOR_FIXED : 0u) + END_FIXED;
-    wire_stream_src src = {npz_read, npz_failed, npz_release, z, z->total, NULL, npz_held};
+    wire_stream_src src = {.read = npz_read,
+                           .failed = npz_failed,
+                           .release = npz_release,
+                           .self = z,
+                           .size = z->total,
+                           .held = npz_held};
     wire_stream *s = wire_stream_custom(&src);
     if (s == NULL)
         wire_err_set(pb, WIRE_ENOMEM, "out of memory");

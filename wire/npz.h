@@ -12,6 +12,13 @@
  * size reaches 0xFFFFFFFF, for a local header that starts at or past that offset, and for the end
  * records when the directory's size or offset does; force_zip64 uses it everywhere (tests).
  * The total size is known before the first byte (Content-Length).
+ *
+ * An archive can also be laid out by the caller (api/bin_answer.c writes one into a spool file
+ * and sends the file): wire_npz_add_laid gives each member's place, and the local header, data
+ * descriptor and central directory come out as bytes, the same bytes wire_npz_stream sends for
+ * the same members. Every piece but the directory is independent of where the member sits (the
+ * local header holds no offset), so a member's bytes can be written before the members before
+ * it are known.
  */
 #ifndef WIRE_NPZ_H
 #define WIRE_NPZ_H
@@ -32,6 +39,35 @@ wire_npz *wire_npz_new(int force_zip64);
  * unknown size).
  */
 int wire_npz_add(wire_npz *z, const char *name, wire_stream *part, wire_err *pb);
+
+/* The most bytes of one local header (a 200-byte name, ZIP64) and of one data descriptor. */
+#define WIRE_NPZ_LOCAL_MAX (30 + 200 + 20)
+#define WIRE_NPZ_DESC_MAX 24
+
+/*
+ * Appends the member name (at most 200 bytes) of size bytes (the whole .npy: header and data)
+ * whose bytes the caller writes itself, at wire_npz_offset: its local header
+ * (wire_npz_local_header), its size bytes, its data descriptor (wire_npz_descriptor). An archive
+ * with such a member is not a stream (wire_npz_stream refuses it). 0, or -1 with pb filled
+ * (WIRE_ENOMEM; WIRE_EINTERNAL for a name too long).
+ */
+int wire_npz_add_laid(wire_npz *z, const char *name, uint64_t size, wire_err *pb);
+
+/* Where member i's local header starts, in bytes from the start of the archive. */
+uint64_t wire_npz_offset(const wire_npz *z, size_t i);
+
+/* The local header of member i into out (WIRE_NPZ_LOCAL_MAX bytes); returns its length (the
+ * member's data starts that many bytes after wire_npz_offset). */
+size_t wire_npz_local_header(const wire_npz *z, size_t i, unsigned char *out);
+
+/* Member i's CRC-32 (wire/crc32.h, over its size bytes) is crc: its data descriptor into out
+ * (WIRE_NPZ_DESC_MAX bytes); returns its length. It goes right after the member's data. */
+size_t wire_npz_descriptor(wire_npz *z, size_t i, uint32_t crc, unsigned char *out);
+
+/* The central directory and the end records, once every member's CRC is set (wire_npz_descriptor):
+ * malloc'd, *len bytes, to be written at *at (the end of the members); the archive ends there.
+ * NULL when out of memory. */
+unsigned char *wire_npz_directory(const wire_npz *z, uint64_t *at, size_t *len);
 
 /* The archive as a stream (its size is known); takes z. NULL with pb filled when out of memory
  * (z freed). */

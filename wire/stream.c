@@ -284,6 +284,14 @@ const char *wire_stream_array(const wire_stream *s)
     return s->npy ? s->arr.key : NULL;
 }
 
+int wire_stream_file(const wire_stream *s, uint64_t *off)
+{
+    if (!s->custom || !s->src.in_file)
+        return -1;
+    *off = s->src.file_off;
+    return s->src.fd;
+}
+
 wire_stream *wire_stream_custom(const wire_stream_src *src)
 {
     wire_stream *s = stream_new(0);

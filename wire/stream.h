@@ -81,11 +81,21 @@ typedef struct {
     /* the memory self holds until it is released, in bytes (wire_stream_held); NULL: twice size
      * (a reader over a spool file holds almost nothing of what it sends) */
     uint64_t (*held)(const void *self);
+    /* in_file 1: the body is also the bytes [file_off, file_off + size) of the open file fd
+     * (which outlives the stream), so a server may send them from the file itself (sendfile)
+     * rather than through read; read must give the same bytes */
+    int in_file;
+    int fd;
+    uint64_t file_off;
 } wire_stream_src;
 
 /* A stream over src (taken: released when the stream is freed, or at once when out of memory,
  * which returns NULL). */
 wire_stream *wire_stream_custom(const wire_stream_src *src);
+
+/* The open file whose bytes [*off, *off + wire_stream_size) are s's body (wire_stream_src.in_file),
+ * or -1 (*off untouched) when s is produced as it is read. */
+int wire_stream_file(const wire_stream *s, uint64_t *off);
 
 /* Frees s and releases every row source it still holds. NULL is allowed. */
 void wire_stream_free(wire_stream *s);

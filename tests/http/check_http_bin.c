@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tests/lib/bin_util.h"
 #include "tests/lib/http_util.h"
@@ -73,9 +74,14 @@ START_TEST(test_rope_npz_and_spool)
     double v;
     memcpy(&v, r.body + 30 + 13 + 128, 8);
     ck_assert_double_eq(v, -7.5 * cos(3.0) - (-5.5) * sin(3.0));
+    /* q and k: 2 x 2 x 4 float64 = 128 data bytes each, spooled as the .npz answer is laid out
+     * there (api/bin_answer.c): per member a local header (30 + 13 bytes of name), the .npy
+     * header (128), the data (128), a data descriptor (16); then the central directory
+     * (2 x (46 + 13)) and its end record (22): 2 x 315 + 118 + 22 = 770 bytes at the peak, the
+     * answer's size; none once done */
+    ck_assert_uint_eq(r.len, 770);
     th_resp_free(&r);
-    /* q and k: 2 x 2 x 4 float64 each = 256 bytes spooled at the peak, none once done */
-    ck_assert(metrics_show(&s, "posenc_spool_peak_bytes 256\n"));
+    ck_assert(metrics_show(&s, "posenc_spool_peak_bytes 770\n"));
     ck_assert(metrics_show(&s, "posenc_spool_bytes 0\n"));
     ck_assert_int_eq(th_request(&s, "GET", "/limits", NULL, NULL, 0, 0, &r), 0);
     ck_assert_ptr_nonnull(strstr(r.body, "\"max_tensor_bytes\":2147483648"));
@@ -151,6 +157,98 @@ START_TEST(test_spool_reused)
     free(big.buf);
     th_server_stop(&s);
     th_server_stop(&fresh);
+}
+END_TEST
+
+/* Two daemons, one thread each: s sends every binary answer by sendfile (--sendfile-min-bytes
+ * 1), r0 reads and sends them (the default). */
+static void start_pair(th_server *s, th_server *r0)
+{
+    static const char *const sf[] = {"--threads", "1", "--sendfile-min-bytes", "1", NULL};
+    static const char *const rd[] = {"--threads", "1", NULL};
+    ck_assert_int_eq(th_server_start(s, sf), 0);
+    ck_assert_int_eq(th_server_start(r0, rd), 0);
+}
+
+/* Answers sent from the spool file by sendfile (--sendfile-min-bytes 1: every answer; the file
+ * then cut and kept for the next request, server/spool.c) are byte for byte those read and sent
+ * (the default), request after request in the same files, smaller and
+ * larger, all of the .npz and ?array=k_rotated (a member that starts inside the file). */
+START_TEST(test_sendfile)
+{
+    th_server s, r0;
+    start_pair(&s, &r0);
+    bu_body small = body(), big = body_big();
+    const bu_body *seq[5] = {&small, &big, &small, &big, &big};
+    for (int i = 0; i < 5; i++) {
+        const char *path = i == 4 ? "/rope?array=k_rotated" : "/rope";
+        th_resp a, b;
+        ck_assert_int_eq(th_request(&s, "POST", path, CT, seq[i]->buf, seq[i]->len, 0, &a), 0);
+        ck_assert_int_eq(th_request(&r0, "POST", path, CT, seq[i]->buf, seq[i]->len, 0, &b), 0);
+        ck_assert_int_eq(a.status, 200);
+        ck_assert_int_eq(b.status, 200);
+        ck_assert_uint_eq(a.len, b.len);
+        ck_assert_msg(memcmp(a.body, b.body, a.len) == 0, "request %d", i);
+        th_resp_free(&a);
+        th_resp_free(&b);
+        ck_assert(metrics_show(&s, "posenc_spool_bytes 0\n"));
+    }
+    free(small.buf);
+    free(big.buf);
+    th_server_stop(&s);
+    th_server_stop(&r0);
+}
+END_TEST
+
+/* A sent file's pages may still sit in a client's receive queue after its request completed
+ * (sendfile hands the socket the page-cache pages themselves): client A sends its request and
+ * reads nothing until client B's request (other values, the same layout) went through the same
+ * spool file; A's answer is still A's own (before the cut in server/spool.c, A read B's
+ * rotated values). */
+START_TEST(test_sendfile_pages_kept)
+{
+    th_server s, r0;
+    start_pair(&s, &r0);
+    static const size_t shape[3] = {4, 2, 8};
+    bu_body a = make_body("{}", shape, 1.0, 0.5), b = make_body("{}", shape, -3.0, 0.25);
+    th_resp want, rb;
+    ck_assert_int_eq(th_request(&r0, "POST", "/rope", CT, a.buf, a.len, 0, &want), 0);
+    ck_assert_int_eq(want.status, 200);
+    char *raw = malloc(a.len + 256);
+    ck_assert_ptr_nonnull(raw);
+    int hl = snprintf(raw, 256,
+                      "POST /rope HTTP/1.1\r\nHost: t\r\nContent-Type: %s\r\n"
+                      "Connection: close\r\nContent-Length: %zu\r\n\r\n",
+                      CT, a.len);
+    memcpy(raw + hl, a.buf, a.len);
+    int fd = th_raw_open(&s, raw, (size_t)hl + a.len);
+    ck_assert_int_ge(fd, 0);
+    /* A's answer (a few hundred bytes) fits the socket buffers: its request completes unread */
+    ck_assert(metrics_show(&s, "posenc_http_requests_total{route=\"rope\",status=\"200\"} 1\n"));
+    ck_assert_int_eq(th_request(&s, "POST", "/rope", CT, b.buf, b.len, 0, &rb), 0);
+    ck_assert_int_eq(rb.status, 200);
+    char got[8192]; /* A's whole response (Connection: close): read to the end */
+    size_t n = 0;
+    ssize_t k;
+    while (n < sizeof got && (k = read(fd, got + n, sizeof got - n)) > 0)
+        n += (size_t)k;
+    close(fd);
+    const char *body_at = NULL; /* the end of the headers */
+    for (size_t i = 0; i + 4 <= n && body_at == NULL; i++)
+        if (memcmp(got + i, "\r\n\r\n", 4) == 0)
+            body_at = got + i;
+    ck_assert_ptr_nonnull(body_at);
+    ck_assert(strncmp(got, "HTTP/1.1 200", 12) == 0);
+    body_at += 4;
+    ck_assert_uint_eq(n - (size_t)(body_at - got), want.len);
+    ck_assert(memcmp(body_at, want.body, want.len) == 0);
+    th_resp_free(&want);
+    th_resp_free(&rb);
+    free(raw);
+    free(a.buf);
+    free(b.buf);
+    th_server_stop(&s);
+    th_server_stop(&r0);
 }
 END_TEST
 
@@ -249,6 +347,8 @@ Suite *http_bin_suite(void)
     tcase_add_test(tc, test_accept);
     tcase_add_test(tc, test_spool_reused);
     tcase_add_test(tc, test_spool_abandoned);
+    tcase_add_test(tc, test_sendfile);
+    tcase_add_test(tc, test_sendfile_pages_kept);
     suite_add_tcase(s, tc);
     return s;
 }

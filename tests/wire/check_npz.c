@@ -4,6 +4,8 @@
  *    below field by field from PKWARE's APPNOTE (the CRC-32 of "123456789" is 0xCBF43926, the
  *    published check value of the ZIP/zlib polynomial), read whole and 1 byte at a time.
  *  - The same member with ZIP64 forced: every length and the fields that mark ZIP64.
+ *  - Laid out by the caller (wire_npz_add_laid, as api/bin_answer.c lays an answer out in its
+ *    spool file): the pieces, written where they go in any order, are the stream's bytes.
  *  - numpy: tests/wire/npz_numpy.py loads archives written here with one numpy.load call each
  *    (a /rope answer as float64 and float32 against its JSON answer, exact; a forced-ZIP64
  *    archive of two arrays) and checks every CRC with zipfile.testzip.
@@ -41,7 +43,7 @@ static wire_stream *fixed_stream(fixed *f, const char *s)
     f->s = s;
     f->len = strlen(s);
     f->pos = 0;
-    wire_stream_src src = {fixed_read, NULL, NULL, f, f->len, NULL, NULL};
+    wire_stream_src src = {.read = fixed_read, .self = f, .size = f->len};
     wire_stream *st = wire_stream_custom(&src);
     ck_assert_ptr_nonnull(st);
     return st;
@@ -274,10 +276,10 @@ START_TEST(npz_numpy_loads)
     fa.s = npy;
     fa.len = n;
     fa.pos = 0;
-    wire_stream_src sa = {fixed_read, NULL, NULL, &fa, n, NULL, NULL};
+    wire_stream_src sa = {.read = fixed_read, .self = &fa, .size = n};
     ck_assert_int_eq(wire_npz_add(z, "cos_hf.npy", wire_stream_custom(&sa), &e), 0);
     fb = fa;
-    wire_stream_src sb = {fixed_read, NULL, NULL, &fb, n, NULL, NULL};
+    wire_stream_src sb = {.read = fixed_read, .self = &fb, .size = n};
     ck_assert_int_eq(wire_npz_add(z, "again.npy", wire_stream_custom(&sb), &e), 0);
     wire_stream *zs = wire_npz_stream(z, &e);
     size_t zl = 0;
@@ -328,6 +330,74 @@ START_TEST(array_choice_refused)
 }
 END_TEST
 
+/* Two members laid out piece by piece into a buffer, the second member's pieces written first
+ * (a piece does not depend on what is before it but for the directory): the same bytes as the
+ * stream of the same members, plain and with ZIP64 forced; plain, one member, EXPECT itself. */
+START_TEST(npz_laid_equals_stream)
+{
+    static const char *const names[2] = {"a", "bc.npy"};
+    static const char *const data[2] = {"123456789", "hello, world"};
+    for (int force = 0; force < 2; force++) {
+        for (size_t n = 1; n <= 2; n++) {
+            wire_err e;
+            wire_err_init(&e);
+            wire_npz *zs = wire_npz_new(force), *zl = wire_npz_new(force);
+            ck_assert_ptr_nonnull(zs);
+            ck_assert_ptr_nonnull(zl);
+            fixed f[2];
+            for (size_t i = 0; i < n; i++) {
+                ck_assert_int_eq(wire_npz_add(zs, names[i], fixed_stream(&f[i], data[i]), &e), 0);
+                ck_assert_int_eq(wire_npz_add_laid(zl, names[i], strlen(data[i]), &e), 0);
+            }
+            wire_stream *s = wire_npz_stream(zs, &e);
+            ck_assert_ptr_nonnull(s);
+            size_t want_len;
+            unsigned char *want = read_all(s, 7, &want_len);
+            unsigned char buf[1024];
+            memset(buf, 0xEE, sizeof buf);
+            for (size_t k = n; k-- > 0;) { /* the last member first */
+                unsigned char lh[WIRE_NPZ_LOCAL_MAX], desc[WIRE_NPZ_DESC_MAX];
+                size_t at = (size_t)wire_npz_offset(zl, k), dl = strlen(data[k]);
+                size_t ll = wire_npz_local_header(zl, k, lh);
+                memcpy(buf + at, lh, ll);
+                memcpy(buf + at + ll, data[k], dl);
+                /* CRC-32 of "123456789": 0xCBF43926 (the check value); of the other: zlib.crc32 */
+                uint32_t crc = k == 0 ? 0xCBF43926u : 0xFFAB723Au;
+                size_t dsl = wire_npz_descriptor(zl, k, crc, desc);
+                memcpy(buf + at + ll + dl, desc, dsl);
+            }
+            uint64_t dir_at;
+            size_t dir_len;
+            unsigned char *dir = wire_npz_directory(zl, &dir_at, &dir_len);
+            ck_assert_ptr_nonnull(dir);
+            memcpy(buf + dir_at, dir, dir_len);
+            ck_assert_uint_eq(dir_at + dir_len, want_len);
+            ck_assert_msg(memcmp(buf, want, want_len) == 0, "force %d, %zu members", force, n);
+            if (!force && n == 1) {
+                ck_assert_uint_eq(want_len, sizeof EXPECT);
+                ck_assert(memcmp(buf, EXPECT, sizeof EXPECT) == 0);
+            }
+            free(dir);
+            free(want);
+            wire_npz_free(zl);
+        }
+    }
+}
+END_TEST
+
+/* An archive with a laid-out member is not a stream: refused, never read past its end. */
+START_TEST(npz_laid_not_streamed)
+{
+    wire_err e;
+    wire_err_init(&e);
+    wire_npz *z = wire_npz_new(0);
+    ck_assert_ptr_nonnull(z);
+    ck_assert_int_eq(wire_npz_add_laid(z, "a", 9, &e), 0);
+    ck_assert_ptr_null(wire_npz_stream(z, &e)); /* z freed */
+    ck_assert_int_eq(e.status, WIRE_EINTERNAL);
+}
+END_TEST
+
 Suite *npz_suite(void);
 Suite *npz_suite(void)
 {
@@ -337,6 +407,8 @@ Suite *npz_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, npz_byte_exact);
     tcase_add_test(tc, npz_zip64_forced);
+    tcase_add_test(tc, npz_laid_equals_stream);
+    tcase_add_test(tc, npz_laid_not_streamed);
     tcase_add_test(tc, npz_numpy_loads);
     tcase_add_test(tc, array_choice_refused);
     suite_add_tcase(s, tc);
