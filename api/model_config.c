@@ -158,6 +158,9 @@ static const api_model_default DEFAULTS[] = {
      "MiniMaxM2Config (models/minimax_m2/configuration_minimax_m2.py: rotary_dim, else "
      "head_dim // 2)"},
     {"codegen", "rotary_dim", 64.0, "CodeGenConfig (models/codegen/configuration_codegen.py)"},
+    /* NemotronHAttention uses config.head_dim; the published files say attention_head_dim */
+    {"nemotron_h", "head_dim", 128.0,
+     "NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py)"},
 };
 
 const api_model_default *api_model_default_find(const char *model_type, const char *key)

@@ -246,8 +246,22 @@ static int plan_granite(api_problem *pb, const api_model_text *t, api_hy_plan *p
     static const char *const NAMES[] = {"mamba", "attention", NULL};
     static const char *const MIX[] = {"mamba", "attention"};
     int rope_of[] = {0, rope};
-    int64_t n =
-        read_types(pb, t, "layer_types", NAMES, MIX, rope_of, NOPE_GRANITE, p->layer, p->n_layers);
+    /* attribute_map {"layers_block_type": "layer_types"}: either spelling places the layers; both
+     * with different lists is a 422 (which one HF keeps depends on the order it sets them) */
+    const char *key = "layer_types";
+    const json_t *lt = api_member(t->obj, "layer_types"),
+                 *lb = api_member(t->obj, "layers_block_type");
+    if (lb != NULL && lt != NULL && !json_equal(lt, lb)) {
+        char fp[API_MC_PTR + 48];
+        api_ptr(fp, sizeof fp, t->ptr, "layers_block_type");
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "differs from layer_types, of which GraniteMoeHybridConfig makes it an "
+                          "alias (attribute_map): send one list");
+        return -1;
+    }
+    if (lt == NULL && lb != NULL)
+        key = "layers_block_type";
+    int64_t n = read_types(pb, t, key, NAMES, MIX, rope_of, NOPE_GRANITE, p->layer, p->n_layers);
     if (n < 0)
         return -1;
     if (n == 0) { /* GraniteMoeHybridConfig.layers_block_type: all mamba */
@@ -257,8 +271,10 @@ static int plan_granite(api_problem *pb, const api_model_text *t, api_hy_plan *p
                  "default of GraniteMoeHybridConfig (layers_block_type: every layer mamba)");
     } else {
         snprintf(p->layers_src, sizeof p->layers_src,
-                 "%s.layer_types, %s.position_embedding_type (modeling_granitemoehybrid.py)",
-                 t->src, t->src);
+                 "%s.%s%s, %s.position_embedding_type (modeling_granitemoehybrid.py)", t->src, key,
+                 strcmp(key, "layer_types") ? " (GraniteMoeHybridConfig: alias of layer_types)"
+                                            : "",
+                 t->src);
     }
     return 0;
 }
@@ -415,15 +431,20 @@ static int plan_kimi(api_problem *pb, const api_model_text *t, api_hy_plan *p)
                  "%s.linear_attn_config.full_attn_layers / kda_layers (1-based)", t->src);
         return 0;
     }
+    /* today's KimiLinearConfig: (i + 1) % 4 == 0, the 1-based 4, 8, ... of the published
+     * full_attn_layers; its first release had "i and i % 4 == 0" (the source names both) */
     for (int64_t l = 0; l < p->n_layers; l++) {
-        if (l > 0 && l % 4 == 0)
+        if ((l + 1) % 4 == 0)
             set(&p->layer[l], "attention", 0, NOPE_KIMI);
         else
             set(&p->layer[l], "linear_attention", 0,
                 "a Kimi delta-attention (linear) block: it takes no positions");
     }
     snprintf(p->layers_src, sizeof p->layers_src,
-             "default of KimiLinearConfig (full attention where layer > 0 and layer %% 4 == 0)");
+             "default of KimiLinearConfig (full attention where (i + 1) %% 4 == 0, as "
+             "configuration_kimi_linear.py has it today and the published checkpoints' "
+             "full_attn_layers 4, 8, ... (1-based) place it; the first transformers release with "
+             "Kimi Linear had i and i %% 4 == 0, one layer later: send layer_types for it)");
     return 0;
 }
 

@@ -392,3 +392,19 @@ int api_model_attn_scale(api_problem *pb, const api_model_text *t, int64_t head_
     }
     return 0;
 }
+
+void api_model_head_dim_warn(const api_model_text *t, int64_t head_dim, api_rc_warnings *w)
+{
+    if (w == NULL || strcmp(t->model_type, "nemotron_h") != 0 ||
+        api_member(t->obj, "head_dim") != NULL)
+        return;
+    const json_t *a = api_member(t->obj, "attention_head_dim");
+    if (json_is_integer(a) && json_integer_value(a) != head_dim)
+        api_rc_warn(w,
+                    "%s.attention_head_dim %lld: NemotronHConfig (transformers v5) has no such "
+                    "field and its NemotronHAttention uses head_dim, %lld by default, as answered "
+                    "here; code that reads attention_head_dim (the checkpoints' remote code) "
+                    "scales by %lld^-0.5: add head_dim to the config for that",
+                    t->src[0] ? t->src : "config", (long long)json_integer_value(a),
+                    (long long)head_dim, (long long)json_integer_value(a));
+}

@@ -1,0 +1,125 @@
+/*
+ * tests/api/check_model_hybrid_hf.c -- hybrid model types where posenc's first answer differed
+ * from Hugging Face's configuration_<type>.py / modeling_<type>.py (found by breaking issue 15's
+ * work): Nemotron-H's head_dim, GraniteMoeHybrid's layers_block_type alias, Kimi Linear's
+ * default layer placement. Each assertion names the HF rule it checks.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "tests/lib/api_util.h"
+
+/* The kind object of layer l of a /model/method answer j. */
+static const json_t *kind_of(const json_t *j, size_t l)
+{
+    size_t k = (size_t)json_integer_value(json_array_get(json_object_get(j, "layers"), l));
+    return json_array_get(json_object_get(j, "kinds"), k);
+}
+
+static const char *kind_str(const json_t *kind, const char *key)
+{
+    const char *s = json_string_value(json_object_get(kind, key));
+    return s ? s : "";
+}
+
+static double kind_scale(const json_t *kind)
+{
+    return au_number(json_object_get(json_object_get(kind, "parameters"), "scale"));
+}
+
+/* NemotronHConfig (configuration_nemotron_h.py) has head_dim = 128 by default and
+ * NemotronHAttention uses config.head_dim: it never divides hidden_size by the heads. The
+ * published Nemotron-H-4B-Base-8K file has hidden_size 3072, 32 heads and (remote code's)
+ * attention_head_dim 128, no head_dim: HF's scale is 128^-0.5, not (3072 / 32)^-0.5 = 96^-0.5.
+ * Pattern "M*": layer 1 is the attention layer. */
+START_TEST(test_nemotron_h_head_dim)
+{
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'nemotron_h', 'hidden_size': 3072, 'num_attention_heads': "
+                      "32, 'attention_head_dim': 128, 'num_hidden_layers': 2, "
+                      "'hybrid_override_pattern': 'M*'}");
+    const json_t *att = kind_of(j, 1);
+    ck_assert_str_eq(kind_str(att, "mixer"), "attention");
+    double sc = kind_scale(att);
+    ck_assert_msg(fabs(sc - 1.0 / sqrt(128.0)) < 1e-16, "scale %.17g, want 128^-0.5", sc);
+    json_decref(j);
+    /* an attention_head_dim that NemotronHConfig would not read: HF's 128 is answered and the
+     * warning names the key and the other reading */
+    j = au_ok(api_model_method,
+              "{'model_type': 'nemotron_h', 'hidden_size': 3072, "
+              "'num_attention_heads': 32, 'attention_head_dim': 64, 'num_hidden_layers': 2, "
+              "'hybrid_override_pattern': 'M*'}");
+    sc = kind_scale(kind_of(j, 1));
+    ck_assert_msg(fabs(sc - 1.0 / sqrt(128.0)) < 1e-16, "scale %.17g, want 128^-0.5", sc);
+    ck_assert_int_ge(au_warned(j, "attention_head_dim"), 1);
+    json_decref(j);
+    /* head_dim given: it wins (80, not hidden_size / heads = 4480 / 40 = 112) */
+    j = au_ok(api_model_method,
+              "{'model_type': 'nemotron_h', 'hidden_size': 4480, "
+              "'num_attention_heads': 40, 'head_dim': 80, 'num_hidden_layers': 2, "
+              "'hybrid_override_pattern': 'M*'}");
+    sc = kind_scale(kind_of(j, 1));
+    ck_assert_msg(fabs(sc - 1.0 / sqrt(80.0)) < 1e-16, "scale %.17g, want 80^-0.5", sc);
+    json_decref(j);
+}
+END_TEST
+
+/* GraniteMoeHybridConfig.attribute_map {"layers_block_type": "layer_types"}: a file that names
+ * the list layers_block_type places the same layers as layer_types. Layers 1 and 3 are
+ * attention, with RoPE for position_embedding_type "rope" (GraniteMoeHybridModel builds the
+ * rotary embedding then). Before: every layer "mamba" and /rope a 422. */
+START_TEST(test_granite_layers_block_type)
+{
+    static const char *const CFG =
+        "{'model_type': 'granitemoehybrid', 'hidden_size': 64, 'num_attention_heads': 4, "
+        "'num_hidden_layers': 4, 'position_embedding_type': 'rope', 'rope_theta': 10000, "
+        "'layers_block_type': ['mamba', 'attention', 'mamba', 'attention']}";
+    json_t *j = au_ok(api_model_method, CFG);
+    for (size_t l = 0; l < 4; l++)
+        ck_assert_str_eq(kind_str(kind_of(j, l), "method"), l % 2 ? "rope" : "none");
+    ck_assert_str_eq(kind_str(kind_of(j, 0), "mixer"), "mamba");
+    json_decref(j);
+    /* both spellings at once with different lists: which one HF keeps depends on the order of
+     * the keys, a 422 names the second */
+    au_expect_422(api_model_method,
+                  "{'model_type': 'granitemoehybrid', 'num_hidden_layers': 2, "
+                  "'layer_types': ['mamba', 'attention'], "
+                  "'layers_block_type': ['attention', 'mamba']}",
+                  "/layers_block_type", NULL);
+}
+END_TEST
+
+/* KimiLinearConfig.__post_init__ without layer_types or linear_attn_config: today's
+ * configuration_kimi_linear.py places full attention where (i + 1) % 4 == 0 (0-based 3, 7: the
+ * 1-based 4, 8 of the published Kimi-Linear-48B full_attn_layers); the first release's rule was
+ * "i and i % 4 == 0" (4, 8). posenc follows today's and its source says so. 8 layers. */
+START_TEST(test_kimi_default_layers)
+{
+    json_t *j = au_ok(api_model_method, "{'model_type': 'kimi_linear', 'num_hidden_layers': 8, "
+                                        "'hidden_size': 2304, 'num_attention_heads': 32}");
+    for (size_t l = 0; l < 8; l++)
+        ck_assert_msg(strcmp(kind_str(kind_of(j, l), "mixer"),
+                             l == 3 || l == 7 ? "attention" : "linear_attention") == 0,
+                      "layer %zu: %s", l, kind_str(kind_of(j, l), "mixer"));
+    const char *src =
+        json_string_value(json_object_get(json_object_get(kind_of(j, 3), "sources"), "layers"));
+    ck_assert_ptr_nonnull(src);
+    ck_assert_msg(strstr(src, "i % 4 == 0") != NULL, "source names the earlier rule: %s", src);
+    json_decref(j);
+}
+END_TEST
+
+Suite *model_hybrid_hf_suite(void)
+{
+    Suite *s = suite_create("model_hybrid_hf");
+    TCase *tc = tcase_create("hybrid_hf");
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
+    tcase_add_test(tc, test_nemotron_h_head_dim);
+    tcase_add_test(tc, test_granite_layers_block_type);
+    tcase_add_test(tc, test_kimi_default_layers);
+    suite_add_tcase(s, tc);
+    return s;
+}
