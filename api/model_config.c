@@ -158,6 +158,14 @@ static const api_model_default DEFAULTS[] = {
      "MiniMaxM2Config (models/minimax_m2/configuration_minimax_m2.py: rotary_dim, else "
      "head_dim // 2)"},
     {"codegen", "rotary_dim", 64.0, "CodeGenConfig (models/codegen/configuration_codegen.py)"},
+    /* LongcatFlashConfig: default_theta 1e7; hidden_size and q_lora_rank set LongcatFlashMLA's
+     * q multiplier sqrt(hidden_size / q_lora_rank) (api/model_scale.c) */
+    {"longcat_flash", "rope_theta", 10000000.0,
+     "LongcatFlashConfig (models/longcat_flash/configuration_longcat_flash.py: default_theta)"},
+    {"longcat_flash", "hidden_size", 6144.0,
+     "LongcatFlashConfig (models/longcat_flash/configuration_longcat_flash.py)"},
+    {"longcat_flash", "q_lora_rank", 1536.0,
+     "LongcatFlashConfig (models/longcat_flash/configuration_longcat_flash.py)"},
     /* NemotronHAttention uses config.head_dim; the published files say attention_head_dim */
     {"nemotron_h", "head_dim", 128.0,
      "NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py)"},

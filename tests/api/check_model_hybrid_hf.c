@@ -112,6 +112,35 @@ START_TEST(test_kimi_default_layers)
 }
 END_TEST
 
+/* LongcatFlashConfig (configuration_longcat_flash.py): default_theta 1e7, hidden_size 6144,
+ * q_lora_rank 1536 when the file omits them; LongcatFlashMLA multiplies q by sqrt(hidden_size /
+ * q_lora_rank) whatever the file's mla_scale_q_lora says (Meituan's remote code and vLLM only
+ * when it is true): posenc answers transformers and names the other reading in a warning.
+ * Scale 2 / sqrt(128 + 64) as in check_model_hybrid.c. Before: base 10000, a 422 at
+ * /hidden_size, no warning. */
+START_TEST(test_longcat_class_defaults)
+{
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'longcat_flash', 'num_layers': 2, 'num_attention_heads': 64, "
+                      "'kv_lora_rank': 512, 'qk_nope_head_dim': 128, 'qk_rope_head_dim': 64, "
+                      "'mla_scale_q_lora': false}");
+    const json_t *p = json_object_get(kind_of(j, 0), "parameters");
+    ck_assert_str_eq(kind_str(kind_of(j, 0), "method"), "rope");
+    ck_assert_msg(au_number(json_object_get(p, "base")) == 1e7, "base %.17g",
+                  au_number(json_object_get(p, "base")));
+    double sc = au_number(json_object_get(p, "scale"));
+    ck_assert_msg(fabs(sc - 2.0 / sqrt(192.0)) < 1e-15, "scale %.17g", sc);
+    ck_assert_int_ge(au_warned(j, "mla_scale_q_lora"), 1);
+    json_decref(j);
+    /* the flag true (the published files): no warning about it */
+    j = au_ok(api_model_method,
+              "{'model_type': 'longcat_flash', 'num_layers': 2, 'hidden_size': 6144, "
+              "'q_lora_rank': 1536, 'num_attention_heads': 64, 'mla_scale_q_lora': true}");
+    ck_assert_int_eq(au_warned(j, "mla_scale_q_lora"), 0);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_hybrid_hf_suite(void)
 {
     Suite *s = suite_create("model_hybrid_hf");
@@ -120,6 +149,7 @@ Suite *model_hybrid_hf_suite(void)
     tcase_add_test(tc, test_nemotron_h_head_dim);
     tcase_add_test(tc, test_granite_layers_block_type);
     tcase_add_test(tc, test_kimi_default_layers);
+    tcase_add_test(tc, test_longcat_class_defaults);
     suite_add_tcase(s, tc);
     return s;
 }
