@@ -141,6 +141,33 @@ START_TEST(test_longcat_class_defaults)
 }
 END_TEST
 
+/* The layer count where the file gives no num_hidden_layers: NemotronHConfig derives it from the
+ * pattern / list (num_hidden_layers is deprecated there); xLSTMConfig reads num_blocks (the
+ * published NX-AI/xLSTM-7b file has no num_hidden_layers); JambaConfig's default is 32 layers
+ * (attention at 4, 12, 20, 28), said in a warning. Before: each a 422 at /num_hidden_layers. */
+START_TEST(test_layer_count_defaults)
+{
+    json_t *j = au_ok(api_model_method, "{'model_type': 'nemotron_h', 'hidden_size': 64, "
+                                        "'num_attention_heads': 4, "
+                                        "'hybrid_override_pattern': 'M*M'}");
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "num_layers")), 3);
+    ck_assert_str_eq(kind_str(kind_of(j, 1), "mixer"), "attention");
+    json_decref(j);
+    j = au_ok(api_model_method, "{'model_type': 'xlstm', 'num_blocks': 48, 'embedding_dim': 4096, "
+                                "'num_heads': 8}");
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "num_layers")), 48);
+    ck_assert_str_eq(kind_str(kind_of(j, 47), "mixer"), "xlstm");
+    json_decref(j);
+    j = au_ok(api_model_method, "{'model_type': 'jamba', 'hidden_size': 4096, "
+                                "'num_attention_heads': 32}");
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "num_layers")), 32);
+    for (size_t l = 0; l < 32; l++)
+        ck_assert_str_eq(kind_str(kind_of(j, l), "mixer"), l % 8 == 4 ? "attention" : "mamba");
+    ck_assert_int_ge(au_warned(j, "num_hidden_layers"), 1);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_hybrid_hf_suite(void)
 {
     Suite *s = suite_create("model_hybrid_hf");
@@ -150,6 +177,7 @@ Suite *model_hybrid_hf_suite(void)
     tcase_add_test(tc, test_granite_layers_block_type);
     tcase_add_test(tc, test_kimi_default_layers);
     tcase_add_test(tc, test_longcat_class_defaults);
+    tcase_add_test(tc, test_layer_count_defaults);
     suite_add_tcase(s, tc);
     return s;
 }
