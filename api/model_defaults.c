@@ -99,6 +99,8 @@ static const api_model_default DEFAULTS[] = {
      "KimiLinearConfig (models/kimi_linear/configuration_kimi_linear.py)"},
     {"zamba2", "num_hidden_layers", 54.0, "Zamba2Config (models/zamba2/configuration_zamba2.py)"},
     {"xlstm", "num_hidden_layers", 32.0, "xLSTMConfig (models/xlstm/configuration_xlstm.py)"},
+    {"minimax", "rope_theta", 1000000.0,
+     "MiniMaxConfig (models/minimax/configuration_minimax.py: default_theta)"},
     {"minimax_m2", "num_hidden_layers", 62.0,
      "MiniMaxM2Config (models/minimax_m2/configuration_minimax_m2.py)"},
     /* NemotronHAttention uses config.head_dim; the published files say attention_head_dim */

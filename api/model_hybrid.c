@@ -544,6 +544,14 @@ int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t, api_rc_
     int m2 = strcmp(t->model_type, "minimax_m2") == 0, m1 = strcmp(t->model_type, "minimax") == 0;
     if (!m2 && !m1)
         return 0;
+    if (m1 && w != NULL && api_member(t->obj, "layer_types") == NULL &&
+        api_member(t->obj, "attn_type_list") != NULL)
+        api_rc_warn(w,
+                    "%s.attn_type_list: MiniMax's own code places its lightning (0) and softmax "
+                    "(1) layers by it, as answered here; Hugging Face's MiniMaxConfig does not "
+                    "read it and alternates them (full attention at layers 0, 2, 4, ...; "
+                    "configuration_minimax.py): add layer_types for Hugging Face's layers",
+                    t->src[0] ? t->src : "config");
     /* partial_rotary_factor: top-level, else in the scaling object */
     const char *sk = api_member(t->obj, "rope_scaling") ? "rope_scaling" : "rope_parameters";
     const json_t *sc = api_member(t->obj, sk), *pf = api_member(t->obj, "partial_rotary_factor");

@@ -274,9 +274,11 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
     if (qwen3_next)
         api_get_int(pb, cfg, ptr, "full_attention_interval", 1, API_ML_MAX_LAYERS, &full_every);
     /* MiniMax-Text-01: attn_type_list, 0 = lightning (linear) attention without positions, 1 =
-     * softmax attention with RoPE (MiniMaxConfig builds layer_types from it) */
-    const json_t *atl =
-        strcmp(mt, "minimax") == 0 && lt == NULL ? member(cfg, "attn_type_list") : NULL;
+     * softmax attention with RoPE, as MiniMax's remote code reads it (transformers' MiniMaxConfig
+     * ignores it: api_model_rotary_conflicts warns); without either list, MiniMaxConfig's
+     * layer_types default: full attention where (i + 1) % 2, linear the others */
+    int minimax = strcmp(mt, "minimax") == 0;
+    const json_t *atl = minimax && lt == NULL ? member(cfg, "attn_type_list") : NULL;
     check_attn_type_list(pb, cfg, ptr, mt, n);
     /* Mllama: the cross-attention layers attend to the image without rotary embedding */
     const json_t *xattn =
@@ -312,6 +314,8 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         else if (atl != NULL)
             type = json_integer_value(json_array_get(atl, (size_t)l)) == 1 ? "full_attention"
                                                                            : "linear_attention";
+        else if (minimax)
+            type = (l + 1) % 2 ? "full_attention" : "linear_attention";
         int sliding = strcmp(type, "sliding_attention") == 0;
 
         int use_rope = 1;

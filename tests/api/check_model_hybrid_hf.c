@@ -168,6 +168,33 @@ START_TEST(test_layer_count_defaults)
 }
 END_TEST
 
+/* MiniMaxConfig (configuration_minimax.py): default_theta 1e6; without layer_types, layer_types =
+ * full_attention where (i + 1) % 2 (layers 0, 2), linear_attention the others; it never reads
+ * attn_type_list (MiniMax's remote code does: posenc keeps that reading of the published
+ * MiniMax-Text-01 file and names HF's in a warning). Before: every layer RoPE at base 10000, and
+ * attn_type_list followed silently. */
+START_TEST(test_minimax_layers)
+{
+    json_t *j = au_ok(api_model_method, "{'model_type': 'minimax', 'num_hidden_layers': 4, "
+                                        "'hidden_size': 512, 'num_attention_heads': 8, "
+                                        "'head_dim': 64}");
+    for (size_t l = 0; l < 4; l++)
+        ck_assert_str_eq(kind_str(kind_of(j, l), "method"), l % 2 ? "none" : "rope");
+    ck_assert_str_eq(kind_str(kind_of(j, 1), "mixer"), "linear_attention");
+    const json_t *p = json_object_get(kind_of(j, 0), "parameters");
+    ck_assert_msg(au_number(json_object_get(p, "base")) == 1e6, "base %.17g",
+                  au_number(json_object_get(p, "base")));
+    json_decref(j);
+    j = au_ok(api_model_method, "{'model_type': 'minimax', 'num_hidden_layers': 4, "
+                                "'hidden_size': 512, 'num_attention_heads': 8, 'head_dim': 64, "
+                                "'attn_type_list': [0, 1, 0, 1]}");
+    for (size_t l = 0; l < 4; l++)
+        ck_assert_str_eq(kind_str(kind_of(j, l), "method"), l % 2 ? "rope" : "none");
+    ck_assert_int_ge(au_warned(j, "attn_type_list"), 1);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_hybrid_hf_suite(void)
 {
     Suite *s = suite_create("model_hybrid_hf");
@@ -178,6 +205,7 @@ Suite *model_hybrid_hf_suite(void)
     tcase_add_test(tc, test_kimi_default_layers);
     tcase_add_test(tc, test_longcat_class_defaults);
     tcase_add_test(tc, test_layer_count_defaults);
+    tcase_add_test(tc, test_minimax_layers);
     suite_add_tcase(s, tc);
     return s;
 }
