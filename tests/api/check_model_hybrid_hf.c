@@ -195,6 +195,22 @@ START_TEST(test_minimax_layers)
 }
 END_TEST
 
+/* 422 texts: Nemotron-H's list sets the layer count, so its error says so rather than "(0
+ * layers)"; GraniteMoeHybrid's empty layer_types is the class default (every layer Mamba:
+ * layers_block_type returns layer_types only when it is non-empty), not a 422. */
+START_TEST(test_hybrid_list_messages)
+{
+    au_expect_422_msg(api_model_method, "{'model_type': 'nemotron_h', 'layers_block_type': []}",
+                      "/layers_block_type", "the layer count is its length");
+    au_expect_422_msg(api_model_method, "{'model_type': 'nemotron_h', 'layer_types': 'M*'}",
+                      "/layer_types", "the layer count is its length");
+    json_t *j = au_ok(api_model_method, "{'model_type': 'granitemoehybrid', "
+                                        "'num_hidden_layers': 2, 'layer_types': []}");
+    ck_assert_str_eq(kind_str(kind_of(j, 1), "mixer"), "mamba");
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_hybrid_hf_suite(void)
 {
     Suite *s = suite_create("model_hybrid_hf");
@@ -206,6 +222,7 @@ Suite *model_hybrid_hf_suite(void)
     tcase_add_test(tc, test_longcat_class_defaults);
     tcase_add_test(tc, test_layer_count_defaults);
     tcase_add_test(tc, test_minimax_layers);
+    tcase_add_test(tc, test_hybrid_list_messages);
     suite_add_tcase(s, tc);
     return s;
 }
