@@ -93,3 +93,28 @@ int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t, api_rc_
                     (double)(int64_t)(hd * f));
     return 0;
 }
+
+int64_t api_model_nope_head_dim(const api_model_text *t)
+{
+    const json_t *h = api_member(t->obj, "head_dim");
+    int64_t hd = 0;
+    if (strcmp(t->model_type, "kimi_linear") == 0) { /* MLA: q rows are qk_nope + qk_rope */
+        const json_t *n = api_member(t->obj, "qk_nope_head_dim"),
+                     *r = api_member(t->obj, "qk_rope_head_dim");
+        return (json_is_integer(n) ? (int64_t)json_integer_value(n) : 128) +
+               (json_is_integer(r) ? (int64_t)json_integer_value(r) : 64);
+    }
+    if (api_model_head_dim_rule(t->obj, t->model_type, &hd)) /* Zamba2 */
+        return hd;
+    if (json_is_integer(h) && json_integer_value(h) > 0)
+        return (int64_t)json_integer_value(h);
+    const api_model_default *d = api_model_text_default(t, "head_dim");
+    if (d != NULL)
+        return (int64_t)d->value;
+    const json_t *dm = api_member(t->obj, "hidden_size"),
+                 *nh = api_member(t->obj, "num_attention_heads");
+    if (json_is_integer(dm) && json_is_integer(nh) && json_integer_value(nh) > 0 &&
+        json_integer_value(dm) > 0 && json_integer_value(dm) % json_integer_value(nh) == 0)
+        return (int64_t)(json_integer_value(dm) / json_integer_value(nh));
+    return 0;
+}

@@ -211,6 +211,32 @@ START_TEST(test_hybrid_list_messages)
 }
 END_TEST
 
+/* POST /attention on a no-RoPE attention layer scores q and k as sent with the model's scale,
+ * which is the model's only for rows of the model's head_dim: Jamba's hidden_size / heads = 128
+ * (JambaAttention), Nemotron-H's NemotronHConfig head_dim 128. Rows of 4 numbers are a 422 at
+ * /q/0 as on a RoPE layer (before: a 200 scaled by 4^-0.5 = 0.5 under the model's name). */
+START_TEST(test_attention_nope_head_dim)
+{
+    au_expect_422(api_attention,
+                  "{'q': [[1, 2, 0, 0]], 'k': [[1, 0, 0, 0]], 'method': 'rope', 'rope': {'config': "
+                  "{'model_type': 'jamba', 'num_hidden_layers': 8, 'hidden_size': 4096, "
+                  "'num_attention_heads': 32}, 'layer': 4}}",
+                  "/q/0", NULL);
+    au_expect_422(api_attention,
+                  "{'q': [[1, 2, 0, 0]], 'k': [[1, 0, 0, 0]], 'method': 'rope', 'rope': {'config': "
+                  "{'model_type': 'nemotron_h', 'hidden_size': 3072, 'num_attention_heads': 32, "
+                  "'hybrid_override_pattern': 'M*'}, 'layer': 1}}",
+                  "/q/0", NULL);
+    /* the model's head: accepted (16 / 4 = 4) */
+    json_t *j = au_ok(api_attention,
+                      "{'q': [[1, 2, 0, 0]], 'k': [[1, 0, 0, 0]], 'method': 'rope', 'rope': "
+                      "{'config': {'model_type': 'jamba', 'num_hidden_layers': 8, 'hidden_size': "
+                      "16, 'num_attention_heads': 4}, 'layer': 4}}");
+    ck_assert(au_num(j, "scores", 0, 0, -1) == 0.5);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_hybrid_hf_suite(void)
 {
     Suite *s = suite_create("model_hybrid_hf");
@@ -223,6 +249,7 @@ Suite *model_hybrid_hf_suite(void)
     tcase_add_test(tc, test_layer_count_defaults);
     tcase_add_test(tc, test_minimax_layers);
     tcase_add_test(tc, test_hybrid_list_messages);
+    tcase_add_test(tc, test_attention_nope_head_dim);
     suite_add_tcase(s, tc);
     return s;
 }
