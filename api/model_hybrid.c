@@ -249,9 +249,12 @@ static int plan_granite(api_problem *pb, const api_model_text *t, api_hy_plan *p
         }
         rope = strcmp(s, "rope") == 0;
     }
-    static const char *const NAMES[] = {"mamba", "attention", NULL};
-    static const char *const MIX[] = {"mamba", "attention"};
-    int rope_of[] = {0, rope};
+    /* v5's names too (remap_legacy_layer_types: mamba -> linear_attention, attention ->
+     * full_attention), as a config saved by transformers 5 carries them */
+    static const char *const NAMES[] = {"mamba", "linear_attention", "attention", "full_attention",
+                                        NULL};
+    static const char *const MIX[] = {"mamba", "mamba", "attention", "attention"};
+    int rope_of[] = {0, 0, rope, rope};
     /* attribute_map {"layers_block_type": "layer_types"}: either spelling places the layers; both
      * with different lists is a 422 (which one HF keeps depends on the order it sets them) */
     const char *key = "layer_types";
@@ -268,9 +271,17 @@ static int plan_granite(api_problem *pb, const api_model_text *t, api_hy_plan *p
     if (lt == NULL && lb != NULL)
         key = "layers_block_type";
     const json_t *lk = api_member(t->obj, key);
-    int64_t n = 0; /* an empty list: layers_block_type falls back to every layer Mamba */
-    if (!(json_is_array(lk) && json_array_size(lk) == 0))
-        n = read_types(pb, t, key, NAMES, MIX, rope_of, NOPE_GRANITE, p->layer, p->n_layers);
+    if (json_is_array(lk) && json_array_size(lk) == 0) {
+        char fp[API_MC_PTR + 48];
+        api_ptr(fp, sizeof fp, t->ptr, key);
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "is empty: transformers 4.x's GraniteMoeHybridConfig read that as every "
+                          "layer Mamba, v5's keeps it empty (no layer type for the model to "
+                          "index); send one type per layer, or leave the key out for every layer "
+                          "Mamba");
+        return -1;
+    }
+    int64_t n = read_types(pb, t, key, NAMES, MIX, rope_of, NOPE_GRANITE, p->layer, p->n_layers);
     if (n < 0)
         return -1;
     if (n == 0) { /* GraniteMoeHybridConfig.layers_block_type: all mamba */
@@ -305,9 +316,10 @@ static int plan_zamba2(api_problem *pb, const api_model_text *t, api_hy_plan *p)
                           "\"alpha\": 8} and head_dim 2 hidden_size / num_attention_heads");
         return -1;
     }
-    static const char *const NAMES[] = {"mamba", "hybrid", NULL};
-    static const char *const MIX[] = {"mamba", "attention"};
-    int rope_of[] = {0, mem_rope};
+    /* v5's Zamba2Config says linear_attention for mamba (remap_legacy_layer_types) */
+    static const char *const NAMES[] = {"mamba", "linear_attention", "hybrid", NULL};
+    static const char *const MIX[] = {"mamba", "mamba", "attention"};
+    int rope_of[] = {0, 0, mem_rope};
     int64_t n = read_types(pb, t, "layers_block_type", NAMES, MIX, rope_of, NOPE_ZAMBA, p->layer,
                            p->n_layers);
     if (n < 0)

@@ -204,9 +204,34 @@ START_TEST(test_hybrid_list_messages)
                       "/layers_block_type", "the layer count is its length");
     au_expect_422_msg(api_model_method, "{'model_type': 'nemotron_h', 'layer_types': 'M*'}",
                       "/layer_types", "the layer count is its length");
-    json_t *j = au_ok(api_model_method, "{'model_type': 'granitemoehybrid', "
-                                        "'num_hidden_layers': 2, 'layer_types': []}");
-    ck_assert_str_eq(kind_str(kind_of(j, 1), "mixer"), "mamba");
+    /* transformers 4.x read it as every layer Mamba, the strict v5 class keeps it empty (no type
+     * for the model to index): a 422 that names both */
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'granitemoehybrid', 'num_hidden_layers': 2, "
+                      "'layer_types': []}",
+                      "/layer_types", "empty");
+}
+END_TEST
+
+/* transformers v5 renames legacy layer types when it loads or saves a config
+ * (configuration_utils.py remap_legacy_layer_types: mamba -> linear_attention, attention ->
+ * full_attention; Zamba2Config's own default list says linear_attention): a file saved by v5
+ * places the same layers. Before: a 422 at /layers_block_type/0 and /layer_types/0. */
+START_TEST(test_v5_layer_type_names)
+{
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'zamba2', 'num_hidden_layers': 3, 'hidden_size': 64, "
+                      "'num_attention_heads': 4, 'use_mem_rope': true, 'rope_theta': 10000, "
+                      "'layers_block_type': ['linear_attention', 'hybrid', 'linear_attention']}");
+    ck_assert_str_eq(kind_str(kind_of(j, 0), "mixer"), "mamba");
+    ck_assert_str_eq(kind_str(kind_of(j, 1), "method"), "rope");
+    json_decref(j);
+    j = au_ok(api_model_method,
+              "{'model_type': 'granitemoehybrid', 'num_hidden_layers': 2, 'hidden_size': 64, "
+              "'num_attention_heads': 4, 'position_embedding_type': 'rope', 'rope_theta': 10000, "
+              "'layer_types': ['linear_attention', 'full_attention']}");
+    ck_assert_str_eq(kind_str(kind_of(j, 0), "mixer"), "mamba");
+    ck_assert_str_eq(kind_str(kind_of(j, 1), "method"), "rope");
     json_decref(j);
 }
 END_TEST
@@ -250,6 +275,7 @@ Suite *model_hybrid_hf_suite(void)
     tcase_add_test(tc, test_minimax_layers);
     tcase_add_test(tc, test_hybrid_list_messages);
     tcase_add_test(tc, test_attention_nope_head_dim);
+    tcase_add_test(tc, test_v5_layer_type_names);
     suite_add_tcase(s, tc);
     return s;
 }

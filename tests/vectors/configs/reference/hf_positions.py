@@ -376,7 +376,9 @@ def hybrid_layers(tc, mt, n):
         rope = tc.get("position_embedding_type") == "rope"
         # attribute_map {"layers_block_type": "layer_types"}
         lst = tc.get("layer_types") or tc.get("layers_block_type") or ["mamba"] * n
-        return [("attention", rope) if t == "attention" else ("mamba", False) for t in lst]
+        # transformers v5 remap_legacy_layer_types: attention -> full_attention
+        return [("attention", rope) if t in ("attention", "full_attention") else ("mamba", False)
+                for t in lst]
     if mt in ("lfm2", "lfm2_moe"):
         lst = tc.get("layer_types")
         if lst is None:
