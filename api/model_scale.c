@@ -422,8 +422,8 @@ void api_model_head_dim_warn(const api_model_text *t, int64_t head_dim, api_rc_w
         api_rc_warn(w,
                     "%s.attention_head_dim %lld: NemotronHConfig (transformers v5) has no such "
                     "field and its NemotronHAttention uses head_dim, %lld by default, as answered "
-                    "here; code that reads attention_head_dim (the checkpoints' remote code) "
-                    "scales by %lld^-0.5: add head_dim to the config for that",
+                    "here; code that sizes heads by attention_head_dim would scale by "
+                    "%lld^-0.5: add head_dim to the config for that",
                     t->src[0] ? t->src : "config", (long long)json_integer_value(a),
                     (long long)head_dim, (long long)json_integer_value(a));
 }
