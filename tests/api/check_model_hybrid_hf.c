@@ -262,6 +262,23 @@ START_TEST(test_attention_nope_head_dim)
 }
 END_TEST
 
+/* Falcon-H1 with partial_rotary_factor and the default rope type: transformers 4.x's rope init
+ * rotated head_dim x factor (posenc's answer), transformers 5's
+ * FalconH1RotaryEmbedding.compute_default_rope_parameters reads no factor and rotates the whole
+ * head. The answer names both in a warning (before: silent). */
+START_TEST(test_falcon_h1_partial)
+{
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'falcon_h1', 'num_hidden_layers': 2, "
+                                "'hidden_size': 64, 'num_attention_heads': 4, 'head_dim': 16, "
+                                "'rope_theta': 10000, 'partial_rotary_factor': 0.5}, "
+                                "'seq_len': 2}");
+    ck_assert_int_eq(
+        json_integer_value(json_object_get(json_object_get(j, "resolved"), "rotary_dim")), 8);
+    ck_assert_int_ge(au_warned(j, "partial_rotary_factor"), 1);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_hybrid_hf_suite(void)
 {
     Suite *s = suite_create("model_hybrid_hf");
@@ -276,6 +293,7 @@ Suite *model_hybrid_hf_suite(void)
     tcase_add_test(tc, test_hybrid_list_messages);
     tcase_add_test(tc, test_attention_nope_head_dim);
     tcase_add_test(tc, test_v5_layer_type_names);
+    tcase_add_test(tc, test_falcon_h1_partial);
     suite_add_tcase(s, tc);
     return s;
 }
