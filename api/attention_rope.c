@@ -138,6 +138,18 @@ static int nope_temp_layer(const api_att_input *in, rope_state *s, api_problem *
                      : pe_qscale_llama4_temp(s->positions[i], s->tt.attn_scale, s->tt.floor_scale);
     s->nope = 1;
     s->layer = l;
+    /* q and k as the model has them: rows of its head (the scale is the model's for those) */
+    int64_t hd = api_model_nope_head_dim(&text);
+    if (hd > 0 && (uint64_t)hd != in->d) {
+        for (int w = 0; w < 2; w++) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, w ? "/k/0" : "/q/0",
+                              "must have %lld numbers (a head of this model's %s layer %lld: "
+                              "head_dim of %.40s), got %zu",
+                              (long long)hd, s->plain ? "attention" : "no-RoPE", (long long)l,
+                              text.model_type, in->d);
+        }
+        return -1;
+    }
     return 1;
 }
 

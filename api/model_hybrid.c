@@ -92,9 +92,15 @@ static int64_t read_types(api_problem *pb, const api_model_text *t, const char *
         return 0;
     if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > MAX_LAYERS ||
         (n_expect > 0 && (int64_t)json_array_size(v) != n_expect)) {
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "must be an array of layer type strings, one per layer (%lld layers)",
-                          (long long)n_expect);
+        if (n_expect > 0)
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "must be an array of layer type strings, one per layer (%lld "
+                              "layers)",
+                              (long long)n_expect);
+        else
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "must be a non-empty array of layer type strings, one per layer "
+                              "(the layer count is its length)");
         return -1;
     }
     for (size_t i = 0; i < json_array_size(v); i++) {
@@ -243,11 +249,39 @@ static int plan_granite(api_problem *pb, const api_model_text *t, api_hy_plan *p
         }
         rope = strcmp(s, "rope") == 0;
     }
-    static const char *const NAMES[] = {"mamba", "attention", NULL};
-    static const char *const MIX[] = {"mamba", "attention"};
-    int rope_of[] = {0, rope};
-    int64_t n =
-        read_types(pb, t, "layer_types", NAMES, MIX, rope_of, NOPE_GRANITE, p->layer, p->n_layers);
+    /* v5's names too (remap_legacy_layer_types: mamba -> linear_attention, attention ->
+     * full_attention), as a config saved by transformers 5 carries them */
+    static const char *const NAMES[] = {"mamba", "linear_attention", "attention", "full_attention",
+                                        NULL};
+    static const char *const MIX[] = {"mamba", "mamba", "attention", "attention"};
+    int rope_of[] = {0, 0, rope, rope};
+    /* attribute_map {"layers_block_type": "layer_types"}: either spelling places the layers; both
+     * with different lists is a 422 (which one HF keeps depends on the order it sets them) */
+    const char *key = "layer_types";
+    const json_t *lt = api_member(t->obj, "layer_types"),
+                 *lb = api_member(t->obj, "layers_block_type");
+    if (lb != NULL && lt != NULL && !json_equal(lt, lb)) {
+        char fp[API_MC_PTR + 48];
+        api_ptr(fp, sizeof fp, t->ptr, "layers_block_type");
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "differs from layer_types, of which GraniteMoeHybridConfig makes it an "
+                          "alias (attribute_map): send one list");
+        return -1;
+    }
+    if (lt == NULL && lb != NULL)
+        key = "layers_block_type";
+    const json_t *lk = api_member(t->obj, key);
+    if (json_is_array(lk) && json_array_size(lk) == 0) {
+        char fp[API_MC_PTR + 48];
+        api_ptr(fp, sizeof fp, t->ptr, key);
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "is empty: transformers 4.x's GraniteMoeHybridConfig read that as every "
+                          "layer Mamba, v5's keeps it empty (no layer type for the model to "
+                          "index); send one type per layer, or leave the key out for every layer "
+                          "Mamba");
+        return -1;
+    }
+    int64_t n = read_types(pb, t, key, NAMES, MIX, rope_of, NOPE_GRANITE, p->layer, p->n_layers);
     if (n < 0)
         return -1;
     if (n == 0) { /* GraniteMoeHybridConfig.layers_block_type: all mamba */
@@ -257,8 +291,10 @@ static int plan_granite(api_problem *pb, const api_model_text *t, api_hy_plan *p
                  "default of GraniteMoeHybridConfig (layers_block_type: every layer mamba)");
     } else {
         snprintf(p->layers_src, sizeof p->layers_src,
-                 "%s.layer_types, %s.position_embedding_type (modeling_granitemoehybrid.py)",
-                 t->src, t->src);
+                 "%s.%s%s, %s.position_embedding_type (modeling_granitemoehybrid.py)", t->src, key,
+                 strcmp(key, "layer_types") ? " (GraniteMoeHybridConfig: alias of layer_types)"
+                                            : "",
+                 t->src);
     }
     return 0;
 }
@@ -280,9 +316,10 @@ static int plan_zamba2(api_problem *pb, const api_model_text *t, api_hy_plan *p)
                           "\"alpha\": 8} and head_dim 2 hidden_size / num_attention_heads");
         return -1;
     }
-    static const char *const NAMES[] = {"mamba", "hybrid", NULL};
-    static const char *const MIX[] = {"mamba", "attention"};
-    int rope_of[] = {0, mem_rope};
+    /* v5's Zamba2Config says linear_attention for mamba (remap_legacy_layer_types) */
+    static const char *const NAMES[] = {"mamba", "linear_attention", "hybrid", NULL};
+    static const char *const MIX[] = {"mamba", "mamba", "attention"};
+    int rope_of[] = {0, 0, mem_rope};
     int64_t n = read_types(pb, t, "layers_block_type", NAMES, MIX, rope_of, NOPE_ZAMBA, p->layer,
                            p->n_layers);
     if (n < 0)
@@ -415,15 +452,20 @@ static int plan_kimi(api_problem *pb, const api_model_text *t, api_hy_plan *p)
                  "%s.linear_attn_config.full_attn_layers / kda_layers (1-based)", t->src);
         return 0;
     }
+    /* today's KimiLinearConfig: (i + 1) % 4 == 0, the 1-based 4, 8, ... of the published
+     * full_attn_layers; its first release had "i and i % 4 == 0" (the source names both) */
     for (int64_t l = 0; l < p->n_layers; l++) {
-        if (l > 0 && l % 4 == 0)
+        if ((l + 1) % 4 == 0)
             set(&p->layer[l], "attention", 0, NOPE_KIMI);
         else
             set(&p->layer[l], "linear_attention", 0,
                 "a Kimi delta-attention (linear) block: it takes no positions");
     }
     snprintf(p->layers_src, sizeof p->layers_src,
-             "default of KimiLinearConfig (full attention where layer > 0 and layer %% 4 == 0)");
+             "default of KimiLinearConfig (full attention where (i + 1) %% 4 == 0, as "
+             "configuration_kimi_linear.py has it today and the published checkpoints' "
+             "full_attn_layers 4, 8, ... (1-based) place it; the first transformers release with "
+             "Kimi Linear had i and i %% 4 == 0, one layer later: send layer_types for it)");
     return 0;
 }
 
@@ -485,81 +527,4 @@ int api_model_hybrid_plan(api_problem *pb, const api_model_text *t_in, int64_t n
                  "Mamba-2 mixer (modeling_falcon_h1.py)");
     }
     return rc < 0 ? -1 : 1;
-}
-
-const char *api_model_base_alias(const char *model_type)
-{
-    static const char *const LFM2[] = {"lfm2", "lfm2_moe", NULL};
-    return api_str_in_list(LFM2, model_type) ? "theta" : NULL;
-}
-
-int api_model_head_dim_rule(const json_t *cfg, const char *model_type, int64_t *hd)
-{
-    if (model_type == NULL || strcmp(model_type, "zamba2") != 0)
-        return 0;
-    const json_t *h = api_member(cfg, "hidden_size"), *n = api_member(cfg, "num_attention_heads");
-    if (!json_is_integer(h) || !json_is_integer(n) || json_integer_value(h) < 1 ||
-        json_integer_value(n) < 1)
-        return 0;
-    *hd = 2 * (int64_t)json_integer_value(h) / (int64_t)json_integer_value(n);
-    return *hd >= 1;
-}
-
-/* The head of t: head_dim, else hidden_size / num_attention_heads, else def (0: unknown). */
-static double head_of(const api_model_text *t, double def)
-{
-    const json_t *h = api_member(t->obj, "head_dim");
-    if (json_is_integer(h) && json_integer_value(h) > 0)
-        return (double)json_integer_value(h);
-    const json_t *d = api_member(t->obj, "hidden_size"),
-                 *n = api_member(t->obj, "num_attention_heads");
-    if (json_is_integer(d) && json_is_integer(n) && json_integer_value(n) > 0)
-        return (double)(json_integer_value(d) / json_integer_value(n));
-    return def;
-}
-
-int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t, api_rc_warnings *w)
-{
-    int m2 = strcmp(t->model_type, "minimax_m2") == 0, m1 = strcmp(t->model_type, "minimax") == 0;
-    if (!m2 && !m1)
-        return 0;
-    /* partial_rotary_factor: top-level, else in the scaling object */
-    const char *sk = api_member(t->obj, "rope_scaling") ? "rope_scaling" : "rope_parameters";
-    const json_t *sc = api_member(t->obj, sk), *pf = api_member(t->obj, "partial_rotary_factor");
-    char fp[API_MC_PTR + 64];
-    api_ptr(fp, sizeof fp, t->ptr, "partial_rotary_factor");
-    if (pf == NULL && json_is_object(sc) && api_member(sc, "partial_rotary_factor") != NULL) {
-        pf = api_member(sc, "partial_rotary_factor");
-        char sp[API_MC_PTR + 32];
-        api_ptr(sp, sizeof sp, t->ptr, sk);
-        api_ptr(fp, sizeof fp, sp, "partial_rotary_factor");
-    }
-    const json_t *rdj = api_member(t->obj, "rotary_dim");
-    double hd = head_of(t, m2 ? 128.0 : 0.0);
-    if (hd <= 0.0 || (pf != NULL && !json_is_number(pf)) || (rdj != NULL && !json_is_integer(rdj)))
-        return 0; /* the dims' and factors' own checks refuse these */
-    double f = pf != NULL ? json_number_value(pf) : 1.0;
-    if (m2) {
-        double rd = rdj != NULL ? (double)json_integer_value(rdj) : (double)((int64_t)hd / 2);
-        if (pf != NULL && (double)(int64_t)(hd * f) != rd) {
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "MiniMaxM2Config replaces partial_rotary_factor with rotary_dim / "
-                              "head_dim (%g / %g; head_dim // 2 without rotary_dim: "
-                              "configuration_minimax_m2.py), so Hugging Face rotates %g dims, not "
-                              "%g: remove it, or send POST /rope with the rotary_dim you run",
-                              rd, hd, rd, (double)(int64_t)(hd * f));
-            return -1;
-        }
-        return 0;
-    }
-    if (w != NULL && rdj != NULL && (double)json_integer_value(rdj) != (double)(int64_t)(hd * f))
-        api_rc_warn(w,
-                    "%s.rotary_dim: MiniMax's own code and vLLM rotate rotary_dim = %lld dims, as "
-                    "answered here; Hugging Face's MiniMaxConfig has no rotary_dim and its "
-                    "MiniMaxRotaryEmbedding rotates head_dim x partial_rotary_factor = %g "
-                    "(modeling_minimax.py; the -hf checkpoints set partial_rotary_factor): add "
-                    "partial_rotary_factor to the config for Hugging Face's numbers",
-                    t->src[0] ? t->src : "config", (long long)json_integer_value(rdj),
-                    (double)(int64_t)(hd * f));
-    return 0;
 }

@@ -78,6 +78,14 @@ int api_model_hybrid_plan(api_problem *pb, const api_model_text *t, int64_t n_fi
 void api_hy_plan_free(api_hy_plan *p);
 
 /*
+ * The width of one q / k head row in t's attention layers, as the model's attention module
+ * sizes it: Kimi Linear's MLA qk_nope_head_dim + qk_rope_head_dim (128 + 64 by default), Zamba2's
+ * 2 hidden_size / heads, else head_dim, else the config class's head_dim (NemotronHConfig 128),
+ * else hidden_size / num_attention_heads; 0 when the config does not say.
+ */
+int64_t api_model_nope_head_dim(const api_model_text *t);
+
+/*
  * Rotary keys a model type's HF config class overrides, checked on the text config t: minimax_m2
  * (MiniMaxM2Config sets partial_rotary_factor = rotary_dim / head_dim, head_dim // 2 without
  * rotary_dim: a partial_rotary_factor, top-level or in rope_scaling / rope_parameters, that

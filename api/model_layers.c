@@ -146,14 +146,17 @@ static int check_layer_keys(api_problem *pb, const json_t *cfg, const char *ptr,
     return api_problem_count(pb) != e0 ? -1 : 0;
 }
 
-/* The file's layer count: num_hidden_layers | n_layer | num_layers | n_layers, 0 when none. */
-static int64_t layer_count(api_problem *pb, const json_t *cfg, const char *ptr)
+/* The file's layer count: num_hidden_layers | n_layer | num_layers | n_layers (xlstm: then
+ * num_blocks, xLSTMConfig's alias), 0 when none. */
+static int64_t layer_count(api_problem *pb, const json_t *cfg, const char *ptr, const char *mt)
 {
     static const char *const LAYER_KEYS[] = {"num_hidden_layers", "n_layer", "num_layers",
                                              "n_layers", NULL};
     int64_t n = 0;
     for (const char *const *k = LAYER_KEYS; *k && n == 0; k++)
         api_get_int(pb, cfg, ptr, *k, 1, API_ML_MAX_LAYERS, &n);
+    if (n == 0 && strcmp(mt, "xlstm") == 0)
+        api_get_int(pb, cfg, ptr, "num_blocks", 1, API_ML_MAX_LAYERS, &n);
     return n;
 }
 
@@ -227,7 +230,7 @@ int api_ml_check_layer_lists(api_problem *pb, const api_model_text *text)
 {
     api_problem scratch; /* a bad layer count is the plan's error, not this check's */
     api_problem_init(&scratch);
-    int64_t n = layer_count(&scratch, text->obj, text->ptr);
+    int64_t n = layer_count(&scratch, text->obj, text->ptr, text->model_type);
     const api_model_default *dn = api_model_text_default(text, "num_hidden_layers");
     size_t e0 = api_problem_count(pb);
     if (!api_model_hybrid_known(text->model_type))
@@ -247,7 +250,7 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
     const json_t *cfg = text->obj;
     const char *ptr = text->ptr, *mt = text->model_type;
     size_t e0 = api_problem_count(pb);
-    int64_t n = layer_count(pb, cfg, ptr);
+    int64_t n = layer_count(pb, cfg, ptr, mt);
     if (api_problem_count(pb) != e0)
         return -1;
     int n_from_file = n > 0;
@@ -315,9 +318,11 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
     if (qwen3_next)
         api_get_int(pb, cfg, ptr, "full_attention_interval", 1, API_ML_MAX_LAYERS, &full_every);
     /* MiniMax-Text-01: attn_type_list, 0 = lightning (linear) attention without positions, 1 =
-     * softmax attention with RoPE (MiniMaxConfig builds layer_types from it) */
-    const json_t *atl =
-        strcmp(mt, "minimax") == 0 && lt == NULL ? member(cfg, "attn_type_list") : NULL;
+     * softmax attention with RoPE, as MiniMax's remote code reads it (transformers' MiniMaxConfig
+     * ignores it: api_model_rotary_conflicts warns); without either list, MiniMaxConfig's
+     * layer_types default: full attention where (i + 1) % 2, linear the others */
+    int minimax = strcmp(mt, "minimax") == 0;
+    const json_t *atl = minimax && lt == NULL ? member(cfg, "attn_type_list") : NULL;
     check_attn_type_list(pb, cfg, ptr, mt, n);
     /* Mllama: the cross-attention layers attend to the image without rotary embedding */
     const json_t *xattn =
@@ -359,6 +364,8 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         else if (atl != NULL)
             type = json_integer_value(json_array_get(atl, (size_t)l)) == 1 ? "full_attention"
                                                                            : "linear_attention";
+        else if (minimax)
+            type = (l + 1) % 2 ? "full_attention" : "linear_attention";
         int sliding = strcmp(type, "sliding_attention") == 0;
         int recurrent = 0;
         if (rgemma) { /* the default pattern: recurrent, recurrent, attention */

@@ -482,8 +482,18 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
                                              "n_layers", NULL};
     for (const char *const *k = LAYER_KEYS; *k && n_layers == 0; k++)
         api_get_int(pb, text.obj, text.ptr, *k, 1, MAX_LAYERS, &n_layers);
+    if (n_layers == 0 && strcmp(mt, "xlstm") == 0) /* xLSTMConfig: num_blocks, its alias */
+        api_get_int(pb, text.obj, text.ptr, "num_blocks", 1, MAX_LAYERS, &n_layers);
     if (api_problem_failed(pb))
         return -1;
+    if (n_layers == 0 && strcmp(mt, "nemotron_h") == 0) { /* NemotronHConfig: the list's length */
+        api_hy_plan hy;
+        int hrc = api_model_hybrid_plan(pb, &text, 0, &hy);
+        n_layers = hy.n_layers;
+        api_hy_plan_free(&hy);
+        if (hrc < 0)
+            return -1;
+    }
     const api_model_default *dn = api_model_text_default(&text, "num_hidden_layers");
     int layers_default = n_layers == 0 && dn != NULL;
     if (layers_default)

@@ -165,6 +165,11 @@ int api_mm_attn_scale(api_problem *pb, json_t *kind, const api_model_text *text,
     int64_t hd = first_pos(params, HD);
     if (hd == 0)
         hd = first_pos(text->obj, HD);
+    /* a config class that defines head_dim never divides hidden_size (NemotronHConfig: 128) */
+    const api_model_default *dh = hd == 0 ? api_model_text_default(text, "head_dim") : NULL;
+    if (dh != NULL)
+        hd = (int64_t)dh->value;
+    api_model_head_dim_warn(text, hd, w);
     if (hd == 0) {
         int64_t dim = first_pos(text->obj, DIM), heads = first_pos(text->obj, HEADS);
         hd = heads > 0 && dim % heads == 0 ? dim / heads : 0;
@@ -193,6 +198,12 @@ int api_mm_attn_scale(api_problem *pb, json_t *kind, const api_model_text *text,
     if (json_object_set_new(params, "scale", json_real(ms.scale)) < 0 ||
         json_object_set_new(sources, "scale", json_string(ms.src)) < 0)
         goto oom;
+    if (dh != NULL && strstr(ms.src, "head_dim") != NULL) {
+        char hs[256];
+        snprintf(hs, sizeof hs, "default %lld of %s", (long long)hd, dh->hf);
+        if (json_object_set_new(sources, "head_dim", json_string(hs)) < 0)
+            goto oom;
+    }
     if (ms.softcap > 0.0 &&
         (json_object_set_new(params, "attn_logit_softcapping", json_real(ms.softcap)) < 0 ||
          json_object_set_new(sources, "attn_logit_softcapping", json_string(ms.softcap_src)) < 0))

@@ -221,29 +221,39 @@ static int read_key(api_problem *pb, const api_model_text *t, const char *key, d
     return rc;
 }
 
-/* LongCat-Flash: the MLA scale times sqrt(hidden_size / q_lora_rank); both keys are required
- * (a 422 naming the missing one: the class defaults are not modelled). */
+/* LongCat-Flash: the MLA scale times sqrt(hidden_size / q_lora_rank), each key else
+ * LongcatFlashConfig's default (6144, 1536: api_model_default_find); q_lora_rank null (no q LoRA)
+ * is a 422: LongcatFlashMLA divides by it. */
 static int qlora(api_problem *pb, const api_model_text *t, const row *w, api_model_scale *out)
 {
     static const char *const K[] = {"hidden_size", "q_lora_rank"};
     double v[2] = {0.0, 0.0};
+    int given[2] = {0, 0};
     for (int i = 0; i < 2; i++) {
+        const json_t *kj = json_object_get(t->obj, K[i]);
+        const api_model_default *d = api_model_default_find(t->model_type, K[i]);
         int rc = api_get_number(pb, t->obj, t->ptr, K[i], 0.0, HUGE_VAL, API_NUM_MIN_EXCL, &v[i]);
-        if (rc == 0) {
+        if (rc == 0 && (d == NULL || (kj != NULL && json_is_null(kj)))) {
             char fp[API_MC_PTR + 32];
             api_ptr(fp, sizeof fp, t->ptr, K[i]);
             api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "is required: LongCat-Flash multiplies q by sqrt(hidden_size / "
-                              "q_lora_rank) (modular_longcat_flash.py)");
-        }
-        if (rc <= 0)
+                              "must be a positive number: LongCat-Flash multiplies q by "
+                              "sqrt(hidden_size / q_lora_rank) (modular_longcat_flash.py)");
             return -1;
+        }
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            v[i] = d->value;
+        given[i] = rc > 0;
     }
     out->scale *= sqrt(v[0] / v[1]);
+    char hs[64], qs[64];
+    snprintf(hs, sizeof hs, given[0] ? "hidden_size" : "hidden_size %g (class default)", v[0]);
+    snprintf(qs, sizeof qs, given[1] ? "q_lora_rank" : "q_lora_rank %g (class default)", v[1]);
     snprintf(out->src, sizeof out->src,
-             "sqrt(%.100s.hidden_size / q_lora_rank) / sqrt(qk_nope_head_dim + qk_rope_head_dim) "
-             "(%.300s)",
-             t->src, w->hf);
+             "sqrt(%.100s.%s / %s) / sqrt(qk_nope_head_dim + qk_rope_head_dim) (%.300s)", t->src,
+             hs, qs, w->hf);
     return 0;
 }
 
@@ -358,6 +368,15 @@ int api_model_attn_scale(api_problem *pb, const api_model_text *t, int64_t head_
         return -1;
     if (w->note)
         snprintf(out->caveat, sizeof out->caveat, "%s", w->note);
+    const json_t *fq = json_object_get(t->obj, "mla_scale_q_lora");
+    if (w->r == R_MLA_QLORA && json_is_false(fq)) /* the readings differ: say which is answered */
+        snprintf(
+            out->caveat + strlen(out->caveat), sizeof out->caveat - strlen(out->caveat),
+            "%s%s.mla_scale_q_lora is false: transformers' LongcatFlashMLA multiplies q "
+            "by sqrt(hidden_size / q_lora_rank) whatever it says, as answered here; "
+            "the checkpoint's remote code (modeling_longcat_flash.py) skips it when false (send "
+            "scale for theirs)",
+            out->caveat[0] ? "; " : "", t->src[0] ? t->src : "config");
     if (strcmp(mt, "gpt2") == 0) { /* per-layer and optional rules of GPT2Attention */
         const json_t *sw = json_object_get(t->obj, "scale_attn_weights");
         const json_t *il = json_object_get(t->obj, "scale_attn_by_inverse_layer_idx");
@@ -393,4 +412,20 @@ int api_model_attn_scale(api_problem *pb, const api_model_text *t, int64_t head_
         }
     }
     return 0;
+}
+
+void api_model_head_dim_warn(const api_model_text *t, int64_t head_dim, api_rc_warnings *w)
+{
+    if (w == NULL || strcmp(t->model_type, "nemotron_h") != 0 ||
+        api_member(t->obj, "head_dim") != NULL)
+        return;
+    const json_t *a = api_member(t->obj, "attention_head_dim");
+    if (json_is_integer(a) && json_integer_value(a) != head_dim)
+        api_rc_warn(w,
+                    "%s.attention_head_dim %lld: NemotronHConfig (transformers v5) has no such "
+                    "field and its NemotronHAttention uses head_dim, %lld by default, as answered "
+                    "here; code that sizes heads by attention_head_dim would scale by "
+                    "%lld^-0.5: add head_dim to the config for that",
+                    t->src[0] ? t->src : "config", (long long)json_integer_value(a),
+                    (long long)head_dim, (long long)json_integer_value(a));
 }

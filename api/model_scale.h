@@ -17,6 +17,7 @@
 
 #include "api/model_config.h"
 #include "api/problem.h"
+#include "api/rope_config.h"
 
 #define API_MS_SRC 640 /* bytes of a source text */
 
@@ -47,5 +48,13 @@ int api_model_attn_scale(api_problem *pb, const api_model_text *t, int64_t head_
 /* 1 when key (a top-level key of a text config) is one api_model_attn_scale may read for some
  * model_type (query_pre_attn_scalar, attention_multiplier, attn_logit_softcapping). */
 int api_model_scale_key(const char *key);
+
+/*
+ * Nemotron-H: NemotronHConfig (transformers v5) has head_dim (default 128) and no
+ * attention_head_dim, the key NVIDIA's published files carry; when the file gives no head_dim and
+ * its attention_head_dim differs from head_dim (the value answered), adds a warning to w naming
+ * both readings. Other model types: nothing.
+ */
+void api_model_head_dim_warn(const api_model_text *t, int64_t head_dim, api_rc_warnings *w);
 
 #endif

@@ -354,7 +354,8 @@ def hybrid_layers(tc, mt, n):
       lfm2        layer_types (conv / full_attention), else full_attn_idxs, else every layer
       falcon_h1   every layer: RoPE attention beside a Mamba mixer
       kimi_linear layer_types, else linear_attn_config full_attn_layers / kda_layers (1-based),
-                  else full where i and i % 4 == 0; its MLA layers use no RoPE"""
+                  else full where (i + 1) % 4 == 0 (today's KimiLinearConfig; its first release
+                  had i and i % 4 == 0); its MLA layers use no RoPE"""
     if mt in ATTENTION_FREE:
         return [(ATTENTION_FREE[mt], False)] * n
     if mt == "jamba":
@@ -373,8 +374,11 @@ def hybrid_layers(tc, mt, n):
                 for t in tc["layers_block_type"]]
     if mt == "granitemoehybrid":
         rope = tc.get("position_embedding_type") == "rope"
-        lst = tc.get("layer_types") or ["mamba"] * n
-        return [("attention", rope) if t == "attention" else ("mamba", False) for t in lst]
+        # attribute_map {"layers_block_type": "layer_types"}
+        lst = tc.get("layer_types") or tc.get("layers_block_type") or ["mamba"] * n
+        # transformers v5 remap_legacy_layer_types: attention -> full_attention
+        return [("attention", rope) if t in ("attention", "full_attention") else ("mamba", False)
+                for t in lst]
     if mt in ("lfm2", "lfm2_moe"):
         lst = tc.get("layer_types")
         if lst is None:
@@ -393,7 +397,7 @@ def hybrid_layers(tc, mt, n):
             for i in lac["kda_layers"]:
                 lst[i - 1] = "linear_attention"
         if lst is None:
-            lst = ["full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(n)]
+            lst = ["full_attention" if (i + 1) % 4 == 0 else "linear_attention" for i in range(n)]
         return [("attention", False) if t == "full_attention" else ("linear_attention", False)
                 for t in lst]
     return None
@@ -408,6 +412,8 @@ def hybrid_scale(tc, mt):
     if mt in ATTENTION_FREE:
         return None
     hd = tc.get("head_dim") or tc["hidden_size"] // tc["num_attention_heads"]
+    if mt == "nemotron_h":  # NemotronHConfig.head_dim = 128; NemotronHAttention reads only it
+        hd = tc.get("head_dim") or 128
     if mt == "zamba2":
         return 1.0 / math.sqrt((2 * tc["hidden_size"] // tc["num_attention_heads"]) / 2)
     if mt == "falcon_h1":

@@ -1,0 +1,147 @@
+/*
+ * api/model_hybrid_rope.c -- the rotary rules of hybrid and newer model types (see
+ * model_hybrid.h): LFM2's base key, Zamba2's head, MiniMax / MiniMax-M2's rotary dims and layer
+ * lists where Hugging Face's config class and the model's own code read them differently.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "api/model_hybrid.h"
+#include "api/req.h"
+
+const char *api_model_base_alias(const char *model_type)
+{
+    static const char *const LFM2[] = {"lfm2", "lfm2_moe", NULL};
+    return api_str_in_list(LFM2, model_type) ? "theta" : NULL;
+}
+
+int api_model_head_dim_rule(const json_t *cfg, const char *model_type, int64_t *hd)
+{
+    if (model_type == NULL || strcmp(model_type, "zamba2") != 0)
+        return 0;
+    const json_t *h = api_member(cfg, "hidden_size"), *n = api_member(cfg, "num_attention_heads");
+    if (!json_is_integer(h) || !json_is_integer(n) || json_integer_value(h) < 1 ||
+        json_integer_value(n) < 1)
+        return 0;
+    *hd = 2 * (int64_t)json_integer_value(h) / (int64_t)json_integer_value(n);
+    return *hd >= 1;
+}
+
+/* The head of t: head_dim, else hidden_size / num_attention_heads, else def (0: unknown). */
+static double head_of(const api_model_text *t, double def)
+{
+    const json_t *h = api_member(t->obj, "head_dim");
+    if (json_is_integer(h) && json_integer_value(h) > 0)
+        return (double)json_integer_value(h);
+    const json_t *d = api_member(t->obj, "hidden_size"),
+                 *n = api_member(t->obj, "num_attention_heads");
+    if (json_is_integer(d) && json_is_integer(n) && json_integer_value(n) > 0)
+        return (double)(json_integer_value(d) / json_integer_value(n));
+    return def;
+}
+
+/* Falcon-H1: a partial_rotary_factor under the default rope type is read by transformers 4.x's
+ * rope init (head_dim x factor rotate, as posenc answers) and not by transformers 5's
+ * FalconH1RotaryEmbedding.compute_default_rope_parameters (the whole head rotates): warn. */
+static void falcon_h1_partial(const api_model_text *t, api_rc_warnings *w)
+{
+    const char *sk = api_member(t->obj, "rope_scaling") ? "rope_scaling" : "rope_parameters";
+    const json_t *sc = api_member(t->obj, sk), *pf = api_member(t->obj, "partial_rotary_factor");
+    if (pf == NULL && json_is_object(sc))
+        pf = api_member(sc, "partial_rotary_factor");
+    const json_t *ty = json_is_object(sc) ? api_member(sc, "rope_type") : NULL;
+    if (ty == NULL && json_is_object(sc))
+        ty = api_member(sc, "type");
+    if (w == NULL || !json_is_number(pf) || json_number_value(pf) >= 1.0 ||
+        (json_is_string(ty) && strcmp(json_string_value(ty), "default") != 0))
+        return;
+    api_rc_warn(w,
+                "%s.partial_rotary_factor %g: transformers 4.x's default rope init rotates "
+                "head_dim x %g dims, as answered here; transformers 5's "
+                "FalconH1RotaryEmbedding.compute_default_rope_parameters reads no factor and "
+                "rotates the whole head (send POST /rope without it for those numbers)",
+                t->src[0] ? t->src : "config", json_number_value(pf), json_number_value(pf));
+}
+
+int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t, api_rc_warnings *w)
+{
+    int m2 = strcmp(t->model_type, "minimax_m2") == 0, m1 = strcmp(t->model_type, "minimax") == 0;
+    if (strcmp(t->model_type, "falcon_h1") == 0) {
+        falcon_h1_partial(t, w);
+        return 0;
+    }
+    if (!m2 && !m1)
+        return 0;
+    if (m1 && w != NULL && api_member(t->obj, "layer_types") == NULL &&
+        api_member(t->obj, "attn_type_list") != NULL)
+        api_rc_warn(w,
+                    "%s.attn_type_list: MiniMax's own code places its lightning (0) and softmax "
+                    "(1) layers by it, as answered here; Hugging Face's MiniMaxConfig does not "
+                    "read it and alternates them (full attention at layers 0, 2, 4, ...; "
+                    "configuration_minimax.py): add layer_types for Hugging Face's layers",
+                    t->src[0] ? t->src : "config");
+    /* partial_rotary_factor: top-level, else in the scaling object */
+    const char *sk = api_member(t->obj, "rope_scaling") ? "rope_scaling" : "rope_parameters";
+    const json_t *sc = api_member(t->obj, sk), *pf = api_member(t->obj, "partial_rotary_factor");
+    char fp[API_MC_PTR + 64];
+    api_ptr(fp, sizeof fp, t->ptr, "partial_rotary_factor");
+    if (pf == NULL && json_is_object(sc) && api_member(sc, "partial_rotary_factor") != NULL) {
+        pf = api_member(sc, "partial_rotary_factor");
+        char sp[API_MC_PTR + 32];
+        api_ptr(sp, sizeof sp, t->ptr, sk);
+        api_ptr(fp, sizeof fp, sp, "partial_rotary_factor");
+    }
+    const json_t *rdj = api_member(t->obj, "rotary_dim");
+    double hd = head_of(t, m2 ? 128.0 : 0.0);
+    if (hd <= 0.0 || (pf != NULL && !json_is_number(pf)) || (rdj != NULL && !json_is_integer(rdj)))
+        return 0; /* the dims' and factors' own checks refuse these */
+    double f = pf != NULL ? json_number_value(pf) : 1.0;
+    if (m2) {
+        double rd = rdj != NULL ? (double)json_integer_value(rdj) : (double)((int64_t)hd / 2);
+        if (pf != NULL && (double)(int64_t)(hd * f) != rd) {
+            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                              "MiniMaxM2Config replaces partial_rotary_factor with rotary_dim / "
+                              "head_dim (%g / %g; head_dim // 2 without rotary_dim: "
+                              "configuration_minimax_m2.py), so Hugging Face rotates %g dims, not "
+                              "%g: remove it, or send POST /rope with the rotary_dim you run",
+                              rd, hd, rd, (double)(int64_t)(hd * f));
+            return -1;
+        }
+        return 0;
+    }
+    if (w != NULL && rdj != NULL && (double)json_integer_value(rdj) != (double)(int64_t)(hd * f))
+        api_rc_warn(w,
+                    "%s.rotary_dim: MiniMax's own code and vLLM rotate rotary_dim = %lld dims, as "
+                    "answered here; Hugging Face's MiniMaxConfig has no rotary_dim and its "
+                    "MiniMaxRotaryEmbedding rotates head_dim x partial_rotary_factor = %g "
+                    "(modeling_minimax.py; the -hf checkpoints set partial_rotary_factor): add "
+                    "partial_rotary_factor to the config for Hugging Face's numbers",
+                    t->src[0] ? t->src : "config", (long long)json_integer_value(rdj),
+                    (double)(int64_t)(hd * f));
+    return 0;
+}
+
+int64_t api_model_nope_head_dim(const api_model_text *t)
+{
+    const json_t *h = api_member(t->obj, "head_dim");
+    int64_t hd = 0;
+    if (strcmp(t->model_type, "kimi_linear") == 0) { /* MLA: q rows are qk_nope + qk_rope */
+        const json_t *n = api_member(t->obj, "qk_nope_head_dim"),
+                     *r = api_member(t->obj, "qk_rope_head_dim");
+        return (json_is_integer(n) ? (int64_t)json_integer_value(n) : 128) +
+               (json_is_integer(r) ? (int64_t)json_integer_value(r) : 64);
+    }
+    if (api_model_head_dim_rule(t->obj, t->model_type, &hd)) /* Zamba2 */
+        return hd;
+    if (json_is_integer(h) && json_integer_value(h) > 0)
+        return (int64_t)json_integer_value(h);
+    const api_model_default *d = api_model_text_default(t, "head_dim");
+    if (d != NULL)
+        return (int64_t)d->value;
+    const json_t *dm = api_member(t->obj, "hidden_size"),
+                 *nh = api_member(t->obj, "num_attention_heads");
+    if (json_is_integer(dm) && json_is_integer(nh) && json_integer_value(nh) > 0 &&
+        json_integer_value(dm) > 0 && json_integer_value(dm) % json_integer_value(nh) == 0)
+        return (int64_t)(json_integer_value(dm) / json_integer_value(nh));
+    return 0;
+}
