@@ -333,6 +333,18 @@ START_TEST(test_attention_nope)
                   "{'q': [[1, 0, 0, 0]], 'k': [[1, 0, 0, 0]], 'method': 'rope', 'rope': {" JAMBA8
                   ", 'layer': 0}}",
                   "/rope/config/model_type", NULL);
+    /* rows narrower than the model's head (hidden_size / heads = 4): the scale would be
+     * 1/sqrt(2) = 0.71, not the model's 0.5 (was a 200 with that scale, named as Jamba's) */
+    au_expect_422_msg(api_attention,
+                      "{'q': [[1, 0]], 'k': [[1, 0]], 'method': 'rope', 'rope': {" JAMBA8
+                      ", 'layer': 4}}",
+                      "/q/0", "must have 4 numbers, got 2");
+    /* Llama 4's no-RoPE layer (head_dim 8) with rows of 4: the same rule */
+    au_expect_422_msg(api_attention,
+                      "{'q': [[1, 0, 0, 0]], 'k': [[1, 0, 0, 0]], 'method': 'rope', 'rope': "
+                      "{'config': {'model_type': 'llama4_text', 'num_hidden_layers': 4, "
+                      "'head_dim': 8, 'rope_theta': 500000}, 'layer': 3}}",
+                      "/q/0", "must have 8 numbers, got 4");
 }
 END_TEST
 

@@ -47,7 +47,20 @@ function kindName(k) {
         return `${base} (${k.variant}${k.layer_type ? ', ' + k.layer_type : ''})`;
     if (k.stack)
         return `${base} (${t('cfg.stack.' + k.stack)})`;
+    if (k.method === 'none' && k.mixer) // what the layer is: NoPE attention, Mamba, a convolution, an MLP …
+        return `${base} (${mixerName(k.mixer)})`;
     return base;
+}
+
+/** A none kind's mixer in the page's language ("Mamba", "linear attention" …; an unknown one as sent). */
+const mixerName = (m) => (t('cfg.mixer.' + m) === 'cfg.mixer.' + m ? m : t('cfg.mixer.' + m));
+
+/** The note of a none kind: NoPE attention, a block that runs along the sequence, or one that mixes no tokens. */
+function noneNote(k) {
+    const p = { layers: k.layers.length, mixer: k.mixer ? mixerName(k.mixer) : '' };
+    if (!k.mixer || k.mixer === 'attention')
+        return t('cfg.note.none', p);
+    return t(k.mixer === 'mlp' || k.mixer === 'moe' ? 'cfg.note.none.mlp' : 'cfg.note.none.seq', p);
 }
 
 /** Layer indices as ranges: 0–4, 6–10, 12. */
@@ -228,7 +241,7 @@ function methodRender() {
             style: `background:${kindColor(k, ki)}` });
     }));
     $('#cfg-kinds').replaceChildren(...m.kinds.map((k, i) => h('button', { type: 'button', class: 'kind',
-        'data-kind': String(i), 'data-method': k.method, 'data-variant': k.variant || '',
+        'data-kind': String(i), 'data-method': k.method, 'data-variant': k.variant || '', 'data-mixer': k.mixer || '',
         'aria-pressed': i === cfg.kind ? 'true' : 'false', onclick: () => track(() => guarded($('#cfg-resolved'),
             () => select(i))) },
     h('span', { class: 'dot', style: `background:${kindColor(k, i)}` }),
@@ -345,7 +358,7 @@ function kindRender() {
         table([['max_position_embeddings', pr.max_position_embeddings, 'config'], ['d_model', pr.d_model, 'config'],
             ['offset', pr.offset, pr.offset_rule]]);
     }
-    note.innerHTML = t('cfg.note.' + k.method, { layers: k.layers.length });
+    note.innerHTML = k.method === 'none' ? noneNote(k) : t('cfg.note.' + k.method, { layers: k.layers.length });
 }
 
 /** Empties the chart, legend and summary before a kind is drawn (a learned or none kind draws none). */

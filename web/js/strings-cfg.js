@@ -38,6 +38,18 @@ export const cfgKo = {
         '<code>POST /learned</code>가 그것으로 계산합니다(3절은 내장 예시 표로 이렇게 합니다).',
     'cfg.note.none': '이 층 {layers}개는 위치 정보를 더하지 않습니다. 이 층의 어텐션은 다른 층이 은닉 상태에 남긴 것(과 ' +
         '인과 마스크)으로만 순서를 봅니다.',
+    'cfg.note.none.seq': '이 층 {layers}개는 어텐션이 아닌 {mixer} 블록이라 위치 입력을 받지 않습니다. 시퀀스를 따라 ' +
+        '상태(또는 짧은 합성곱 창)를 이어 가며 읽으므로, 순서는 위치 인코딩이 아니라 읽는 방식에서 나옵니다.',
+    'cfg.note.none.mlp': '이 층 {layers}개는 {mixer} 블록으로 토큰끼리 섞지 않으므로 위치가 작용할 곳이 없습니다.',
+    'cfg.mixer.attention': '어텐션',
+    'cfg.mixer.mamba': 'Mamba',
+    'cfg.mixer.conv': '합성곱',
+    'cfg.mixer.linear_attention': '선형 어텐션',
+    'cfg.mixer.recurrent': '순환',
+    'cfg.mixer.mlp': 'MLP',
+    'cfg.mixer.moe': 'MoE',
+    'cfg.mixer.rwkv': 'RWKV',
+    'cfg.mixer.xlstm': 'xLSTM',
     'cfg.label': 'config.json',
     'cfg.run': '계산',
     'cfg.field': '항목',
@@ -111,6 +123,20 @@ export const cfgEn = {
         'with the built-in demo table).',
     'cfg.note.none': 'These {layers} layers add no position information: their attention sees order only through ' +
         'what the other layers wrote into the hidden states (and the causal mask).',
+    'cfg.note.none.seq': 'These {layers} layers are {mixer} blocks, not attention: they take no position input. ' +
+        'They read the sequence in order, carrying a state (or a short convolution window) along it, so order comes ' +
+        'from how they read, not from a position encoding.',
+    'cfg.note.none.mlp': 'These {layers} layers are {mixer} blocks: they mix no tokens, so there is nothing for a ' +
+        'position to act on.',
+    'cfg.mixer.attention': 'attention',
+    'cfg.mixer.mamba': 'Mamba',
+    'cfg.mixer.conv': 'convolution',
+    'cfg.mixer.linear_attention': 'linear attention',
+    'cfg.mixer.recurrent': 'recurrent',
+    'cfg.mixer.mlp': 'MLP',
+    'cfg.mixer.moe': 'MoE',
+    'cfg.mixer.rwkv': 'RWKV',
+    'cfg.mixer.xlstm': 'xLSTM',
     'cfg.label': 'config.json',
     'cfg.run': 'Compute',
     'cfg.field': 'field',
