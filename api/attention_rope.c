@@ -253,44 +253,6 @@ static int model_scale(const api_att_input *in, rope_state *s, api_rope_req *r, 
     return 0;
 }
 
-/* A positive integer member of o, else 0. */
-static int64_t pos_int(const json_t *o, const char *key)
-{
-    const json_t *v = api_member(o, key);
-    return v != NULL && json_is_integer(v) && json_integer_value(v) > 0 ? json_integer_value(v) : 0;
-}
-
-/*
- * A no-RoPE layer rotates nothing, so nothing else checks that q and k are the model's heads: the
- * width of its q and k heads from the pasted config (DeepSeek-style MLA, Kimi Linear:
- * qk_nope_head_dim + qk_rope_head_dim; else head_dim; else hidden_size / num_attention_heads, as
- * POST /model/method's scale reads them), and a 422 at /q/0 and /k/0 when the rows differ (the
- * scale would be 1/sqrt(d) under the model's name). 0 when they agree or the config gives no width.
- */
-static int nope_width(const api_att_input *in, api_problem *pb)
-{
-    const json_t *cfg = api_member(in->obj, "config");
-    if (cfg == NULL || !json_is_object(cfg))
-        return 0;
-    api_model_text text;
-    api_model_text_find(cfg, "/config", &text);
-    int64_t nope = pos_int(text.obj, "qk_nope_head_dim"),
-            rope = pos_int(text.obj, "qk_rope_head_dim");
-    int64_t w = nope > 0 && rope > 0 ? nope + rope : pos_int(text.obj, "head_dim");
-    if (w == 0) {
-        int64_t dim = pos_int(text.obj, "hidden_size"),
-                heads = pos_int(text.obj, "num_attention_heads");
-        w = heads > 0 && dim % heads == 0 ? dim / heads : 0;
-    }
-    if (w == 0 || (uint64_t)w == in->d)
-        return 0;
-    api_problem_field(pb, API_PB_INVALID_FIELD, "/q/0",
-                      "must have %lld numbers, got %zu (the config's head)", (long long)w, in->d);
-    api_problem_field(pb, API_PB_INVALID_FIELD, "/k/0",
-                      "must have %lld numbers, got %zu (the config's head)", (long long)w, in->d);
-    return -1;
-}
-
 static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem *pb)
 {
     const api_limits *lim = in->ctx->lim;
@@ -327,7 +289,7 @@ static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem
         s->positions[i] = s->offset + (int64_t)i;
     rc = nope_temp_layer(in, s, pb);
     if (rc != 0)
-        return rc < 0 || nope_width(in, pb) < 0 ? -1 : model_scale(in, s, NULL, plan, pb);
+        return rc < 0 ? -1 : model_scale(in, s, NULL, plan, pb);
     /* /rope's rules for the object (its `offset` is ours: api_rope_check_fields knows it not,
      * but the object's fields were checked against FIELDS already and /rope reads no offset) */
     api_rope_direct dir = {.positions = s->positions,

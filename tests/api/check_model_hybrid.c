@@ -338,13 +338,13 @@ START_TEST(test_attention_nope)
     au_expect_422_msg(api_attention,
                       "{'q': [[1, 0]], 'k': [[1, 0]], 'method': 'rope', 'rope': {" JAMBA8
                       ", 'layer': 4}}",
-                      "/q/0", "must have 4 numbers, got 2");
+                      "/q/0", "must have 4 numbers (a head of this model");
     /* Llama 4's no-RoPE layer (head_dim 8) with rows of 4: the same rule */
     au_expect_422_msg(api_attention,
                       "{'q': [[1, 0, 0, 0]], 'k': [[1, 0, 0, 0]], 'method': 'rope', 'rope': "
                       "{'config': {'model_type': 'llama4_text', 'num_hidden_layers': 4, "
                       "'head_dim': 8, 'rope_theta': 500000}, 'layer': 3}}",
-                      "/q/0", "must have 8 numbers, got 4");
+                      "/q/0", "must have 8 numbers (a head of this model");
 }
 END_TEST
 
