@@ -153,6 +153,25 @@ START_TEST(test_ernie_vl_image_positions)
 }
 END_TEST
 
+/*
+ * GLM-4.5V's text model without partial_rotary_factor: Glm4vMoeTextConfig.__post_init__ sets
+ * kwargs.setdefault("partial_rotary_factor", 0.5) (configuration_glm4v_moe.py), and
+ * Glm4vMoeTextRotaryEmbedding rotates int(head_dim x 0.5) = 64 of head_dim 128. Before: all 128
+ * dims rotated (the file's keys only).
+ */
+START_TEST(test_glm4v_moe_text_partial_default)
+{
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'glm4v_moe', 'text_config': {'model_type': 'glm4v_moe_text',"
+                      " 'hidden_size': 4096, 'num_attention_heads': 96, 'head_dim': 128,"
+                      " 'num_hidden_layers': 2, 'rope_theta': 10000}}");
+    const json_t *k = json_array_get(json_object_get(j, "kinds"), 0);
+    const json_t *p = json_object_get(k, "parameters");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "rotary_dim")), 64);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_types_suite(void)
 {
     Suite *s = suite_create("model_types");
@@ -161,6 +180,7 @@ Suite *model_types_suite(void)
     tcase_add_loop_test(tc, test_known_types, 0, (int)(sizeof KNOWN / sizeof KNOWN[0]));
     tcase_add_test(tc, test_ernie_vl_adjacent_pairs);
     tcase_add_test(tc, test_ernie_vl_image_positions);
+    tcase_add_test(tc, test_glm4v_moe_text_partial_default);
     suite_add_tcase(s, tc);
     return s;
 }
