@@ -172,6 +172,38 @@ START_TEST(test_glm4v_moe_text_partial_default)
 }
 END_TEST
 
+/*
+ * Step3's text config names its context length `max_position_embedding` (singular: vLLM
+ * step3_text.py reads config.max_position_embedding; stepfun-ai/step3's config has it, 65536).
+ * Without scaling no RoPE number reads a length, so it is listed in resolved.ignored and the
+ * answer is plain RoPE over head_dim 256: pair 0 turns at 500000^0 = 1 rad per position, so its
+ * sin at position 1 is sin(1). Before: a 422 at
+ * the key ("concerns positions and posenc does not read it").
+ */
+START_TEST(test_step3_length_key)
+{
+    json_t *j = au_ok(api_model_method, "{"
+                                        "'model_type': 'step3_vl', 'text_config': {"
+                                        "'model_type': 'step3_text', 'hidden_size': 7168,"
+                                        " 'num_attention_heads': 64, 'head_dim': 256,"
+                                        " 'num_hidden_layers': 2, 'rope_theta': 500000,"
+                                        " 'max_position_embedding': 65536, 'rope_scaling': null}}");
+    ck_assert(!au_warned(j, "not in posenc's table"));
+    json_decref(j);
+    j = au_ok(api_rope, "{"
+                        "'config': {'model_type': 'step3_vl', 'text_config': {"
+                        "'model_type': 'step3_text', 'hidden_size': 7168,"
+                        " 'num_attention_heads': 64, 'head_dim': 256, 'num_hidden_layers': 2,"
+                        " 'rope_theta': 500000, 'max_position_embedding': 65536,"
+                        " 'rope_scaling': null}}, 'positions': [0, 1], 'include': ['cos_sin']}");
+    const json_t *ign = json_object_get(json_object_get(j, "resolved"), "ignored");
+    ck_assert_ptr_nonnull(json_object_get(ign, "config.text_config.max_position_embedding"));
+    /* inv_freq[0] = 500000^0 = 1: sin at position 1, pair 0 = sin(1) */
+    ck_close(au_num(j, "sin", 1, 0, -1), 0.8414709848078965, 1e-15, 1e-15);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_types_suite(void)
 {
     Suite *s = suite_create("model_types");
@@ -181,6 +213,7 @@ Suite *model_types_suite(void)
     tcase_add_test(tc, test_ernie_vl_adjacent_pairs);
     tcase_add_test(tc, test_ernie_vl_image_positions);
     tcase_add_test(tc, test_glm4v_moe_text_partial_default);
+    tcase_add_test(tc, test_step3_length_key);
     suite_add_tcase(s, tc);
     return s;
 }
