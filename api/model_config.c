@@ -99,6 +99,9 @@ static const struct {
     {"glm4v_text", "modeling_glm4v.py rotate_half_llm: x[0::2], x[1::2]"},
     {"ernie4_5", "modeling_ernie4_5.py: GLM's rotate_half"},
     {"ernie4_5_moe", "modeling_ernie4_5_moe.py: Ernie 4.5's rotation"},
+    /* ERNIE 4.5 VL (a text token, t = h = w, gets plain RoPE over the whole head) */
+    {"ernie4_5_vl_moe", "modeling_ernie4_5_vl_moe.py rotate_half_text: x[0::2], x[1::2]"},
+    {"ernie4_5_vl_moe_text", "modeling_ernie4_5_vl_moe.py rotate_half_text: x[0::2], x[1::2]"},
     {"llama4", "modeling_llama4.py: view_as_complex pairs"},
     {"llama4_text", "modeling_llama4.py: view_as_complex pairs"},
     {"deepseek_v32", "modeling_deepseek_v32.py: always interleaved"},
@@ -464,5 +467,5 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           NULL};
 int api_model_is_rope(const char *model_type)
 {
-    return api_str_in_list(ROPE_MODELS, model_type);
+    return api_str_in_list(ROPE_MODELS, model_type) || api_model_is_rope_2025(model_type);
 }

@@ -157,4 +157,14 @@ void api_model_rope_rebase(api_rope_config *out, const char *prefix);
  * has rotary keys of its own, with a warning. */
 int api_model_is_rope(const char *model_type);
 
+/* The RoPE model types added in issue 15's second pass (api/model_types.c: Phi-4-multimodal's
+ * remote-code phi4mm, ERNIE 4.5 VL, Qwen2.5-Omni / Qwen3-Omni thinker text models, Step3,
+ * MiniCPM-V / -o, dots.ocr): 1 for one of them, 0 otherwise (also NULL). Part of
+ * api_model_is_rope. */
+int api_model_is_rope_2025(const char *model_type);
+
+/* 1 for ERNIE 4.5 VL's model types (ernie4_5_vl_moe, ernie4_5_vl_moe_text), whose 3-D RoPE
+ * posenc answers for text positions only (api/rope_multiaxis.c), 0 otherwise. */
+int api_model_ernie_vl(const char *model_type);
+
 #endif

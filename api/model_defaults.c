@@ -44,6 +44,8 @@ static const api_model_default DEFAULTS[] = {
     {"glm4", "partial_rotary_factor", 0.5, "Glm4Config (models/glm4/configuration_glm4.py)"},
     {"glm4_moe", "partial_rotary_factor", 0.5,
      "Glm4MoeConfig (models/glm4_moe/configuration_glm4_moe.py)"},
+    {"glm4v_moe_text", "partial_rotary_factor", 0.5,
+     "Glm4vMoeTextConfig (models/glm4v_moe/configuration_glm4v_moe.py)"},
     /* Qwen3NextConfig: head_dim 256, kwargs.setdefault("partial_rotary_factor", 0.25) */
     {"qwen3_next", "head_dim", 256.0,
      "Qwen3NextConfig (models/qwen3_next/configuration_qwen3_next.py)"},

@@ -161,6 +161,10 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
     if (is(k, LENGTHS))
         return "a context length that this answer's scaling type does not read "
                "(modeling_rope_utils.py)";
+    /* Step3's own spelling (vLLM step3_text.py: config.max_position_embedding); with a scaling
+     * type that reads a length posenc would read max_position_embeddings instead: a 422 then */
+    if (strcmp(k, "max_position_embedding") == 0 && !r->cfg.scaling.present)
+        return "Step3's context length (vLLM step3_text.py); RoPE without scaling reads no length";
     if (is(k, TEMP))
         return "Llama 4 scales queries by position only in its no-RoPE layers "
                "(modeling_llama4.py: attn_temperature_tuning and not use_rope); this answer is "

@@ -53,14 +53,14 @@ int api_rope_axes_wanted(const json_t *req)
  * mrope_section, which stands for axes mrope unless the request sends its own axes; any other
  * type is context-extension scaling, which is not defined for multi-axis RoPE.
  */
-static void config_axes(api_problem *pb, api_rope_req *r, const json_t *cfg, int req_axes)
+static int config_axes(api_problem *pb, api_rope_req *r, const json_t *cfg, int req_axes)
 {
     api_model_text text;
     api_model_text_find(cfg, "/config", &text);
     const char *key = NULL;
     const json_t *sc = config_scaling(text.obj, &key);
     if (sc == NULL)
-        return;
+        return 0;
     char sp[API_RC_PTR], fp[API_RC_PTR];
     api_ptr(sp, sizeof sp, text.ptr, key);
     const char *used = NULL;
@@ -74,17 +74,17 @@ static void config_axes(api_problem *pb, api_rope_req *r, const json_t *cfg, int
                               "defined for multi-axis RoPE; only \"mrope\" or \"default\" combine "
                               "with mrope_section / axes",
                               key, s ? s : "(not a string)");
-            return;
+            return 0;
         }
     }
     int interleaved = 0;
     api_get_bool(pb, sc, sp, "mrope_interleaved", &interleaved);
     const json_t *ms = api_member(sc, "mrope_section");
     if (ms == NULL)
-        return;
+        return 0;
     if (req_axes) {
         api_rc_warn(&r->warn, "the request's axes replace %s.%s.mrope_section", text.src, key);
-        return;
+        return 0;
     }
     r->type = interleaved ? PE_AXES_MROPE_INTERLEAVED : PE_AXES_MROPE;
     r->sections_j = ms;
@@ -96,6 +96,32 @@ static void config_axes(api_problem *pb, api_rope_req *r, const json_t *cfg, int
         snprintf(r->axes_il, sizeof r->axes_il, "%s.%s.mrope_interleaved", text.src, key) >=
             (int)sizeof r->axes_il)
         r->axes_il[0] = '\0'; /* too long to name: the key is then a 422 (rope_keys.c) */
+    return api_model_ernie_vl(text.model_type);
+}
+
+/*
+ * ERNIE 4.5 VL (api_model_ernie_vl): its 3-D RoPE gives the even pairs of the first
+ * mrope_section[0] + [1] to h, the odd ones to w and the rest to t
+ * (modeling_ernie4_5_vl_moe.py, Ernie4_5_VLMoeTextRotaryEmbedding), which is none of posenc's axes
+ * types. Text tokens (all coordinates equal) are plain RoPE whatever the assignment and are
+ * answered; an image or video position is a 422 at its pointer. Returns 0 or -1.
+ */
+static int ernie_text_positions(api_problem *pb, const api_rope_req *r)
+{
+    const api_rope_pos *sides[] = {&r->pos, &r->qpos, &r->kpos, &r->tpos};
+    for (size_t s = 0; s < sizeof sides / sizeof sides[0]; s++)
+        for (size_t i = 0; i < sides[s]->n; i++)
+            for (size_t a = 1; a < r->A; a++)
+                if (sides[s]->v[i * r->A + a] != sides[s]->v[i * r->A]) {
+                    api_problem_field(
+                        pb, API_PB_INVALID_FIELD, sides[s]->ptr,
+                        "entry %zu: ERNIE 4.5 VL's 3-D RoPE is not modelled (h/w on alternate "
+                        "pairs, t on the last: modeling_ernie4_5_vl_moe.py); only "
+                        "text positions, all coordinates equal",
+                        i);
+                    return -1;
+                }
+    return 0;
 }
 
 /* head_dim and the rotary dim (read in rope_fields.c, as by the 1-D parse; the range checks and
@@ -398,8 +424,7 @@ int api_rope_axes_parse(api_problem *pb, const json_t *req, const api_rope_direc
                                        api_rope_config_skip(req) | API_RC_SKIP_SCALING, r, &cfg);
     if (has_cfg < 0)
         return -1;
-    if (has_cfg)
-        config_axes(pb, r, cfg, ax != NULL);
+    int text_only = has_cfg ? config_axes(pb, r, cfg, ax != NULL) : 0;
     if (ax == NULL && r->sections_j == NULL && !api_problem_failed(pb))
         api_problem_field(pb, API_PB_INVALID_FIELD, "/axes",
                           "multi-axis RoPE needs axes (or a config with mrope_section)");
@@ -413,6 +438,8 @@ int api_rope_axes_parse(api_problem *pb, const json_t *req, const api_rope_direc
         return -1;
     api_rope_parse_positions(pb, req, dir, r);
     if (api_problem_failed(pb) || api_rope_axes_resolve_positions(pb, r) < 0)
+        return -1;
+    if (text_only && ernie_text_positions(pb, r) < 0)
         return -1;
     api_rope_parse_vectors(pb, dir, r);
     if (api_problem_failed(pb) || api_rope_axes_check_sizes(pb, r) < 0)

@@ -146,6 +146,7 @@ def rotary_dim(cfg, mt, hd, rp):
 # kwargs.setdefault("partial_rotary_factor", 0.5); Qwen3NextConfig 0.25
 PARTIAL_DEFAULT = {"phi": 0.5, "persimmon": 0.5, "nemotron": 0.5, "stablelm": 0.25,
                    "gpt_neox": 0.25, "glm": 0.5, "glm4": 0.5, "glm4_moe": 0.5,
+                   "glm4v_moe_text": 0.5,  # Glm4vMoeTextConfig.__post_init__ setdefault
                    "qwen3_next": 0.25}
 
 
@@ -162,8 +163,9 @@ def base_of(cfg, mt, rp):
     return float(get(cfg, "rope_theta", mt, 10000.0))
 
 
+# ERNIE 4.5 VL: modeling_ernie4_5_vl_moe.py rotate_half_text takes x[0::2], x[1::2]
 ADJACENT = {"gptj", "codegen", "glm", "glm4", "glm4v", "glm4v_text", "ernie4_5", "ernie4_5_moe",
-            "deepseek_v32", "llama4", "llama4_text"}
+            "deepseek_v32", "llama4", "llama4_text", "ernie4_5_vl_moe", "ernie4_5_vl_moe_text"}
 INTERLEAVE_DEFAULT_TRUE = {"deepseek_v2", "deepseek_v3", "glm4_moe_lite", "mistral4"}
 # apply_rotary_pos_emb_interleave of modeling_deepseek_v3.py (deepseek_v32 imports it): permute
 # the pairs apart, rotate_half, keep the permuted order
