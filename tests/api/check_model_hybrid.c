@@ -16,22 +16,7 @@
 /* The method of layer l of a /model/method answer j. */
 static const char *layer_method(const json_t *j, size_t l)
 {
-    size_t k = (size_t)json_integer_value(json_array_get(json_object_get(j, "layers"), l));
-    return json_string_value(
-        json_object_get(json_array_get(json_object_get(j, "kinds"), k), "method"));
-}
-
-/* The kind object of layer l. */
-static const json_t *layer_kind(const json_t *j, size_t l)
-{
-    size_t k = (size_t)json_integer_value(json_array_get(json_object_get(j, "layers"), l));
-    return json_array_get(json_object_get(j, "kinds"), k);
-}
-
-static const char *kstr(const json_t *kind, const char *key)
-{
-    const char *s = json_string_value(json_object_get(kind, key));
-    return s ? s : "";
+    return au_str(au_layer_kind(j, l), "method");
 }
 
 /* JambaConfig.layers_block_type: "attention" where i % attn_layer_period == attn_layer_offset,
@@ -47,18 +32,18 @@ START_TEST(test_jamba)
     ck_assert_int_eq(json_integer_value(json_object_get(j, "num_layers")), 16);
     for (size_t l = 0; l < 16; l++) {
         ck_assert_str_eq(layer_method(j, l), "none");
-        ck_assert_str_eq(kstr(layer_kind(j, l), "mixer"), l % 8 == 4 ? "attention" : "mamba");
+        ck_assert_str_eq(au_str(au_layer_kind(j, l), "mixer"), l % 8 == 4 ? "attention" : "mamba");
     }
     ck_assert_uint_eq(json_array_size(json_object_get(j, "kinds")), 2);
-    const json_t *att = layer_kind(j, 4);
+    const json_t *att = au_layer_kind(j, 4);
     double sc = au_number(json_object_get(json_object_get(att, "parameters"), "scale"));
     ck_assert_msg(fabs(sc - 1.0 / sqrt(128.0)) < 1e-15, "scale %.17g", sc);
     ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
     json_decref(j);
     /* the defaults: period 8, offset 4 (JambaConfig) */
     j = au_ok(api_model_method, "{'model_type': 'jamba', 'num_hidden_layers': 8}");
-    ck_assert_str_eq(kstr(layer_kind(j, 4), "mixer"), "attention");
-    ck_assert_str_eq(kstr(layer_kind(j, 3), "mixer"), "mamba");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 4), "mixer"), "attention");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 3), "mixer"), "mamba");
     json_decref(j);
     /* JambaConfig._check_supported_offset: offset < period */
     au_expect_422(api_model_method,
@@ -82,7 +67,7 @@ START_TEST(test_nemotron_h)
     ck_assert_int_eq(json_integer_value(json_object_get(j, "num_layers")), 6);
     for (size_t l = 0; l < 6; l++) {
         ck_assert_str_eq(layer_method(j, l), "none");
-        ck_assert_str_eq(kstr(layer_kind(j, l), "mixer"), MIX[l]);
+        ck_assert_str_eq(au_str(au_layer_kind(j, l), "mixer"), MIX[l]);
     }
     json_decref(j);
     au_expect_422(api_model_method,
@@ -102,9 +87,9 @@ START_TEST(test_granite_hybrid)
                       "0.015625, 'position_embedding_type': 'nope', 'rope_theta': 10000, "
                       "'layer_types': ['mamba', 'attention', 'mamba', 'attention']}");
     ck_assert_str_eq(layer_method(j, 1), "none");
-    ck_assert_str_eq(kstr(layer_kind(j, 1), "mixer"), "attention");
-    ck_assert_str_eq(kstr(layer_kind(j, 0), "mixer"), "mamba");
-    ck_assert(au_number(json_object_get(json_object_get(layer_kind(j, 1), "parameters"),
+    ck_assert_str_eq(au_str(au_layer_kind(j, 1), "mixer"), "attention");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 0), "mixer"), "mamba");
+    ck_assert(au_number(json_object_get(json_object_get(au_layer_kind(j, 1), "parameters"),
                                         "scale")) == 0.015625);
     json_decref(j);
     j = au_ok(api_model_method, "{'model_type': 'granitemoehybrid', 'num_hidden_layers': 2, "
@@ -132,7 +117,7 @@ START_TEST(test_falcon_h1)
                                         "'key_multiplier': 0.5}");
     ck_assert_str_eq(layer_method(j, 0), "rope");
     double sc =
-        au_number(json_object_get(json_object_get(layer_kind(j, 0), "parameters"), "scale"));
+        au_number(json_object_get(json_object_get(au_layer_kind(j, 0), "parameters"), "scale"));
     ck_assert_msg(fabs(sc - 0.5 / 4.0) < 1e-15, "scale %.17g", sc);
     ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
     json_decref(j);
@@ -148,9 +133,9 @@ START_TEST(test_lfm2)
                                         "'theta': 2000000.0, 'rope_theta': 1000000.0, "
                                         "'full_attn_idxs': [1]}");
     ck_assert_str_eq(layer_method(j, 0), "none");
-    ck_assert_str_eq(kstr(layer_kind(j, 0), "mixer"), "conv");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 0), "mixer"), "conv");
     ck_assert_str_eq(layer_method(j, 1), "rope");
-    const json_t *p = json_object_get(layer_kind(j, 1), "parameters");
+    const json_t *p = json_object_get(au_layer_kind(j, 1), "parameters");
     ck_assert(au_number(json_object_get(p, "base")) == 2000000.0); /* theta wins */
     ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
     json_decref(j);
@@ -171,7 +156,7 @@ START_TEST(test_attention_free)
         ck_assert_uint_eq(json_array_size(json_object_get(j, "kinds")), 1);
         ck_assert_str_eq(layer_method(j, 2), "none");
         /* no attention: no scale */
-        ck_assert(json_object_get(json_object_get(layer_kind(j, 0), "parameters"), "scale") ==
+        ck_assert(json_object_get(json_object_get(au_layer_kind(j, 0), "parameters"), "scale") ==
                   NULL);
         json_decref(j);
     }
@@ -185,10 +170,10 @@ START_TEST(test_minimax_m2)
     json_t *j = au_ok(api_model_method, "{'model_type': 'minimax_m2', 'num_hidden_layers': 2, "
                                         "'hidden_size': 3072, 'num_attention_heads': 48, "
                                         "'head_dim': 128}");
-    const json_t *p = json_object_get(layer_kind(j, 0), "parameters");
+    const json_t *p = json_object_get(au_layer_kind(j, 0), "parameters");
     ck_assert_int_eq(json_integer_value(json_object_get(p, "rotary_dim")), 64);
     ck_assert(au_number(json_object_get(p, "base")) == 5000000.0);
-    ck_assert_str_eq(kstr(p, "layout"), "half");
+    ck_assert_str_eq(au_str(p, "layout"), "half");
     ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
     json_decref(j);
 }
@@ -204,7 +189,7 @@ START_TEST(test_zamba2)
                       "'layers_block_type': ['mamba', 'hybrid', 'mamba']}");
     ck_assert_str_eq(layer_method(j, 0), "none");
     ck_assert_str_eq(layer_method(j, 1), "rope");
-    const json_t *p = json_object_get(layer_kind(j, 1), "parameters");
+    const json_t *p = json_object_get(au_layer_kind(j, 1), "parameters");
     ck_assert_int_eq(json_integer_value(json_object_get(p, "head_dim")), 32);
     /* Zamba2Attention: (head_dim / 2)^-0.5 = 1/4 */
     ck_assert(au_number(json_object_get(p, "scale")) == 0.25);
@@ -259,9 +244,9 @@ START_TEST(test_longcat_flash)
                       "{'model_type': 'longcat_flash', 'num_layers': 2, 'hidden_size': 6144, "
                       "'num_attention_heads': 64, 'q_lora_rank': 1536, 'kv_lora_rank': 512, "
                       "'qk_nope_head_dim': 128, 'qk_rope_head_dim': 64, 'rope_theta': 10000000}");
-    const json_t *p = json_object_get(layer_kind(j, 1), "parameters");
+    const json_t *p = json_object_get(au_layer_kind(j, 1), "parameters");
     ck_assert_str_eq(layer_method(j, 1), "rope");
-    ck_assert_str_eq(kstr(p, "layout"), "interleaved");
+    ck_assert_str_eq(au_str(p, "layout"), "interleaved");
     ck_assert_int_eq(json_integer_value(json_object_get(p, "head_dim")), 64);
     double sc = au_number(json_object_get(p, "scale"));
     ck_assert_msg(fabs(sc - 2.0 / sqrt(192.0)) < 1e-15, "scale %.17g", sc);
@@ -280,9 +265,9 @@ START_TEST(test_bailing_moe_v2)
               "{'model_type': 'bailing_moe_v2', 'num_hidden_layers': 2, 'hidden_size': 2048, "
               "'num_attention_heads': 16, 'head_dim': 128, 'partial_rotary_factor': 0.5, "
               "'rope_theta': 600000}");
-    const json_t *p = json_object_get(layer_kind(j, 0), "parameters");
+    const json_t *p = json_object_get(au_layer_kind(j, 0), "parameters");
     ck_assert_int_eq(json_integer_value(json_object_get(p, "rotary_dim")), 64);
-    ck_assert_str_eq(kstr(p, "layout"), "half");
+    ck_assert_str_eq(au_str(p, "layout"), "half");
     ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
     json_decref(j);
 }
@@ -326,8 +311,8 @@ START_TEST(test_attention_nope)
         for (int b = 0; b < 2; b++)
             ck_assert(au_num(j, "scores", a, b, -1) == 0.5);
     const json_t *rr = json_object_get(json_object_get(j, "resolved"), "rope");
-    ck_assert_str_eq(kstr(rr, "method"), "none");
-    ck_assert_str_eq(kstr(rr, "mixer"), "attention");
+    ck_assert_str_eq(au_str(rr, "method"), "none");
+    ck_assert_str_eq(au_str(rr, "mixer"), "attention");
     json_decref(j);
     au_expect_422(api_attention,
                   "{'q': [[1, 0, 0, 0]], 'k': [[1, 0, 0, 0]], 'method': 'rope', 'rope': {" JAMBA8

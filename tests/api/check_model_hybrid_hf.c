@@ -12,19 +12,6 @@
 #include "api/api.h"
 #include "tests/lib/api_util.h"
 
-/* The kind object of layer l of a /model/method answer j. */
-static const json_t *kind_of(const json_t *j, size_t l)
-{
-    size_t k = (size_t)json_integer_value(json_array_get(json_object_get(j, "layers"), l));
-    return json_array_get(json_object_get(j, "kinds"), k);
-}
-
-static const char *kind_str(const json_t *kind, const char *key)
-{
-    const char *s = json_string_value(json_object_get(kind, key));
-    return s ? s : "";
-}
-
 static double kind_scale(const json_t *kind)
 {
     return au_number(json_object_get(json_object_get(kind, "parameters"), "scale"));
@@ -41,8 +28,8 @@ START_TEST(test_nemotron_h_head_dim)
                       "{'model_type': 'nemotron_h', 'hidden_size': 3072, 'num_attention_heads': "
                       "32, 'attention_head_dim': 128, 'num_hidden_layers': 2, "
                       "'hybrid_override_pattern': 'M*'}");
-    const json_t *att = kind_of(j, 1);
-    ck_assert_str_eq(kind_str(att, "mixer"), "attention");
+    const json_t *att = au_layer_kind(j, 1);
+    ck_assert_str_eq(au_str(att, "mixer"), "attention");
     double sc = kind_scale(att);
     ck_assert_msg(fabs(sc - 1.0 / sqrt(128.0)) < 1e-16, "scale %.17g, want 128^-0.5", sc);
     json_decref(j);
@@ -52,7 +39,7 @@ START_TEST(test_nemotron_h_head_dim)
               "{'model_type': 'nemotron_h', 'hidden_size': 3072, "
               "'num_attention_heads': 32, 'attention_head_dim': 64, 'num_hidden_layers': 2, "
               "'hybrid_override_pattern': 'M*'}");
-    sc = kind_scale(kind_of(j, 1));
+    sc = kind_scale(au_layer_kind(j, 1));
     ck_assert_msg(fabs(sc - 1.0 / sqrt(128.0)) < 1e-16, "scale %.17g, want 128^-0.5", sc);
     ck_assert_int_ge(au_warned(j, "attention_head_dim"), 1);
     json_decref(j);
@@ -61,7 +48,7 @@ START_TEST(test_nemotron_h_head_dim)
               "{'model_type': 'nemotron_h', 'hidden_size': 4480, "
               "'num_attention_heads': 40, 'head_dim': 80, 'num_hidden_layers': 2, "
               "'hybrid_override_pattern': 'M*'}");
-    sc = kind_scale(kind_of(j, 1));
+    sc = kind_scale(au_layer_kind(j, 1));
     ck_assert_msg(fabs(sc - 1.0 / sqrt(80.0)) < 1e-16, "scale %.17g, want 80^-0.5", sc);
     json_decref(j);
 }
@@ -79,8 +66,8 @@ START_TEST(test_granite_layers_block_type)
         "'layers_block_type': ['mamba', 'attention', 'mamba', 'attention']}";
     json_t *j = au_ok(api_model_method, CFG);
     for (size_t l = 0; l < 4; l++)
-        ck_assert_str_eq(kind_str(kind_of(j, l), "method"), l % 2 ? "rope" : "none");
-    ck_assert_str_eq(kind_str(kind_of(j, 0), "mixer"), "mamba");
+        ck_assert_str_eq(au_str(au_layer_kind(j, l), "method"), l % 2 ? "rope" : "none");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 0), "mixer"), "mamba");
     json_decref(j);
     /* both spellings at once with different lists: which one HF keeps depends on the order of
      * the keys, a 422 names the second */
@@ -101,11 +88,11 @@ START_TEST(test_kimi_default_layers)
     json_t *j = au_ok(api_model_method, "{'model_type': 'kimi_linear', 'num_hidden_layers': 8, "
                                         "'hidden_size': 2304, 'num_attention_heads': 32}");
     for (size_t l = 0; l < 8; l++)
-        ck_assert_msg(strcmp(kind_str(kind_of(j, l), "mixer"),
+        ck_assert_msg(strcmp(au_str(au_layer_kind(j, l), "mixer"),
                              l == 3 || l == 7 ? "attention" : "linear_attention") == 0,
-                      "layer %zu: %s", l, kind_str(kind_of(j, l), "mixer"));
-    const char *src =
-        json_string_value(json_object_get(json_object_get(kind_of(j, 3), "sources"), "layers"));
+                      "layer %zu: %s", l, au_str(au_layer_kind(j, l), "mixer"));
+    const char *src = json_string_value(
+        json_object_get(json_object_get(au_layer_kind(j, 3), "sources"), "layers"));
     ck_assert_ptr_nonnull(src);
     ck_assert_msg(strstr(src, "i % 4 == 0") != NULL, "source names the earlier rule: %s", src);
     json_decref(j);
@@ -124,8 +111,8 @@ START_TEST(test_longcat_class_defaults)
                       "{'model_type': 'longcat_flash', 'num_layers': 2, 'num_attention_heads': 64, "
                       "'kv_lora_rank': 512, 'qk_nope_head_dim': 128, 'qk_rope_head_dim': 64, "
                       "'mla_scale_q_lora': false}");
-    const json_t *p = json_object_get(kind_of(j, 0), "parameters");
-    ck_assert_str_eq(kind_str(kind_of(j, 0), "method"), "rope");
+    const json_t *p = json_object_get(au_layer_kind(j, 0), "parameters");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 0), "method"), "rope");
     ck_assert_msg(au_number(json_object_get(p, "base")) == 1e7, "base %.17g",
                   au_number(json_object_get(p, "base")));
     double sc = au_number(json_object_get(p, "scale"));
@@ -151,18 +138,18 @@ START_TEST(test_layer_count_defaults)
                                         "'num_attention_heads': 4, "
                                         "'hybrid_override_pattern': 'M*M'}");
     ck_assert_int_eq(json_integer_value(json_object_get(j, "num_layers")), 3);
-    ck_assert_str_eq(kind_str(kind_of(j, 1), "mixer"), "attention");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 1), "mixer"), "attention");
     json_decref(j);
     j = au_ok(api_model_method, "{'model_type': 'xlstm', 'num_blocks': 48, 'embedding_dim': 4096, "
                                 "'num_heads': 8}");
     ck_assert_int_eq(json_integer_value(json_object_get(j, "num_layers")), 48);
-    ck_assert_str_eq(kind_str(kind_of(j, 47), "mixer"), "xlstm");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 47), "mixer"), "xlstm");
     json_decref(j);
     j = au_ok(api_model_method, "{'model_type': 'jamba', 'hidden_size': 4096, "
                                 "'num_attention_heads': 32}");
     ck_assert_int_eq(json_integer_value(json_object_get(j, "num_layers")), 32);
     for (size_t l = 0; l < 32; l++)
-        ck_assert_str_eq(kind_str(kind_of(j, l), "mixer"), l % 8 == 4 ? "attention" : "mamba");
+        ck_assert_str_eq(au_str(au_layer_kind(j, l), "mixer"), l % 8 == 4 ? "attention" : "mamba");
     ck_assert_int_ge(au_warned(j, "num_hidden_layers"), 1);
     json_decref(j);
 }
@@ -179,9 +166,9 @@ START_TEST(test_minimax_layers)
                                         "'hidden_size': 512, 'num_attention_heads': 8, "
                                         "'head_dim': 64}");
     for (size_t l = 0; l < 4; l++)
-        ck_assert_str_eq(kind_str(kind_of(j, l), "method"), l % 2 ? "none" : "rope");
-    ck_assert_str_eq(kind_str(kind_of(j, 1), "mixer"), "linear_attention");
-    const json_t *p = json_object_get(kind_of(j, 0), "parameters");
+        ck_assert_str_eq(au_str(au_layer_kind(j, l), "method"), l % 2 ? "none" : "rope");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 1), "mixer"), "linear_attention");
+    const json_t *p = json_object_get(au_layer_kind(j, 0), "parameters");
     ck_assert_msg(au_number(json_object_get(p, "base")) == 1e6, "base %.17g",
                   au_number(json_object_get(p, "base")));
     json_decref(j);
@@ -189,7 +176,7 @@ START_TEST(test_minimax_layers)
                                 "'hidden_size': 512, 'num_attention_heads': 8, 'head_dim': 64, "
                                 "'attn_type_list': [0, 1, 0, 1]}");
     for (size_t l = 0; l < 4; l++)
-        ck_assert_str_eq(kind_str(kind_of(j, l), "method"), l % 2 ? "rope" : "none");
+        ck_assert_str_eq(au_str(au_layer_kind(j, l), "method"), l % 2 ? "rope" : "none");
     ck_assert_int_ge(au_warned(j, "attn_type_list"), 1);
     json_decref(j);
 }
@@ -223,15 +210,15 @@ START_TEST(test_v5_layer_type_names)
                       "{'model_type': 'zamba2', 'num_hidden_layers': 3, 'hidden_size': 64, "
                       "'num_attention_heads': 4, 'use_mem_rope': true, 'rope_theta': 10000, "
                       "'layers_block_type': ['linear_attention', 'hybrid', 'linear_attention']}");
-    ck_assert_str_eq(kind_str(kind_of(j, 0), "mixer"), "mamba");
-    ck_assert_str_eq(kind_str(kind_of(j, 1), "method"), "rope");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 0), "mixer"), "mamba");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 1), "method"), "rope");
     json_decref(j);
     j = au_ok(api_model_method,
               "{'model_type': 'granitemoehybrid', 'num_hidden_layers': 2, 'hidden_size': 64, "
               "'num_attention_heads': 4, 'position_embedding_type': 'rope', 'rope_theta': 10000, "
               "'layer_types': ['linear_attention', 'full_attention']}");
-    ck_assert_str_eq(kind_str(kind_of(j, 0), "mixer"), "mamba");
-    ck_assert_str_eq(kind_str(kind_of(j, 1), "method"), "rope");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 0), "mixer"), "mamba");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 1), "method"), "rope");
     json_decref(j);
 }
 END_TEST

@@ -223,9 +223,7 @@ START_TEST(test_recurrent_gemma_method)
     ck_assert_uint_eq(json_array_size(kinds), 2);
     /* layer l is an attention block when l % 3 == 2: 2, 5, ..., 23 (8 layers); 18 recurrent */
     for (int l = 0; l < 26; l++) {
-        const json_t *k =
-            json_array_get(kinds, (size_t)json_integer_value(json_array_get(layers, (size_t)l)));
-        const char *m = json_string_value(json_object_get(k, "method"));
+        const char *m = au_str(au_layer_kind(j, (size_t)l), "method");
         ck_assert_msg(strcmp(m, l % 3 == 2 ? "rope" : "none") == 0, "layer %d: %s", l, m);
     }
     const json_t *none = json_array_get(kinds, 0), *rope = json_array_get(kinds, 1);
@@ -273,13 +271,9 @@ START_TEST(test_recurrent_gemma_rope)
     json_t *m = au_ok(api_model_method, "{'model_type': 'recurrent_gemma', 'hidden_size': 256,"
                                         " 'num_attention_heads': 2, 'num_hidden_layers': 3,"
                                         " 'block_types': ['attention', 'recurrent']}");
-    const json_t *layers = json_object_get(m, "layers"), *kinds = json_object_get(m, "kinds");
     const char *want[3] = {"rope", "none", "rope"};
-    for (int l = 0; l < 3; l++) {
-        const json_t *k =
-            json_array_get(kinds, (size_t)json_integer_value(json_array_get(layers, (size_t)l)));
-        ck_assert_str_eq(json_string_value(json_object_get(k, "method")), want[l]);
-    }
+    for (int l = 0; l < 3; l++)
+        ck_assert_str_eq(au_str(au_layer_kind(m, (size_t)l), "method"), want[l]);
     json_decref(m);
     /* what HF cannot build: an unknown block, a factor other than 0.5 (torch.chunk into
      * int(1 / 0.25) = 4 pieces does not unpack into two) */

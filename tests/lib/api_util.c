@@ -167,6 +167,18 @@ int au_warned(const json_t *j, const char *needle)
     return 0;
 }
 
+const json_t *au_layer_kind(const json_t *j, size_t l)
+{
+    size_t k = (size_t)json_integer_value(json_array_get(json_object_get(j, "layers"), l));
+    return json_array_get(json_object_get(j, "kinds"), k);
+}
+
+const char *au_str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
 /* ---- tolerances and golden cases ----------------------------------------------------------- */
 
 int au_close(double got, double want, double abs_tol, double rel_tol)

@@ -77,6 +77,11 @@ double au_num(const json_t *j, const char *key, int i0, int i1, int i2);
 void au_same(const json_t *a, const json_t *b, const char *key);
 /* 1 when an entry of j's "warnings" array contains needle, else 0 (no array: 0). */
 int au_warned(const json_t *j, const char *needle);
+/* The kind object of layer l of a POST /model/method answer j (kinds[layers[l]]; NULL past the
+ * end). */
+const json_t *au_layer_kind(const json_t *j, size_t l);
+/* The string member key of o, "" when absent or not a string (safe in ck_assert_str_eq). */
+const char *au_str(const json_t *o, const char *key);
 
 /* ---- tolerances and golden cases ----------------------------------------------------------- */
 
