@@ -12,6 +12,8 @@
 # (/rope), AB_OUT (build/ab) as named.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/listen.sh
+. bench/listen.sh
 ROUNDS=${AB_ROUNDS:-5} SECS=${AB_SECONDS:-5} CONNS=${AB_CONNS:-64}
 OUT=${AB_OUT:-build/ab} BODY=${AB_BODY:-build/bench/rope.json} RPATH=${AB_PATH:-/rope}
 mkdir -p "$OUT" "$(dirname "$BODY")"
@@ -34,12 +36,7 @@ for spec in "$@"; do
   taskset -c "$SRV_CPU" $cmd --bind 127.0.0.1 --port 0 --threads 2 --web-dir "" \
     --data-dir "$OUT/data" --log-format text >"$log" 2>&1 &
   pid=$!
-  port=""
-  for _ in $(seq 100); do
-    port=$(sed -n 's/.*listening on http:\/\/[0-9.]*:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1 || true)
-    [ -n "$port" ] && break
-    sleep 0.05
-  done
+  port=$(wait_listening "$log")
   [ -n "$port" ] || { echo "ab: $name did not start"; cat "$log"; exit 1; }
   NAMES+=("$name") PIDS+=("$pid") PORTS+=("$port")
   curl -sf -H 'Content-Type: application/json' --data-binary @"$BODY" \

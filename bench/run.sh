@@ -22,6 +22,8 @@
 # Prints one table (bench/report.py); the raw figures stay in $BENCH_OUT (default build/bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/listen.sh
+. bench/listen.sh
 B=${1:-build}
 PY=/usr/bin/python3 # Debian's interpreter: python3-fastapi, -uvicorn and -numpy live there
 SECS=${BENCH_SECONDS:-5}
@@ -101,12 +103,7 @@ start_posencd() {
     --data-dir "$OUT/data" "$@" >"$log" 2>&1 &
   PID=$!
   pids+=("$PID")
-  PORT=""
-  for _ in $(seq 100); do
-    PORT=$(sed -n 's/.*listening on http:\/\/[0-9.]*:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1 || true)
-    [ -n "$PORT" ] && break
-    sleep 0.05
-  done
+  PORT=$(wait_listening "$log")
   [ -n "$PORT" ] || { echo "bench: posencd did not start"; cat "$log"; exit 1; }
 }
 
@@ -177,18 +174,13 @@ gotmp=$(realpath -m "$OUT")
 GOCACHE=$gotmp/gocache GOPATH=$gotmp/gopath GO111MODULE=off go build -o "$OUT/peer-go" bench/peer_go.go
 # start_listener NAME CMD...: CMD prints "listening on http://127.0.0.1:PORT"; sets LPORT, LPID
 start_listener() {
-  local log=$OUT/$1.log
+  local name=$1 log=$OUT/$1.log
   shift
   taskset -c "$SRV_CPU" "$@" >"$log" 2>&1 &
   LPID=$!
   pids+=("$LPID")
-  LPORT=""
-  for _ in $(seq 200); do
-    LPORT=$(sed -n 's/.*listening on http:\/\/[0-9.]*:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1 || true)
-    [ -n "$LPORT" ] && break
-    sleep 0.05
-  done
-  [ -n "$LPORT" ] || { echo "bench: $1 did not start"; cat "$log"; exit 1; }
+  LPORT=$(wait_listening "$log" 200)
+  [ -n "$LPORT" ] || { echo "bench: $name did not start"; cat "$log"; exit 1; }
 }
 declare -A URL SPID
 start_posencd rounds
