@@ -243,6 +243,18 @@ test('config box: layers without positions named by their mixer (Jamba, Recurren
                 assert.match(await buttons.nth(0).textContent(), mamba);
                 assert.match(await buttons.nth(1).textContent(), attn);
                 assert.equal(await buttons.nth(0).getAttribute('data-mixer'), 'mamba');
+                // the strip tells the two apart: Mamba layers (0) hatched, NoPE attention (4: attn_layer_offset)
+                // solid grey, each button's dot drawn as its layers are (seen failing with one grey for both)
+                const bg = (sel) => page.locator(sel).evaluate((e) => {
+                    const c = getComputedStyle(e);
+                    return `${c.backgroundColor} ${c.backgroundImage}`;
+                });
+                const [cell0, cell4] = [await bg('#cfg-strip .layer >> nth=0'), await bg('#cfg-strip .layer >> nth=4')];
+                assert.match(cell0, /repeating-linear-gradient/, 'a Mamba layer is hatched');
+                assert.doesNotMatch(cell4, /gradient/, 'a NoPE attention layer is solid grey');
+                assert.equal(await bg('#cfg-kinds button >> nth=0 >> .dot'), cell0);
+                assert.equal(await bg('#cfg-kinds button >> nth=1 >> .dot'), cell4);
+                await page.locator('#cfg-strip').screenshot({ path: path.join(ART, `${lang}-cfg-jamba-strip.png`) });
                 const note = async (i) => {
                     await buttons.nth(i).click();
                     await settle(page);

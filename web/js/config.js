@@ -37,8 +37,17 @@ const PRESETS = {
 };
 
 const GREY = '#9ca3af';
-/** A kind's colour: its index in the answer's kinds (layers without positions grey). */
-const kindColor = (k, i) => (k.method === 'none' ? GREY : COLORS[i % COLORS.length]);
+/** Layers without positions that are not attention (Mamba, convolution, recurrent, MLP …): grey hatching. */
+const HATCH = 'repeating-linear-gradient(135deg, #6b7280 0 2px, #e5e7eb 2px 5px)';
+/**
+ * A kind's colour (a CSS background): its index in the answer's kinds; layers without positions grey —
+ * solid for attention without positions (NoPE), hatched for blocks that are not attention (`mixer`).
+ */
+const kindColor = (k, i) => {
+    if (k.method !== 'none')
+        return COLORS[i % COLORS.length];
+    return !k.mixer || k.mixer === 'attention' ? GREY : HATCH;
+};
 
 /** The kind's name in the page's language: "RoPE (llama3)", "ALiBi", "T5 buckets (encoder)" … */
 function kindName(k) {
@@ -237,7 +246,7 @@ function methodRender() {
     strip.replaceChildren(...m.layers.map((ki, layer) => {
         const k = m.kinds[ki];
         return h('span', { class: 'layer' + (ki === cfg.kind ? ' on' : ''), 'data-kind': String(ki),
-            'data-method': k.method, title: `${t('cfg.layer')} ${layer}: ${kindName(k)}`,
+            'data-method': k.method, 'data-mixer': k.mixer || '', title: `${t('cfg.layer')} ${layer}: ${kindName(k)}`,
             style: `background:${kindColor(k, ki)}` });
     }));
     $('#cfg-kinds').replaceChildren(...m.kinds.map((k, i) => h('button', { type: 'button', class: 'kind',
