@@ -4,6 +4,7 @@
 #include "api/arena.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,28 @@ void api_ptr_idx(char *out, size_t n, const char *base, size_t idx)
     int r = snprintf(out, n, "%s/%zu", base ? base : "", idx);
     if (r < 0 && n > 0)
         out[0] = '\0';
+}
+
+void api_problem_key(api_problem *pb, api_problem_code code, const char *base, const char *key,
+                     const char *fmt, ...)
+{
+    char ptr[sizeof pb->errors[0].pointer];
+    api_ptr(ptr, sizeof ptr, base, key);
+    va_list ap;
+    va_start(ap, fmt);
+    api_problem_vfield(pb, code, ptr, fmt, ap);
+    va_end(ap);
+}
+
+void api_problem_idx(api_problem *pb, api_problem_code code, const char *base, size_t idx,
+                     const char *fmt, ...)
+{
+    char ptr[sizeof pb->errors[0].pointer];
+    api_ptr_idx(ptr, sizeof ptr, base, idx);
+    va_list ap;
+    va_start(ap, fmt);
+    api_problem_vfield(pb, code, ptr, fmt, ap);
+    va_end(ap);
 }
 
 int api_check_fields(api_problem *pb, const json_t *obj, const char *base,
