@@ -125,9 +125,7 @@ int api_check_fields(api_problem *pb, const json_t *obj, const char *base,
             }
         }
         if (!known) {
-            char ptr[160];
-            api_ptr(ptr, sizeof ptr, base, k);
-            api_problem_field(pb, API_PB_UNKNOWN_FIELD, ptr, "unknown field \"%.80s\"", k);
+            api_problem_key(pb, API_PB_UNKNOWN_FIELD, base, k, "unknown field \"%.80s\"", k);
             rc = -1;
         }
     }
@@ -196,11 +194,9 @@ const json_t *api_get_alias(api_problem *pb, const json_t *obj, const char *base
     if (used)
         *used = a ? key : (b ? alias : NULL);
     if (a && b && !same_value(a, b)) {
-        char ptr[160];
-        api_ptr(ptr, sizeof ptr, base, alias);
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "\"%s\" and its alias \"%s\" are both given with different values", key,
-                          alias);
+        api_problem_key(pb, API_PB_INVALID_FIELD, base, alias,
+                        "\"%s\" and its alias \"%s\" are both given with different values", key,
+                        alias);
         return NULL;
     }
     return a ? a : b;
@@ -295,9 +291,7 @@ int api_get_bool(api_problem *pb, const json_t *obj, const char *base, const cha
     if (v == NULL)
         return 0;
     if (!json_is_boolean(v)) {
-        char ptr[160];
-        api_ptr(ptr, sizeof ptr, base, key);
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be true or false");
+        api_problem_key(pb, API_PB_INVALID_FIELD, base, key, "must be true or false");
         return -1;
     }
     *out = json_is_true(v);
@@ -343,9 +337,7 @@ int api_get_object(api_problem *pb, const json_t *obj, const char *base, const c
     if (v == NULL)
         return 0;
     if (!json_is_object(v)) {
-        char ptr[160];
-        api_ptr(ptr, sizeof ptr, base, key);
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be an object");
+        api_problem_key(pb, API_PB_INVALID_FIELD, base, key, "must be an object");
         return -1;
     }
     *out = v;
