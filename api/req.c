@@ -87,25 +87,36 @@ void api_ptr_idx(char *out, size_t n, const char *base, size_t idx)
         out[0] = '\0';
 }
 
+/* api_problem_vfield at "<base>/<key>", or at "<base>/<idx>" when key is NULL. */
+static void vfield_at(api_problem *pb, api_problem_code code, const char *base, const char *key,
+                      size_t idx, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
+static void vfield_at(api_problem *pb, api_problem_code code, const char *base, const char *key,
+                      size_t idx, const char *fmt, va_list ap)
+{
+    char ptr[sizeof pb->errors[0].pointer];
+    if (key != NULL)
+        api_ptr(ptr, sizeof ptr, base, key);
+    else
+        api_ptr_idx(ptr, sizeof ptr, base, idx);
+    api_problem_vfield(pb, code, ptr, fmt, ap);
+}
+
 void api_problem_key(api_problem *pb, api_problem_code code, const char *base, const char *key,
                      const char *fmt, ...)
 {
-    char ptr[sizeof pb->errors[0].pointer];
-    api_ptr(ptr, sizeof ptr, base, key);
     va_list ap;
     va_start(ap, fmt);
-    api_problem_vfield(pb, code, ptr, fmt, ap);
+    vfield_at(pb, code, base, key, 0, fmt, ap);
     va_end(ap);
 }
 
 void api_problem_idx(api_problem *pb, api_problem_code code, const char *base, size_t idx,
                      const char *fmt, ...)
 {
-    char ptr[sizeof pb->errors[0].pointer];
-    api_ptr_idx(ptr, sizeof ptr, base, idx);
     va_list ap;
     va_start(ap, fmt);
-    api_problem_vfield(pb, code, ptr, fmt, ap);
+    vfield_at(pb, code, base, NULL, idx, fmt, ap);
     va_end(ap);
 }
 
