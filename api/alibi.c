@@ -321,12 +321,10 @@ int api_alibi(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *
             kmin = b.kp[j] < kmin ? b.kp[j] : kmin;
         for (size_t i = 0; i < tq; i++) {
             if (b.qp[i] < kmin) {
-                char ip[160];
-                api_ptr_idx(ip, sizeof ip, qptr, i);
-                api_problem_field(pb, API_PB_INVALID_FIELD, ip,
-                                  "query position %lld sees no key under the causal mask (the "
-                                  "smallest key position is %lld); its softmax is undefined",
-                                  (long long)b.qp[i], (long long)kmin);
+                api_problem_idx(pb, API_PB_INVALID_FIELD, qptr, i,
+                                "query position %lld sees no key under the causal mask (the "
+                                "smallest key position is %lld); its softmax is undefined",
+                                (long long)b.qp[i], (long long)kmin);
                 return fail(&b);
             }
         }
@@ -378,10 +376,8 @@ int api_alibi(const api_ctx *ctx, const json_t *req, wire_jw *out, api_problem *
         size_t bad = 0;
         double *wh = b.weights + h * n;
         if (pe_attention_softmax_rows(b.work, tq, tk, wh, &bad) != PE_OK) {
-            char ip[160];
-            api_ptr_idx(ip, sizeof ip, qptr, bad);
-            api_problem_field(pb, API_PB_INVALID_FIELD, ip, "query row %zu has no finite softmax",
-                              bad);
+            api_problem_idx(pb, API_PB_INVALID_FIELD, qptr, bad,
+                            "query row %zu has no finite softmax", bad);
             return fail(&b);
         }
         if (b.v && pe_attention_apply(wh, b.v, tq, tk, dv, b.out + h * tq * dv) != PE_OK) {

@@ -79,9 +79,7 @@ static void check_top_fields(api_problem *pb, const json_t *req)
         for (size_t i = 0; i < N_METHODS && !known; i++)
             known = strcmp(key, METHODS[i].name) == 0 && strcmp(key, "none") != 0;
         if (!known) {
-            char ptr[160];
-            api_ptr(ptr, sizeof ptr, "", key);
-            api_problem_field(pb, API_PB_UNKNOWN_FIELD, ptr, "unknown field \"%.80s\"", key);
+            api_problem_key(pb, API_PB_UNKNOWN_FIELD, "", key, "unknown field \"%.80s\"", key);
         }
     }
 }
@@ -130,11 +128,9 @@ static void check_foreign_objects(api_problem *pb, const json_t *req, const api_
         const json_t *v = json_object_get(req, name);
         if (v == NULL)
             continue;
-        char ptr[160];
-        api_ptr(ptr, sizeof ptr, "", name);
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "the \"%s\" object configures method \"%s\", but method is \"%s\"", name,
-                          name, mth->name);
+        api_problem_key(pb, API_PB_INVALID_FIELD, "", name,
+                        "the \"%s\" object configures method \"%s\", but method is \"%s\"", name,
+                        name, mth->name);
     }
 }
 

@@ -76,11 +76,9 @@ int api_alibi_cfg_parse(api_problem *pb, const json_t *obj, const char *base, co
             bad = 1;
         }
         if (rc_b != 0) {
-            char bp[160];
-            api_ptr(bp, sizeof bp, base, "alibi_bias_max");
-            api_problem_field(pb, API_PB_INVALID_FIELD, bp,
-                              "alibi_bias_max goes with slopes_rule \"mpt\", not with explicit "
-                              "slopes");
+            api_problem_key(pb, API_PB_INVALID_FIELD, base, "alibi_bias_max",
+                            "alibi_bias_max goes with slopes_rule \"mpt\", not with explicit "
+                            "slopes");
             bad = 1;
         }
         if (rc_h >= 0) { /* the length can only be judged against a valid num_heads */
@@ -96,10 +94,8 @@ int api_alibi_cfg_parse(api_problem *pb, const json_t *obj, const char *base, co
             }
             for (size_t i = 0; rc > 0 && i < n; i++) {
                 if (s[i] < 0.0) {
-                    char ip[160];
-                    api_ptr_idx(ip, sizeof ip, ptr, i);
-                    api_problem_field(pb, API_PB_INVALID_FIELD, ip, "must be >= 0, got %.17g",
-                                      s[i]);
+                    api_problem_idx(pb, API_PB_INVALID_FIELD, ptr, i, "must be >= 0, got %.17g",
+                                    s[i]);
                     rc = -1;
                 }
             }
@@ -114,16 +110,14 @@ int api_alibi_cfg_parse(api_problem *pb, const json_t *obj, const char *base, co
         }
     } else {
         if (rc_h == 0) {
-            api_ptr(ptr, sizeof ptr, base, "num_heads");
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                              "num_heads is required (or give explicit slopes)");
+            api_problem_key(pb, API_PB_INVALID_FIELD, base, "num_heads",
+                            "num_heads is required (or give explicit slopes)");
             bad = 1;
         }
         if (rc_b > 0 && !(rc_rule > 0 && rule == 1)) {
-            api_ptr(ptr, sizeof ptr, base, "alibi_bias_max");
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                              "alibi_bias_max applies to slopes_rule \"mpt\" only (the press rule "
-                              "has none); add \"slopes_rule\": \"mpt\"");
+            api_problem_key(pb, API_PB_INVALID_FIELD, base, "alibi_bias_max",
+                            "alibi_bias_max applies to slopes_rule \"mpt\" only (the press rule "
+                            "has none); add \"slopes_rule\": \"mpt\"");
             bad = 1;
         }
         if (rc_rule > 0)
@@ -141,8 +135,8 @@ int api_alibi_cfg_parse(api_problem *pb, const json_t *obj, const char *base, co
             return -1;
         if (pe_alibi_slopes((pe_alibi_rule)cfg->rule, cfg->num_heads, cfg->bias_max, cfg->slopes) !=
             PE_OK) {
-            api_ptr(ptr, sizeof ptr, base, "slopes_rule");
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "invalid ALiBi slope configuration");
+            api_problem_key(pb, API_PB_INVALID_FIELD, base, "slopes_rule",
+                            "invalid ALiBi slope configuration");
             api_alibi_cfg_free(cfg);
             return -1;
         }
@@ -199,12 +193,10 @@ static int alibi_prepare(const api_att_input *in, api_att_plan *plan, api_proble
     /* mode follows `causal`; a mode that says otherwise is a contradiction, not an override. */
     int want = in->causal ? PE_ALIBI_CAUSAL : PE_ALIBI_SYMMETRIC;
     if (s->cfg.mode >= 0 && s->cfg.mode != want) {
-        char ptr[160];
-        api_ptr(ptr, sizeof ptr, in->base, "mode");
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "mode \"%s\" contradicts \"causal\": %s (mode is \"causal\" exactly when "
-                          "causal is true; omit mode to follow causal)",
-                          api_alibi_mode_name(s->cfg.mode), in->causal ? "true" : "false");
+        api_problem_key(pb, API_PB_INVALID_FIELD, in->base, "mode",
+                        "mode \"%s\" contradicts \"causal\": %s (mode is \"causal\" exactly when "
+                        "causal is true; omit mode to follow causal)",
+                        api_alibi_mode_name(s->cfg.mode), in->causal ? "true" : "false");
         return -1;
     }
     s->mode = want;
@@ -225,12 +217,11 @@ static int alibi_bias(const api_att_input *in, const api_att_plan *plan, size_t 
     pe_status st = pe_alibi_bias(s->cfg.slopes[h], (pe_alibi_mode)s->mode, s->positions, in->t,
                                  s->positions, in->t, bias);
     if (st != PE_OK) {
-        char ptr[160], sp[160];
+        char sp[160];
         api_ptr(sp, sizeof sp, in->base, "slopes");
-        api_ptr_idx(ptr, sizeof ptr, sp, h);
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "slope x distance is not finite (%s); use a smaller slope",
-                          pe_status_str(st));
+        api_problem_idx(pb, API_PB_INVALID_FIELD, sp, h,
+                        "slope x distance is not finite (%s); use a smaller slope",
+                        pe_status_str(st));
         return -1;
     }
     return 0;

@@ -45,10 +45,9 @@ static int lrn_prepare(const api_att_input *in, api_att_plan *plan, api_problem 
     api_learned_cfg_parse(pb, in->obj, in->base, lim, &s->cfg);
     int rc = api_get_int(pb, in->obj, in->base, "offset", 0, lim->max_position - 1, &s->offset);
     if (rc > 0 && s->offset > lim->max_position - (int64_t)in->t) {
-        api_ptr(ptr, sizeof ptr, in->base, "offset");
-        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
-                          "offset + T must not exceed max_position (%lld)",
-                          (long long)lim->max_position);
+        api_problem_key(pb, API_PB_LIMIT_EXCEEDED, in->base, "offset",
+                        "offset + T must not exceed max_position (%lld)",
+                        (long long)lim->max_position);
     }
     if (api_problem_failed(pb))
         return -1;
@@ -86,11 +85,9 @@ static int lrn_transform(const api_att_input *in, const api_att_plan *plan, doub
         return -1;
     for (size_t i = 0; i < in->t; i++) {
         if (pe_learned_row(&s->p, s->offset + (int64_t)i, row) != PE_OK) {
-            char ptr[160];
-            api_ptr(ptr, sizeof ptr, in->base, "table");
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                              "interpolating this table overflows (entries near the float64 "
-                              "maximum)");
+            api_problem_key(pb, API_PB_INVALID_FIELD, in->base, "table",
+                            "interpolating this table overflows (entries near the float64 "
+                            "maximum)");
             free(row);
             return -1;
         }

@@ -260,14 +260,12 @@ static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem
     if (s == NULL)
         return -1;
     plan->state = s;
-    char ptr[160];
     int64_t hd = 0;
     int rc = api_get_int(pb, in->obj, in->base, "head_dim", 1, INT64_MAX, &hd);
     if (rc > 0 && (uint64_t)hd != in->d) {
-        api_ptr(ptr, sizeof ptr, in->base, "head_dim");
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "must equal the width of the q and k rows (%zu), got %lld", in->d,
-                          (long long)hd);
+        api_problem_key(pb, API_PB_INVALID_FIELD, in->base, "head_dim",
+                        "must equal the width of the q and k rows (%zu), got %lld", in->d,
+                        (long long)hd);
         return -1;
     }
     if (rc < 0)
@@ -276,10 +274,9 @@ static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem
     if (rc < 0)
         return -1;
     if (s->offset > lim->max_position - (int64_t)in->t) {
-        api_ptr(ptr, sizeof ptr, in->base, "offset");
-        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
-                          "offset + T must not exceed max_position (%lld)",
-                          (long long)lim->max_position);
+        api_problem_key(pb, API_PB_LIMIT_EXCEEDED, in->base, "offset",
+                        "offset + T must not exceed max_position (%lld)",
+                        (long long)lim->max_position);
         return -1;
     }
     s->positions = api_alloc(pb, in->t + 1, sizeof *s->positions);
@@ -312,10 +309,9 @@ static int rope_prepare(const api_att_input *in, api_att_plan *plan, api_problem
     }
     /* the rotation needs the whole head: a pasted config must resolve to head_dim = d */
     if ((uint64_t)s->r.head_dim != in->d) {
-        api_ptr(ptr, sizeof ptr, in->base, "config");
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "resolves to head_dim %lld, but q and k rows have %zu numbers",
-                          (long long)s->r.head_dim, in->d);
+        api_problem_key(pb, API_PB_INVALID_FIELD, in->base, "config",
+                        "resolves to head_dim %lld, but q and k rows have %zu numbers",
+                        (long long)s->r.head_dim, in->d);
         return -1;
     }
     plan->scale_mult = s->res.softmax_scale_factor;

@@ -102,11 +102,9 @@ static int shaw_bias(const api_att_input *in, const api_att_plan *plan, size_t h
     pe_status st = pe_shaw_key_bias(in->q, in->t, in->t, in->d, s->key_emb, s->K, NULL, NULL,
                                     in->scale * plan->scale_mult, bias);
     if (st != PE_OK) {
-        char ep[160];
-        api_ptr(ep, sizeof ep, in->base, "key_embeddings");
-        api_problem_field(pb, API_PB_INVALID_FIELD, ep,
-                          "scale x q.key_embeddings is not finite (%s); use smaller values",
-                          pe_status_str(st));
+        api_problem_key(pb, API_PB_INVALID_FIELD, in->base, "key_embeddings",
+                        "scale x q.key_embeddings is not finite (%s); use smaller values",
+                        pe_status_str(st));
         return -1;
     }
     return 0;
@@ -122,10 +120,8 @@ static int shaw_add_output(const api_att_input *in, const api_att_plan *plan, si
     pe_status st =
         pe_shaw_value_term(weights, in->t, in->t, s->val_emb, s->K, in->dv, NULL, NULL, out);
     if (st != PE_OK) {
-        char vp[160];
-        api_ptr(vp, sizeof vp, in->base, "value_embeddings");
-        api_problem_field(pb, API_PB_INVALID_FIELD, vp,
-                          "the output with value_embeddings is not finite (%s)", pe_status_str(st));
+        api_problem_key(pb, API_PB_INVALID_FIELD, in->base, "value_embeddings",
+                        "the output with value_embeddings is not finite (%s)", pe_status_str(st));
         return -1;
     }
     return 0;

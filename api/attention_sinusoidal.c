@@ -37,15 +37,13 @@ static int sin_prepare(const api_att_input *in, api_att_plan *plan, api_problem 
     plan->state = s;
     pe_sinusoidal_params_init(&s->p);
     s->p.d_model = in->d;
-    char ptr[160];
     int bad = 0;
     int64_t dm = 0;
     int rc = api_get_int(pb, in->obj, in->base, "d_model", 1, INT64_MAX, &dm);
     if (rc > 0 && (uint64_t)dm != in->d) {
-        api_ptr(ptr, sizeof ptr, in->base, "d_model");
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "must equal the width of the q and k rows (%zu), got %lld", in->d,
-                          (long long)dm);
+        api_problem_key(pb, API_PB_INVALID_FIELD, in->base, "d_model",
+                        "must equal the width of the q and k rows (%zu), got %lld", in->d,
+                        (long long)dm);
         rc = -1;
     }
     bad |= rc < 0;
@@ -57,10 +55,9 @@ static int sin_prepare(const api_att_input *in, api_att_plan *plan, api_problem 
     s->offset = 0;
     rc = api_get_int(pb, in->obj, in->base, "offset", 0, lim->max_position - 1, &s->offset);
     if (rc > 0 && s->offset > lim->max_position - (int64_t)in->t) {
-        api_ptr(ptr, sizeof ptr, in->base, "offset");
-        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
-                          "offset + T must not exceed max_position (%lld)",
-                          (long long)lim->max_position);
+        api_problem_key(pb, API_PB_LIMIT_EXCEEDED, in->base, "offset",
+                        "offset + T must not exceed max_position (%lld)",
+                        (long long)lim->max_position);
         rc = -1;
     }
     bad |= rc < 0;
@@ -70,13 +67,12 @@ static int sin_prepare(const api_att_input *in, api_att_plan *plan, api_problem 
     s->p.layout = layout < 0 ? PE_SINUSOIDAL_LAYOUT_DEFAULT
                              : (layout == 0 ? PE_SINUSOIDAL_INTERLEAVED : PE_SINUSOIDAL_CONCAT);
     if (pe_sinusoidal_check(&s->p) != PE_OK) {
-        api_ptr(ptr, sizeof ptr, in->base,
-                s->p.convention == PE_SINUSOIDAL_FAIRSEQ ? "convention" : "d_model");
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          s->p.convention == PE_SINUSOIDAL_FAIRSEQ
-                              ? "fairseq divides by d_model/2 - 1, so d (= d_model) 2 and 3 are "
-                                "undefined"
-                              : "invalid sinusoidal configuration");
+        api_problem_key(pb, API_PB_INVALID_FIELD, in->base,
+                        s->p.convention == PE_SINUSOIDAL_FAIRSEQ ? "convention" : "d_model",
+                        s->p.convention == PE_SINUSOIDAL_FAIRSEQ
+                            ? "fairseq divides by d_model/2 - 1, so d (= d_model) 2 and 3 are "
+                              "undefined"
+                            : "invalid sinusoidal configuration");
         return -1;
     }
     return 0;

@@ -72,11 +72,10 @@ int api_t5_cfg_parse(api_problem *pb, const json_t *obj, const char *base, const
         }
         p->max_distance = (size_t)md;
     } else if (p->max_distance <= e) {
-        api_ptr(ptr, sizeof ptr, base, "max_distance");
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "the default max_distance %zu must be > num_buckets' exact range %zu; "
-                          "give a larger max_distance",
-                          p->max_distance, e);
+        api_problem_key(pb, API_PB_INVALID_FIELD, base, "max_distance",
+                        "the default max_distance %zu must be > num_buckets' exact range %zu; "
+                        "give a larger max_distance",
+                        p->max_distance, e);
         return -1;
     }
     if (pe_t5_check(p) != PE_OK) {

@@ -131,9 +131,7 @@ static int txl_transform_qk(const api_att_input *in, const api_att_plan *plan, d
     if (s->u == NULL)
         return 0;
     if (pe_txl_shift_queries(q, in->t, in->d, s->u) != PE_OK) {
-        char ptr[160];
-        api_ptr(ptr, sizeof ptr, in->base, "u");
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "q + u is not finite (overflow)");
+        api_problem_key(pb, API_PB_INVALID_FIELD, in->base, "u", "q + u is not finite (overflow)");
         return -1;
     }
     return 0;

@@ -201,12 +201,10 @@ static int plan_jamba(api_problem *pb, const api_model_text *t, api_hy_plan *p)
     if (rp < 0 || ro < 0)
         return -1;
     if (offset >= period) {
-        char fp[API_MC_PTR + 48];
-        api_ptr(fp, sizeof fp, t->ptr, "attn_layer_offset");
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "must be smaller than attn_layer_period (%lld): JambaConfig refuses it "
-                          "(_check_supported_offset)",
-                          (long long)period);
+        api_problem_key(pb, API_PB_INVALID_FIELD, t->ptr, "attn_layer_offset",
+                        "must be smaller than attn_layer_period (%lld): JambaConfig refuses it "
+                        "(_check_supported_offset)",
+                        (long long)period);
         return -1;
     }
     for (int64_t l = 0; l < p->n_layers; l++) {
@@ -240,11 +238,9 @@ static int plan_granite(api_problem *pb, const api_model_text *t, api_hy_plan *p
     if (pe != NULL) {
         const char *s = json_string_value(pe);
         if (s == NULL || (strcmp(s, "rope") != 0 && strcmp(s, "nope") != 0)) {
-            char fp[API_MC_PTR + 48];
-            api_ptr(fp, sizeof fp, t->ptr, "position_embedding_type");
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "must be \"rope\", \"nope\" or null: GraniteMoeHybridModel rotates "
-                              "only for \"rope\" (modeling_granitemoehybrid.py)");
+            api_problem_key(pb, API_PB_INVALID_FIELD, t->ptr, "position_embedding_type",
+                            "must be \"rope\", \"nope\" or null: GraniteMoeHybridModel rotates "
+                            "only for \"rope\" (modeling_granitemoehybrid.py)");
             return -1;
         }
         rope = strcmp(s, "rope") == 0;
@@ -261,24 +257,20 @@ static int plan_granite(api_problem *pb, const api_model_text *t, api_hy_plan *p
     const json_t *lt = api_member(t->obj, "layer_types"),
                  *lb = api_member(t->obj, "layers_block_type");
     if (lb != NULL && lt != NULL && !json_equal(lt, lb)) {
-        char fp[API_MC_PTR + 48];
-        api_ptr(fp, sizeof fp, t->ptr, "layers_block_type");
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "differs from layer_types, of which GraniteMoeHybridConfig makes it an "
-                          "alias (attribute_map): send one list");
+        api_problem_key(pb, API_PB_INVALID_FIELD, t->ptr, "layers_block_type",
+                        "differs from layer_types, of which GraniteMoeHybridConfig makes it an "
+                        "alias (attribute_map): send one list");
         return -1;
     }
     if (lt == NULL && lb != NULL)
         key = "layers_block_type";
     const json_t *lk = api_member(t->obj, key);
     if (json_is_array(lk) && json_array_size(lk) == 0) {
-        char fp[API_MC_PTR + 48];
-        api_ptr(fp, sizeof fp, t->ptr, key);
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "is empty: transformers 4.x's GraniteMoeHybridConfig read that as every "
-                          "layer Mamba, v5's keeps it empty (no layer type for the model to "
-                          "index); send one type per layer, or leave the key out for every layer "
-                          "Mamba");
+        api_problem_key(pb, API_PB_INVALID_FIELD, t->ptr, key,
+                        "is empty: transformers 4.x's GraniteMoeHybridConfig read that as every "
+                        "layer Mamba, v5's keeps it empty (no layer type for the model to "
+                        "index); send one type per layer, or leave the key out for every layer "
+                        "Mamba");
         return -1;
     }
     int64_t n = read_types(pb, t, key, NAMES, MIX, rope_of, NOPE_GRANITE, p->layer, p->n_layers);
@@ -307,13 +299,11 @@ static int plan_zamba2(api_problem *pb, const api_model_text *t, api_hy_plan *p)
         api_get_bool(pb, t->obj, t->ptr, "use_long_context", &long_ctx) < 0)
         return -1;
     if (mem_rope && long_ctx) { /* Zamba2RotaryEmbedding: base x 8^(d / (d - 2)) */
-        char fp[API_MC_PTR + 48];
-        api_ptr(fp, sizeof fp, t->ptr, "use_long_context");
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "true changes Zamba2's rotary base (rope_theta x 8^(d / (d - 2)), "
-                          "configuration_zamba2.py) and posenc does not apply it from a pasted "
-                          "config yet: send POST /rope with scaling {\"type\": \"ntk\", "
-                          "\"alpha\": 8} and head_dim 2 hidden_size / num_attention_heads");
+        api_problem_key(pb, API_PB_INVALID_FIELD, t->ptr, "use_long_context",
+                        "true changes Zamba2's rotary base (rope_theta x 8^(d / (d - 2)), "
+                        "configuration_zamba2.py) and posenc does not apply it from a pasted "
+                        "config yet: send POST /rope with scaling {\"type\": \"ntk\", "
+                        "\"alpha\": 8} and head_dim 2 hidden_size / num_attention_heads");
         return -1;
     }
     /* v5's Zamba2Config says linear_attention for mamba (remap_legacy_layer_types) */
@@ -328,12 +318,10 @@ static int plan_zamba2(api_problem *pb, const api_model_text *t, api_hy_plan *p)
         /* the class's default: mamba, then (5 mamba + hybrid) x 7, 4 mamba, hybrid, 3 mamba,
          * hybrid, 2 mamba (54 layers) */
         if (p->n_layers != 54) {
-            char fp[API_MC_PTR + 48];
-            api_ptr(fp, sizeof fp, t->ptr, "layers_block_type");
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "is required: Zamba2Config's default list has 54 layers, the "
-                              "config %lld",
-                              (long long)p->n_layers);
+            api_problem_key(pb, API_PB_INVALID_FIELD, t->ptr, "layers_block_type",
+                            "is required: Zamba2Config's default list has 54 layers, the "
+                            "config %lld",
+                            (long long)p->n_layers);
             return -1;
         }
         static const int HY[] = {6, 12, 18, 24, 30, 36, 42, 47, 51};
@@ -379,10 +367,8 @@ static int plan_lfm2(api_problem *pb, const api_model_text *t, api_hy_plan *p)
         const json_t *e = json_array_get(idx, i);
         if (!json_is_integer(e) || json_integer_value(e) < 0 ||
             json_integer_value(e) >= p->n_layers) {
-            char ep[API_MC_PTR + 64];
-            api_ptr_idx(ep, sizeof ep, fp, i);
-            api_problem_field(pb, API_PB_INVALID_FIELD, ep, "must be a layer index below %lld",
-                              (long long)p->n_layers);
+            api_problem_idx(pb, API_PB_INVALID_FIELD, fp, i, "must be a layer index below %lld",
+                            (long long)p->n_layers);
             return -1;
         }
         set(&p->layer[json_integer_value(e)], "attention", 1, NULL);
@@ -439,12 +425,10 @@ static int plan_kimi(api_problem *pb, const api_model_text *t, api_hy_plan *p)
         }
         for (int64_t l = 0; l < p->n_layers; l++) {
             if (p->layer[l].mixer == NULL) {
-                char fp[API_MC_PTR + 64];
-                api_ptr(fp, sizeof fp, t->ptr, "linear_attn_config");
-                api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                                  "layer %lld is in neither full_attn_layers nor kda_layers "
-                                  "(KimiLinearConfig leaves its type None)",
-                                  (long long)(l + 1));
+                api_problem_key(pb, API_PB_INVALID_FIELD, t->ptr, "linear_attn_config",
+                                "layer %lld is in neither full_attn_layers nor kda_layers "
+                                "(KimiLinearConfig leaves its type None)",
+                                (long long)(l + 1));
                 return -1;
             }
         }
@@ -484,10 +468,8 @@ int api_model_hybrid_plan(api_problem *pb, const api_model_text *t_in, int64_t n
         return 0;
     int nemotron = strcmp(mt, "nemotron_h") == 0;
     if (n_file == 0 && !nemotron) {
-        char fp[API_MC_PTR + 48];
-        api_ptr(fp, sizeof fp, t->ptr, "num_hidden_layers");
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "the number of layers is required to place %.40s's layers", mt);
+        api_problem_key(pb, API_PB_INVALID_FIELD, t->ptr, "num_hidden_layers",
+                        "the number of layers is required to place %.40s's layers", mt);
         return -1;
     }
     out->layer = calloc(MAX_LAYERS, sizeof *out->layer);

@@ -88,11 +88,9 @@ static void check_layer_array(api_problem *pb, const json_t *cfg, const char *pt
                          : json_is_integer(e) &&
                                (json_integer_value(e) == 0 || json_integer_value(e) == 1);
         if (!ok) {
-            char ep[API_MC_PTR + 48];
-            api_ptr_idx(ep, sizeof ep, fp, i);
-            api_problem_field(pb, API_PB_INVALID_FIELD, ep, "must be %s",
-                              strings ? "a string (full_attention, sliding_attention, ...)"
-                                      : "0 (no RoPE in this layer) or 1");
+            api_problem_idx(pb, API_PB_INVALID_FIELD, fp, i, "must be %s",
+                            strings ? "a string (full_attention, sliding_attention, ...)"
+                                    : "0 (no RoPE in this layer) or 1");
             break;
         }
         /* a layer type posenc cannot place (HF's layer_type_validation refuses unknown
@@ -105,13 +103,11 @@ static void check_layer_array(api_problem *pb, const json_t *cfg, const char *pt
                                             "conv",
                                             NULL};
         if (strings && !api_str_in_list(KNOWN, json_string_value(e))) {
-            char ep[API_MC_PTR + 48];
-            api_ptr_idx(ep, sizeof ep, fp, i);
-            api_problem_field(pb, API_PB_INVALID_FIELD, ep,
-                              "layer type \"%.40s\" is not one posenc can place (full_attention, "
-                              "sliding_attention, chunked_attention: RoPE; linear_attention, "
-                              "mamba, conv: no positions)",
-                              json_string_value(e));
+            api_problem_idx(pb, API_PB_INVALID_FIELD, fp, i,
+                            "layer type \"%.40s\" is not one posenc can place (full_attention, "
+                            "sliding_attention, chunked_attention: RoPE; linear_attention, "
+                            "mamba, conv: no positions)",
+                            json_string_value(e));
             break;
         }
     }
@@ -127,7 +123,6 @@ static void check_layer_array(api_problem *pb, const json_t *cfg, const char *pt
 static int check_layer_keys(api_problem *pb, const json_t *cfg, const char *ptr, int64_t n,
                             int n_from_file, int hybrid)
 {
-    char fp[API_MC_PTR + 32];
     size_t e0 = api_problem_count(pb);
     if (!hybrid) /* a hybrid type's own layer names: api_model_hybrid_plan reads them */
         check_layer_array(pb, cfg, ptr, 1, n, n_from_file);
@@ -135,9 +130,8 @@ static int check_layer_keys(api_problem *pb, const json_t *cfg, const char *ptr,
     int64_t sw = 0;
     const json_t *swj = member(cfg, "sliding_window");
     if (swj != NULL && !json_is_integer(swj)) {
-        api_ptr(fp, sizeof fp, ptr, "sliding_window");
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "must be an integer >= 1 (the attention window in tokens) or null");
+        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "sliding_window",
+                        "must be an integer >= 1 (the attention window in tokens) or null");
     } else {
         api_get_int(pb, cfg, ptr, "sliding_window", 1, INT64_MAX, &sw);
     }
@@ -175,11 +169,9 @@ static void check_attn_type_list(api_problem *pb, const json_t *cfg, const char 
         const json_t *e = json_is_array(atl) ? json_array_get(atl, x) : NULL;
         if (e == NULL || !json_is_integer(e) || json_integer_value(e) < 0 ||
             json_integer_value(e) > 1 || (n > 0 && (int64_t)json_array_size(atl) != n)) {
-            char fp[API_MC_PTR + 32];
-            api_ptr(fp, sizeof fp, ptr, "attn_type_list");
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "must be an array of 0 (linear attention) or 1 (softmax attention), "
-                              "one per layer");
+            api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "attn_type_list",
+                            "must be an array of 0 (linear attention) or 1 (softmax attention), "
+                            "one per layer");
             return;
         }
     }
@@ -328,9 +320,8 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
     const json_t *xattn =
         strncmp(mt, "mllama", 6) == 0 ? member(cfg, "cross_attention_layers") : NULL;
     if (xattn != NULL && !json_is_array(xattn)) {
-        char fp[API_MC_PTR + 32];
-        api_ptr(fp, sizeof fp, ptr, "cross_attention_layers");
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp, "must be an array of layer indices");
+        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "cross_attention_layers",
+                        "must be an array of layer indices");
     }
     /* RecurrentGemma: recurrent blocks have no attention, hence no position method; attention
      * blocks rotate partial_rotary_factor (0.5) of the head (RecurrentGemmaSdpaAttention) */
@@ -434,14 +425,11 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
                 if (member(params, key) == NULL && (gemma3 || olmo3)) {
                     /* Gemma3TextConfig / Olmo3Config fill a missing entry with {"rope_type":
                      * "default"} and a rope_theta of their own rule, not the other entry */
-                    char fp[API_MC_PTR + 32];
-                    api_ptr(fp, sizeof fp, ptr, "rope_parameters");
-                    api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                                      "has no \"%s\" entry for layer %lld: %s fills it with "
-                                      "rope_type default and a rope_theta of its own rule; give "
-                                      "the entry",
-                                      key, (long long)l,
-                                      gemma3 ? "Gemma3TextConfig" : "Olmo3Config");
+                    api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "rope_parameters",
+                                    "has no \"%s\" entry for layer %lld: %s fills it with "
+                                    "rope_type default and a rope_theta of its own rule; give "
+                                    "the entry",
+                                    key, (long long)l, gemma3 ? "Gemma3TextConfig" : "Olmo3Config");
                     api_hy_plan_free(&hy);
                     return -1;
                 }

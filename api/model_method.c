@@ -136,9 +136,8 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
     const json_t *pet = member(cfg, "position_embedding_type");
     char fp[160];
     if (pet != NULL && !json_is_string(pet)) {
-        api_ptr(fp, sizeof fp, ptr, "position_embedding_type");
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "must be a string (absolute, relative_key, rope, ...)");
+        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "position_embedding_type",
+                        "must be a string (absolute, relative_key, rope, ...)");
     }
     /* the ALiBi switches must be booleans (a "yes" must not read as false) */
     int flag = 0;
@@ -155,19 +154,17 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
                   api_str_in_list(LEARNED_2, mt);
     if (strcmp(mt, "distilbert") == 0 && is_true(cfg, "sinusoidal_pos_embds")) {
         /* DistilBERT's fixed table (create_sinusoidal_embeddings): not mapped yet */
-        api_ptr(fp, sizeof fp, ptr, "sinusoidal_pos_embds");
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "DistilBERT with sinusoidal_pos_embds has no answer here yet (use POST "
-                          "/sinusoidal with d_model = dim)");
+        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "sinusoidal_pos_embds",
+                        "DistilBERT with sinusoidal_pos_embds has no answer here yet (use POST "
+                        "/sinusoidal with d_model = dim)");
         return 0;
     }
     if (learned && pet != NULL && json_is_string(pet) &&
         strcmp(json_string_value(pet), "absolute") != 0) {
-        api_ptr(fp, sizeof fp, ptr, "position_embedding_type");
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "position_embedding_type \"%.40s\" (Shaw-style relative keys) has no "
-                          "answer here yet; only \"absolute\" is described",
-                          json_string_value(pet));
+        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "position_embedding_type",
+                        "position_embedding_type \"%.40s\" (Shaw-style relative keys) has no "
+                        "answer here yet; only \"absolute\" is described",
+                        json_string_value(pet));
         return 0;
     }
     int alibi = strcmp(mt, "bloom") == 0 || (strcmp(mt, "falcon") == 0 && is_true(cfg, "alibi")) ||
@@ -235,12 +232,10 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
             api_get_number(pb, ac, fp, "alibi_bias_max", 0.0, 1e300, API_NUM_MIN_EXCL, &bias_max) >
                 0 &&
             bias_max != 8.0) {
-            char bp[200];
-            api_ptr(bp, sizeof bp, fp, "alibi_bias_max");
-            api_problem_field(pb, API_PB_INVALID_FIELD, bp,
-                              "transformers' MptModel uses 8 whatever the file says, MosaicML's "
-                              "remote code this value: send POST /alibi with slopes_rule mpt and "
-                              "the alibi_bias_max you mean");
+            api_problem_key(pb, API_PB_INVALID_FIELD, fp, "alibi_bias_max",
+                            "transformers' MptModel uses 8 whatever the file says, MosaicML's "
+                            "remote code this value: send POST /alibi with slopes_rule mpt and "
+                            "the alibi_bias_max you mean");
             json_decref(k);
             return 0;
         }
@@ -499,11 +494,9 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
     if (layers_default)
         n_layers = (int64_t)dn->value; /* a sparse wrapped text config (LLaVA) */
     if (n_layers == 0) {
-        char fp[160];
-        api_ptr(fp, sizeof fp, text.ptr, "num_hidden_layers");
-        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "the number of layers is required (num_hidden_layers, n_layer, "
-                          "num_layers or n_layers)");
+        api_problem_key(pb, API_PB_INVALID_FIELD, text.ptr, "num_hidden_layers",
+                        "the number of layers is required (num_hidden_layers, n_layer, "
+                        "num_layers or n_layers)");
         return -1;
     }
 

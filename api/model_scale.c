@@ -276,11 +276,9 @@ static int qlora(api_problem *pb, const api_model_text *t, const row *w, api_mod
         const api_model_default *d = api_model_default_find(t->model_type, K[i]);
         int rc = api_get_number(pb, t->obj, t->ptr, K[i], 0.0, HUGE_VAL, API_NUM_MIN_EXCL, &v[i]);
         if (rc == 0 && (d == NULL || (kj != NULL && json_is_null(kj)))) {
-            char fp[API_MC_PTR + 32];
-            api_ptr(fp, sizeof fp, t->ptr, K[i]);
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "must be a positive number: LongCat-Flash multiplies q by "
-                              "sqrt(hidden_size / q_lora_rank) (modular_longcat_flash.py)");
+            api_problem_key(pb, API_PB_INVALID_FIELD, t->ptr, K[i],
+                            "must be a positive number: LongCat-Flash multiplies q by "
+                            "sqrt(hidden_size / q_lora_rank) (modular_longcat_flash.py)");
             return -1;
         }
         if (rc < 0)

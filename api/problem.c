@@ -60,6 +60,15 @@ void api_problem_set(api_problem *pb, api_problem_code code, const char *fmt, ..
 void api_problem_field(api_problem *pb, api_problem_code code, const char *pointer, const char *fmt,
                        ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    api_problem_vfield(pb, code, pointer, fmt, ap);
+    va_end(ap);
+}
+
+void api_problem_vfield(api_problem *pb, api_problem_code code, const char *pointer,
+                        const char *fmt, va_list ap)
+{
     if (pb->code == API_PB_NONE)
         pb->code = code;
     if (pb->n_errors >= API_PROBLEM_MAX_ERRORS) {
@@ -68,10 +77,7 @@ void api_problem_field(api_problem *pb, api_problem_code code, const char *point
     }
     api_field_error *fe = &pb->errors[pb->n_errors++];
     snprintf(fe->pointer, sizeof fe->pointer, "%s", pointer ? pointer : "");
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(fe->message, sizeof fe->message, fmt, ap);
-    va_end(ap);
     if (pb->detail[0] == '\0')
         snprintf(pb->detail, sizeof pb->detail, "%s: %s", fe->pointer[0] ? fe->pointer : "/",
                  fe->message);

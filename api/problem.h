@@ -8,6 +8,7 @@
 #ifndef API_PROBLEM_H
 #define API_PROBLEM_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "wire/err.h"
@@ -68,6 +69,10 @@ void api_problem_set(api_problem *pb, api_problem_code code, const char *fmt, ..
 /* Records a field error (pointer + message) with code (422 kinds); the first becomes the detail. */
 void api_problem_field(api_problem *pb, api_problem_code code, const char *pointer, const char *fmt,
                        ...) __attribute__((format(printf, 4, 5)));
+/* api_problem_field with the message's arguments as a va_list (for wrappers such as
+ * api_problem_key in api/req.h); ap is consumed. */
+void api_problem_vfield(api_problem *pb, api_problem_code code, const char *pointer,
+                        const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 /* Errors recorded in pb so far, kept or dropped (n_errors + n_dropped): a count that grew across
  * a call means that call recorded an error. */
 size_t api_problem_count(const api_problem *pb);

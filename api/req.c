@@ -4,6 +4,7 @@
 #include "api/arena.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,39 @@ void api_ptr_idx(char *out, size_t n, const char *base, size_t idx)
         out[0] = '\0';
 }
 
+/* api_problem_vfield at "<base>/<key>", or at "<base>/<idx>" when key is NULL. */
+static void vfield_at(api_problem *pb, api_problem_code code, const char *base, const char *key,
+                      size_t idx, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
+static void vfield_at(api_problem *pb, api_problem_code code, const char *base, const char *key,
+                      size_t idx, const char *fmt, va_list ap)
+{
+    char ptr[sizeof pb->errors[0].pointer];
+    if (key != NULL)
+        api_ptr(ptr, sizeof ptr, base, key);
+    else
+        api_ptr_idx(ptr, sizeof ptr, base, idx);
+    api_problem_vfield(pb, code, ptr, fmt, ap);
+}
+
+void api_problem_key(api_problem *pb, api_problem_code code, const char *base, const char *key,
+                     const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfield_at(pb, code, base, key, 0, fmt, ap);
+    va_end(ap);
+}
+
+void api_problem_idx(api_problem *pb, api_problem_code code, const char *base, size_t idx,
+                     const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfield_at(pb, code, base, NULL, idx, fmt, ap);
+    va_end(ap);
+}
+
 int api_check_fields(api_problem *pb, const json_t *obj, const char *base,
                      const char *const *allowed)
 {
@@ -102,9 +136,7 @@ int api_check_fields(api_problem *pb, const json_t *obj, const char *base,
             }
         }
         if (!known) {
-            char ptr[160];
-            api_ptr(ptr, sizeof ptr, base, k);
-            api_problem_field(pb, API_PB_UNKNOWN_FIELD, ptr, "unknown field \"%.80s\"", k);
+            api_problem_key(pb, API_PB_UNKNOWN_FIELD, base, k, "unknown field \"%.80s\"", k);
             rc = -1;
         }
     }
@@ -173,11 +205,9 @@ const json_t *api_get_alias(api_problem *pb, const json_t *obj, const char *base
     if (used)
         *used = a ? key : (b ? alias : NULL);
     if (a && b && !same_value(a, b)) {
-        char ptr[160];
-        api_ptr(ptr, sizeof ptr, base, alias);
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "\"%s\" and its alias \"%s\" are both given with different values", key,
-                          alias);
+        api_problem_key(pb, API_PB_INVALID_FIELD, base, alias,
+                        "\"%s\" and its alias \"%s\" are both given with different values", key,
+                        alias);
         return NULL;
     }
     return a ? a : b;
@@ -272,9 +302,7 @@ int api_get_bool(api_problem *pb, const json_t *obj, const char *base, const cha
     if (v == NULL)
         return 0;
     if (!json_is_boolean(v)) {
-        char ptr[160];
-        api_ptr(ptr, sizeof ptr, base, key);
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be true or false");
+        api_problem_key(pb, API_PB_INVALID_FIELD, base, key, "must be true or false");
         return -1;
     }
     *out = json_is_true(v);
@@ -320,9 +348,7 @@ int api_get_object(api_problem *pb, const json_t *obj, const char *base, const c
     if (v == NULL)
         return 0;
     if (!json_is_object(v)) {
-        char ptr[160];
-        api_ptr(ptr, sizeof ptr, base, key);
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "must be an object");
+        api_problem_key(pb, API_PB_INVALID_FIELD, base, key, "must be an object");
         return -1;
     }
     *out = v;

@@ -65,6 +65,14 @@ void api_limits_default(api_limits *lim);
 void api_ptr(char *out, size_t n, const char *base, const char *key);
 /* Builds "<base>/<idx>". */
 void api_ptr_idx(char *out, size_t n, const char *base, size_t idx);
+/* Records a field error (api_problem_field) at "<base>/<key>", the pointer built by api_ptr
+ * (RFC 6901 escaping of key, truncated to sizeof api_field_error.pointer) -- in place of a
+ * pointer buffer, api_ptr and api_problem_field at each call site. */
+void api_problem_key(api_problem *pb, api_problem_code code, const char *base, const char *key,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The same at "<base>/<idx>" (api_ptr_idx): an element of an array. */
+void api_problem_idx(api_problem *pb, api_problem_code code, const char *base, size_t idx,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* The member key of obj (borrowed), treating JSON null as absent as the getters below do: NULL
  * when obj is not an object, key is missing or its value is null. Pure; never fails. */

@@ -86,31 +86,27 @@ int api_get_positions(api_problem *pb, const json_t *obj, const char *base, cons
     const json_t *pos = api_member(obj, "positions");
     const json_t *sl = api_member(obj, "seq_len");
     const json_t *off = api_member(obj, "offset");
-    char ptr[160];
     if (pos && sl) {
-        api_ptr(ptr, sizeof ptr, base, "seq_len");
-        api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                          "give either positions or seq_len, not both");
+        api_problem_key(pb, API_PB_INVALID_FIELD, base, "seq_len",
+                        "give either positions or seq_len, not both");
         return -1;
     }
     if (pos) {
         if (off) {
-            api_ptr(ptr, sizeof ptr, base, "offset");
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                              "offset goes with seq_len, not positions");
+            api_problem_key(pb, API_PB_INVALID_FIELD, base, "offset",
+                            "offset goes with seq_len, not positions");
             return -1;
         }
         return api_get_position_list(pb, obj, base, "positions", lim, out, n);
     }
     if (!sl) {
         if (off) {
-            api_ptr(ptr, sizeof ptr, base, "offset");
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "offset needs seq_len");
+            api_problem_key(pb, API_PB_INVALID_FIELD, base, "offset", "offset needs seq_len");
             return -1;
         }
         if (required) {
-            api_ptr(ptr, sizeof ptr, base, "positions");
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "positions or seq_len is required");
+            api_problem_key(pb, API_PB_INVALID_FIELD, base, "positions",
+                            "positions or seq_len is required");
             return -1;
         }
         return 0;
@@ -121,10 +117,9 @@ int api_get_positions(api_problem *pb, const json_t *obj, const char *base, cons
     if (api_get_int(pb, obj, base, "offset", 0, lim->max_position - 1, &offset) < 0)
         return -1;
     if (offset > lim->max_position - len) {
-        api_ptr(ptr, sizeof ptr, base, "offset");
-        api_problem_field(pb, API_PB_LIMIT_EXCEEDED, ptr,
-                          "offset + seq_len must not exceed max_position (%lld)",
-                          (long long)lim->max_position);
+        api_problem_key(pb, API_PB_LIMIT_EXCEEDED, base, "offset",
+                        "offset + seq_len must not exceed max_position (%lld)",
+                        (long long)lim->max_position);
         return -1;
     }
     int64_t *p = api_alloc(pb, (size_t)len, sizeof *p);

@@ -282,10 +282,9 @@ int api_rope_vectors_direct(api_problem *pb, const double *x, size_t rows, size_
         return -1;
     for (size_t i = 0; i < total; i++) {
         if (!isfinite(x[i])) {
-            char ep[API_RC_PTR], rp[API_RC_PTR];
+            char rp[API_RC_PTR];
             api_ptr_idx(rp, sizeof rp, ptr, i / cols);
-            api_ptr_idx(ep, sizeof ep, rp, i % cols);
-            api_problem_field(pb, API_PB_INVALID_FIELD, ep, "must be finite");
+            api_problem_idx(pb, API_PB_INVALID_FIELD, rp, i % cols, "must be finite");
             free(c);
             return -1;
         }

@@ -290,7 +290,7 @@ int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api
                 src[n++] = sc->origin[f].src;
     }
     size_t e0 = api_problem_count(pb);
-    char path[2 * API_RC_PTR], ptr[API_RC_PTR];
+    char path[2 * API_RC_PTR];
     const char *k, *refuse = NULL;
     json_t *v;
     json_object_foreach((json_t *)text.obj, k, v)
@@ -310,8 +310,7 @@ int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api
         if (why != NULL) {
             ignore(r, path, why);
         } else if (refuse != NULL) {
-            api_ptr(ptr, sizeof ptr, text.ptr, k);
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "%s", refuse);
+            api_problem_key(pb, API_PB_INVALID_FIELD, text.ptr, k, "%s", refuse);
         }
     }
     /* the keys of the scaling object read (its fields name themselves in sources) */
@@ -328,8 +327,7 @@ int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api
             if (why != NULL) {
                 ignore(r, path, why);
             } else if (refuse != NULL) {
-                api_ptr(ptr, sizeof ptr, sc->ptr, k);
-                api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "%s", refuse);
+                api_problem_key(pb, API_PB_INVALID_FIELD, sc->ptr, k, "%s", refuse);
             }
         }
     }
@@ -353,8 +351,7 @@ int api_rope_account_keys(api_problem *pb, const json_t *cfg, unsigned skip, api
             if (why != NULL) {
                 ignore(r, path, why);
             } else if (refuse != NULL) {
-                api_ptr(ptr, sizeof ptr, r->axes_ptr, k);
-                api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "%s", refuse);
+                api_problem_key(pb, API_PB_INVALID_FIELD, r->axes_ptr, k, "%s", refuse);
             }
         }
     }

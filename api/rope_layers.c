@@ -123,13 +123,11 @@ const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, con
         if (p->kind[i].mixer != NULL && strcmp(p->kind[i].mixer, "attention") == 0)
             shown = i;
     if (!any_rope) { /* Jamba, Nemotron-H, Mamba, ...: nothing rotates (api/model_hybrid.h) */
-        char mp[API_MC_PTR + 16];
-        api_ptr(mp, sizeof mp, text.ptr, "model_type");
-        api_problem_field(pb, API_PB_INVALID_FIELD, mp,
-                          "no layer of this %.40s config uses RoPE (%s): there is nothing to "
-                          "rotate; POST /model/method describes its layers",
-                          text.model_type,
-                          p->kind[shown].why ? p->kind[shown].why : "no positional encoding");
+        api_problem_key(pb, API_PB_INVALID_FIELD, text.ptr, "model_type",
+                        "no layer of this %.40s config uses RoPE (%s): there is nothing to "
+                        "rotate; POST /model/method describes its layers",
+                        text.model_type,
+                        p->kind[shown].why ? p->kind[shown].why : "no positional encoding");
         return NULL;
     }
     int k = forced;

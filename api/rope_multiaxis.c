@@ -61,19 +61,18 @@ static int config_axes(api_problem *pb, api_rope_req *r, const json_t *cfg, int 
     const json_t *sc = config_scaling(text.obj, &key);
     if (sc == NULL)
         return 0;
-    char sp[API_RC_PTR], fp[API_RC_PTR];
+    char sp[API_RC_PTR];
     api_ptr(sp, sizeof sp, text.ptr, key);
     const char *used = NULL;
     const json_t *tv = api_get_alias(pb, sc, sp, "type", "rope_type", &used);
     if (tv != NULL) {
         const char *s = json_is_string(tv) ? json_string_value(tv) : NULL;
         if (s == NULL || (strcmp(s, "mrope") != 0 && strcmp(s, "default") != 0)) {
-            api_ptr(fp, sizeof fp, sp, used);
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "%s type \"%.40s\" is context-extension scaling, which is not "
-                              "defined for multi-axis RoPE; only \"mrope\" or \"default\" combine "
-                              "with mrope_section / axes",
-                              key, s ? s : "(not a string)");
+            api_problem_key(pb, API_PB_INVALID_FIELD, sp, used,
+                            "%s type \"%.40s\" is context-extension scaling, which is not "
+                            "defined for multi-axis RoPE; only \"mrope\" or \"default\" combine "
+                            "with mrope_section / axes",
+                            key, s ? s : "(not a string)");
             return 0;
         }
     }
@@ -174,11 +173,9 @@ static void parse_base_layout(api_problem *pb, const json_t *req, api_rope_req *
         r->base = 10000.0;
         api_rc_origin_set(&r->base_o, "", "default");
         if (bv != NULL) {
-            char ptr[API_RC_PTR];
-            api_ptr(ptr, sizeof ptr, "", used);
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                              "axes type \"mixed\" takes its frequencies as given (axes.freqs); "
-                              "a base means nothing there");
+            api_problem_key(pb, API_PB_INVALID_FIELD, "", used,
+                            "axes type \"mixed\" takes its frequencies as given (axes.freqs); "
+                            "a base means nothing there");
         } else if (cfg != NULL && cfg->base_o.set) {
             api_rc_warn(&r->warn, "axes type mixed takes its frequencies as given: the config's "
                                   "rope_theta was not used");

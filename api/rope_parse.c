@@ -128,12 +128,10 @@ static void check_inv_freq_conflicts(api_problem *pb, const json_t *req, api_rop
     static const char *const CONFLICTS[] = {"base", "rope_theta", "scaling", "rope_scaling", NULL};
     for (const char *const *c = CONFLICTS; *c; c++) {
         if (api_member(req, *c)) {
-            char ptr[API_RC_PTR];
-            api_ptr(ptr, sizeof ptr, "", *c);
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr,
-                              "%s cannot be combined with inv_freq: explicit frequencies replace "
-                              "base and scaling",
-                              *c);
+            api_problem_key(pb, API_PB_INVALID_FIELD, "", *c,
+                            "%s cannot be combined with inv_freq: explicit frequencies replace "
+                            "base and scaling",
+                            *c);
         }
     }
     const json_t *cfg = api_member(req, "config");
@@ -166,7 +164,6 @@ static void check_scaling(api_problem *pb, api_rope_req *r)
          4},
         {PE_ROPE_NTK, {API_RS_ALPHA}, 1},
     };
-    char ptr[API_RC_PTR];
     for (size_t i = 0; i < sizeof REQUIRED / sizeof REQUIRED[0]; i++) {
         if (REQUIRED[i].t != sc->type)
             continue;
@@ -174,9 +171,9 @@ static void check_scaling(api_problem *pb, api_rope_req *r)
             api_rs_field f = REQUIRED[i].f[j];
             if (sc->origin[f].set)
                 continue;
-            api_ptr(ptr, sizeof ptr, sc->ptr, api_rs_field_name(f));
-            api_problem_field(pb, API_PB_INVALID_FIELD, ptr, "%s is required for scaling type %s",
-                              api_rs_field_name(f), api_rope_type_name(sc->type));
+            api_problem_key(pb, API_PB_INVALID_FIELD, sc->ptr, api_rs_field_name(f),
+                            "%s is required for scaling type %s", api_rs_field_name(f),
+                            api_rope_type_name(sc->type));
         }
     }
     size_t n = (size_t)r->rotary_dim / 2;
@@ -220,11 +217,9 @@ static void check_scaling(api_problem *pb, api_rope_req *r)
                 continue;
             for (size_t j = 0; j < n; j++) {
                 if (!(r->lists[l][j] > 0.0)) {
-                    char ip[API_RC_PTR];
-                    api_ptr_idx(ip, sizeof ip, sc->origin[f].ptr, j);
-                    api_problem_field(pb, API_PB_INVALID_FIELD, ip,
-                                      "must be > 0 (the frequency is divided by it), got %.17g",
-                                      r->lists[l][j]);
+                    api_problem_idx(pb, API_PB_INVALID_FIELD, sc->origin[f].ptr, j,
+                                    "must be > 0 (the frequency is divided by it), got %.17g",
+                                    r->lists[l][j]);
                     break;
                 }
             }

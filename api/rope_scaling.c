@@ -241,9 +241,8 @@ int api_rope_scaling_parse(api_problem *pb, const json_t *obj, const char *ptr,
                 n_fields++;
         }
         if (n_fields > 0) {
-            api_ptr(fp, sizeof fp, ptr, "type");
-            api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                              "type (or rope_type) is required; one of " KNOWN_TYPES);
+            api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "type",
+                            "type (or rope_type) is required; one of " KNOWN_TYPES);
             return -1;
         }
         snprintf(out->type_given, sizeof out->type_given, "default");
