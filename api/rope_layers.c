@@ -122,7 +122,10 @@ const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, con
     for (size_t i = 0; i < p->n_kinds; i++)
         if (p->kind[i].mixer != NULL && strcmp(p->kind[i].mixer, "attention") == 0)
             shown = i;
-    if (!any_rope) { /* Jamba, Nemotron-H, Mamba, ...: nothing rotates (api/model_hybrid.h) */
+    /* Jamba, Nemotron-H, Mamba, ...: nothing rotates (api/model_hybrid.h); a chosen layer of the
+     * config is answered for itself below (at /layer, with what that layer is) */
+    int layer_chosen = forced < 0 && has_layer;
+    if (!any_rope && !layer_chosen) {
         api_problem_key(pb, API_PB_INVALID_FIELD, text.ptr, "model_type",
                         "no layer of this %.40s config uses RoPE (%s): there is nothing to "
                         "rotate; POST /model/method describes its layers",

@@ -302,14 +302,15 @@ START_TEST(test_corpus_layers)
     int any_rope = 0;
     for (size_t w = 0; w < n_kinds; w++)
         any_rope |= strcmp(str(json_array_get(wk, w), "method"), "rope") == 0;
-    if (!any_rope) { /* Jamba, Mamba, ...: /rope has nothing to rotate, with or without a layer */
+    if (!any_rope) { /* Jamba, Mamba, ...: /rope has nothing to rotate (at /config/model_type);
+                        * with a layer, that layer is named (at /layer) */
         for (int with_layer = 0; with_layer < 2; with_layer++) {
             json_t *req = with_layer ? json_pack("{s:O, s:i}", "config", cfg, "layer", 0)
                                      : json_pack("{s:O}", "config", cfg),
                    *r;
             ck_assert_int_eq(send_json(api_rope, req, &r), 422);
             ck_assert_str_eq(str(json_array_get(json_object_get(r, "errors"), 0), "pointer"),
-                             "/config/model_type");
+                             with_layer ? "/layer" : "/config/model_type");
             json_decref(r);
             json_decref(req);
         }
