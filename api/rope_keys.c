@@ -82,6 +82,12 @@ static int named(const char *const *src, size_t n, const char *path)
     return 0;
 }
 
+/* A rotary fraction of a full-head model type (api_model_full_head): dropped, with a warning. */
+static const char FULL_HEAD_WHY[] =
+    "this model_type's Hugging Face attention rotates the whole head: its rotary embedding reads "
+    "no rotary fraction under the default rope type and apply_rotary_pos_emb rotates all "
+    "head_dim dims (transformers v5; the warning names the modeling file)";
+
 /* Why a top-level key of the text config that no source names cannot change this answer, or
  * NULL when it could (then *refuse says why, for the 422). */
 static const char *why_top(const char *k, const json_t *v, const api_rope_req *r, unsigned skip,
@@ -142,6 +148,8 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
         return "a second base key: rope_scaling.rope_theta, else rope_parameters.rope_theta, else "
                "rope_theta, else rotary_emb_base is read (HF v5 RotaryEmbeddingConfigMixin "
                "convert_rope_params_to_dict: rope_parameters.setdefault(\"rope_theta\", ...))";
+    if (is(k, ROTARY) && api_model_full_head(r->cfg.model_type) != NULL)
+        return FULL_HEAD_WHY;
     if (is(k, ROTARY))
         return "a second rotary-fraction key: rope_scaling / rope_parameters' "
                "partial_rotary_factor, else the "
@@ -209,6 +217,8 @@ static const char *why_scaling(const char *k, const api_rope_req *r, const char 
         return (r->kind >= 0 && r->plan.kind[r->kind].local_base)
                    ? "Gemma 3's sliding layers use rope_local_base_freq (modeling_gemma3.py)"
                    : "the request's base wins";
+    if (strcmp(k, "partial_rotary_factor") == 0 && api_model_full_head(r->cfg.model_type) != NULL)
+        return FULL_HEAD_WHY;
     if (strcmp(k, "partial_rotary_factor") == 0)
         return "the rotary dim comes from elsewhere: the request, a rotary_dim key or the "
                "type's own rule (see resolved.sources.rotary_dim)";
