@@ -64,6 +64,8 @@ static const char *const CORPUS[] = {
     "phi_2",
     "qwen2.5_7b",
     "qwen2.5_vl_7b_instruct",
+    "qwen3.5_4b",
+    "qwen3.6_35b_a3b",
     "qwen3_30b_a3b",
     "qwen3_8b",
     "qwen3_vl_8b_instruct",
