@@ -50,13 +50,16 @@ int api_rope_position_key(const char *k)
     return api_model_scale_key(k); /* they change the scores (POST /attention) */
 }
 
-/* RecurrentGemma's own layer-pattern and window keys (RecurrentGemmaConfig): position keys of
- * that model only (another model_type's block_types is no concern of positions posenc knows). */
+/* RecurrentGemma's own layer-pattern and window keys (RecurrentGemmaConfig) and LFM2's
+ * use_pos_enc (the published LFM2 files'): position keys of those models only (another
+ * model_type's block_types is no concern of positions posenc knows). */
 static int model_position_key(const char *k, const char *model_type)
 {
     return api_rope_position_key(k) ||
            (strcmp(model_type, "recurrent_gemma") == 0 &&
-            (strcmp(k, "block_types") == 0 || strcmp(k, "attention_window_size") == 0));
+            (strcmp(k, "block_types") == 0 || strcmp(k, "attention_window_size") == 0)) ||
+           ((strcmp(model_type, "lfm2") == 0 || strcmp(model_type, "lfm2_moe") == 0) &&
+            strcmp(k, "use_pos_enc") == 0);
 }
 
 static int is(const char *k, const char *const *list)
@@ -177,6 +180,10 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
         return "Llama 4 scales queries by position only in its no-RoPE layers "
                "(modeling_llama4.py: attn_temperature_tuning and not use_rope); this answer is "
                "for RoPE layers";
+    if (strcmp(k, "use_pos_enc") == 0) /* LFM2's only (model_position_key) */
+        return "LFM2's original config key: Hugging Face's Lfm2Config does not read it and "
+               "Lfm2Attention rotates q and k whatever it says (configuration_lfm2.py, "
+               "modeling_lfm2.py)";
     if (strcmp(k, "rotary") == 0 && json_is_true(v))
         return "says the model uses rotary embeddings (GPT-J's flag; GPTJConfig does not read "
                "it)";

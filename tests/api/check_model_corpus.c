@@ -47,6 +47,7 @@ static const char *const CORPUS[] = {
     "gptj_6b",
     "hunyuan_mt_7b",
     "jamba_1.5_mini",
+    "lfm2_1.2b",
     "lightonocr_1b_1025",
     "llama3.1_8b",
     "llama4_scout_17b_16e",
