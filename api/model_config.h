@@ -149,6 +149,26 @@ int api_model_rope_alpha(api_problem *pb, const json_t *sc_obj, const char *sc_s
 void api_model_rope_caveats(const json_t *cfg, const api_model_text *text, int per_layer,
                             api_rc_warnings *w);
 
+/*
+ * Model types whose Hugging Face attention rotates the whole head (api/model_full_head.c: llama,
+ * mistral, qwen2, qwen3, gemma2, olmo2, granite, falcon_h1, gpt_oss, ...): their rotary
+ * embedding's compute_default_rope_parameters reads no partial_rotary_factor (transformers v5,
+ * LlamaRotaryEmbedding's) and apply_rotary_pos_emb rotates all of head_dim. The HF modeling file
+ * for such a type, NULL for any other (also NULL).
+ */
+const char *api_model_full_head(const char *model_type);
+
+/*
+ * A rotary fraction of the file (partial_rotary_factor, rotary_pct or rotary_dim; out's
+ * partial_o / rotary_dim_o) that would rotate fewer than head_dim dims, for a full-head model
+ * type: with the default rope type (or none) it is dropped, so the whole head rotates as HF does,
+ * with a warning naming the key and the HF file (api/rope_keys.c lists it in resolved.ignored);
+ * partial_rotary_factor with a scaling type is a 422 at its pointer (HF's scaling function builds
+ * head_dim x factor frequencies that the attention cannot apply: HF has no numbers). Runs after
+ * the scaling object is parsed. Returns 0, or -1 with the error in pb.
+ */
+int api_model_full_head_rotary(api_problem *pb, api_rope_config *out, api_rc_warnings *w);
+
 /* Rewrites every source of out from "config." to prefix (the wrapper's nested path). */
 void api_model_rope_rebase(api_rope_config *out, const char *prefix);
 

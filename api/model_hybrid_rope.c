@@ -40,36 +40,9 @@ static double head_of(const api_model_text *t, double def)
     return def;
 }
 
-/* Falcon-H1: a partial_rotary_factor under the default rope type is read by transformers 4.x's
- * rope init (head_dim x factor rotate, as posenc answers) and not by transformers 5's
- * FalconH1RotaryEmbedding.compute_default_rope_parameters (the whole head rotates): warn. */
-static void falcon_h1_partial(const api_model_text *t, api_rc_warnings *w)
-{
-    const char *sk = api_member(t->obj, "rope_scaling") ? "rope_scaling" : "rope_parameters";
-    const json_t *sc = api_member(t->obj, sk), *pf = api_member(t->obj, "partial_rotary_factor");
-    if (pf == NULL && json_is_object(sc))
-        pf = api_member(sc, "partial_rotary_factor");
-    const json_t *ty = json_is_object(sc) ? api_member(sc, "rope_type") : NULL;
-    if (ty == NULL && json_is_object(sc))
-        ty = api_member(sc, "type");
-    if (w == NULL || !json_is_number(pf) || json_number_value(pf) >= 1.0 ||
-        (json_is_string(ty) && strcmp(json_string_value(ty), "default") != 0))
-        return;
-    api_rc_warn(w,
-                "%s.partial_rotary_factor %g: transformers 4.x's default rope init rotates "
-                "head_dim x %g dims, as answered here; transformers 5's "
-                "FalconH1RotaryEmbedding.compute_default_rope_parameters reads no factor and "
-                "rotates the whole head (send POST /rope without it for those numbers)",
-                t->src[0] ? t->src : "config", json_number_value(pf), json_number_value(pf));
-}
-
 int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t, api_rc_warnings *w)
 {
     int m2 = strcmp(t->model_type, "minimax_m2") == 0, m1 = strcmp(t->model_type, "minimax") == 0;
-    if (strcmp(t->model_type, "falcon_h1") == 0) {
-        falcon_h1_partial(t, w);
-        return 0;
-    }
     if (!m2 && !m1)
         return 0;
     if (m1 && w != NULL && api_member(t->obj, "layer_types") == NULL &&

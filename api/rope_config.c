@@ -587,6 +587,8 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
         class_sources(out, class_hf);
         json_decref(class_sc);
     }
+    if (!(skip & API_RC_SKIP_ROTARY)) /* after the scaling type is known */
+        api_model_full_head_rotary(pb, out, w);
     /* the warnings so far name the text object as "config.": in a wrapper, its nested path (the
      * caveats below name it themselves) */
     for (size_t i = warns_before; text.nested && w != NULL && i < w->n; i++)

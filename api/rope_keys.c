@@ -50,13 +50,16 @@ int api_rope_position_key(const char *k)
     return api_model_scale_key(k); /* they change the scores (POST /attention) */
 }
 
-/* RecurrentGemma's own layer-pattern and window keys (RecurrentGemmaConfig): position keys of
- * that model only (another model_type's block_types is no concern of positions posenc knows). */
+/* RecurrentGemma's own layer-pattern and window keys (RecurrentGemmaConfig) and LFM2's
+ * use_pos_enc (the published LFM2 files'): position keys of those models only (another
+ * model_type's block_types is no concern of positions posenc knows). */
 static int model_position_key(const char *k, const char *model_type)
 {
     return api_rope_position_key(k) ||
            (strcmp(model_type, "recurrent_gemma") == 0 &&
-            (strcmp(k, "block_types") == 0 || strcmp(k, "attention_window_size") == 0));
+            (strcmp(k, "block_types") == 0 || strcmp(k, "attention_window_size") == 0)) ||
+           ((strcmp(model_type, "lfm2") == 0 || strcmp(model_type, "lfm2_moe") == 0) &&
+            strcmp(k, "use_pos_enc") == 0);
 }
 
 static int is(const char *k, const char *const *list)
@@ -81,6 +84,12 @@ static int named(const char *const *src, size_t n, const char *path)
     }
     return 0;
 }
+
+/* A rotary fraction of a full-head model type (api_model_full_head): dropped, with a warning. */
+static const char FULL_HEAD_WHY[] =
+    "this model_type's Hugging Face attention rotates the whole head: its rotary embedding reads "
+    "no rotary fraction under the default rope type and apply_rotary_pos_emb rotates all "
+    "head_dim dims (transformers v5; the warning names the modeling file)";
 
 /* Why a top-level key of the text config that no source names cannot change this answer, or
  * NULL when it could (then *refuse says why, for the 422). */
@@ -142,6 +151,8 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
         return "a second base key: rope_scaling.rope_theta, else rope_parameters.rope_theta, else "
                "rope_theta, else rotary_emb_base is read (HF v5 RotaryEmbeddingConfigMixin "
                "convert_rope_params_to_dict: rope_parameters.setdefault(\"rope_theta\", ...))";
+    if (is(k, ROTARY) && api_model_full_head(r->cfg.model_type) != NULL)
+        return FULL_HEAD_WHY;
     if (is(k, ROTARY))
         return "a second rotary-fraction key: rope_scaling / rope_parameters' "
                "partial_rotary_factor, else the "
@@ -169,6 +180,10 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
         return "Llama 4 scales queries by position only in its no-RoPE layers "
                "(modeling_llama4.py: attn_temperature_tuning and not use_rope); this answer is "
                "for RoPE layers";
+    if (strcmp(k, "use_pos_enc") == 0) /* LFM2's only (model_position_key) */
+        return "LFM2's original config key: Hugging Face's Lfm2Config does not read it and "
+               "Lfm2Attention rotates q and k whatever it says (configuration_lfm2.py, "
+               "modeling_lfm2.py)";
     if (strcmp(k, "rotary") == 0 && json_is_true(v))
         return "says the model uses rotary embeddings (GPT-J's flag; GPTJConfig does not read "
                "it)";
@@ -209,6 +224,8 @@ static const char *why_scaling(const char *k, const api_rope_req *r, const char 
         return (r->kind >= 0 && r->plan.kind[r->kind].local_base)
                    ? "Gemma 3's sliding layers use rope_local_base_freq (modeling_gemma3.py)"
                    : "the request's base wins";
+    if (strcmp(k, "partial_rotary_factor") == 0 && api_model_full_head(r->cfg.model_type) != NULL)
+        return FULL_HEAD_WHY;
     if (strcmp(k, "partial_rotary_factor") == 0)
         return "the rotary dim comes from elsewhere: the request, a rotary_dim key or the "
                "type's own rule (see resolved.sources.rotary_dim)";

@@ -153,10 +153,11 @@ END_TEST
 
 /* HF v5 RotaryEmbeddingConfigMixin: rope_parameters.setdefault("rope_theta", top-level) keeps the
  * inner value; the same for partial_rotary_factor. head 16, rotary 8, base 500:
- * inv_freq[1] = 500^(-2/8). Before: the top-level 10000 and 1.0 were read. */
+ * inv_freq[1] = 500^(-2/8). Before: the top-level 10000 and 1.0 were read. (stablelm, whose
+ * attention cuts the rotated part: llama's rotates the whole head, tests/api/check_full_head.c.) */
 START_TEST(test_v5_params_win)
 {
-    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'llama', 'hidden_size': 64, "
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'stablelm', 'hidden_size': 64, "
                                 "'num_attention_heads': 4, 'rope_theta': 10000, "
                                 "'partial_rotary_factor': 1.0, 'rope_parameters': {'rope_type': "
                                 "'default', 'rope_theta': 500, 'partial_rotary_factor': 0.5}}}");

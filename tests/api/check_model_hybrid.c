@@ -139,6 +139,15 @@ START_TEST(test_lfm2)
     ck_assert(au_number(json_object_get(p, "base")) == 2000000.0); /* theta wins */
     ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
     json_decref(j);
+    /* use_pos_enc (the published LFM2 files' own key): Lfm2Config does not read it and
+     * Lfm2Attention always rotates, so it is listed in resolved.ignored (before: dropped
+     * silently, neither used nor listed) */
+    j = au_ok(api_rope, "{'config': {'model_type': 'lfm2', 'num_hidden_layers': 2, "
+                        "'hidden_size': 64, 'num_attention_heads': 4, 'use_pos_enc': true, "
+                        "'full_attn_idxs': [1]}, 'layer': 1, 'seq_len': 2}");
+    const json_t *ign = json_object_get(json_object_get(j, "resolved"), "ignored");
+    ck_assert(json_object_get(ign, "config.use_pos_enc") != NULL);
+    json_decref(j);
 }
 END_TEST
 

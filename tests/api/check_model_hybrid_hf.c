@@ -249,10 +249,11 @@ START_TEST(test_attention_nope_head_dim)
 }
 END_TEST
 
-/* Falcon-H1 with partial_rotary_factor and the default rope type: transformers 4.x's rope init
- * rotated head_dim x factor (posenc's answer), transformers 5's
- * FalconH1RotaryEmbedding.compute_default_rope_parameters reads no factor and rotates the whole
- * head. The answer names both in a warning (before: silent). */
+/* Falcon-H1 with partial_rotary_factor and the default rope type: transformers 5's
+ * FalconH1RotaryEmbedding.compute_default_rope_parameters reads no factor and apply_rotary_pos_emb
+ * rotates the whole head (16 dims); transformers 4.x built head_dim x factor frequencies that
+ * FalconH1Attention could not apply. The answer is the whole head with a warning naming the key
+ * and modeling_falcon_h1.py (api/model_full_head.c; before: 8 dims, transformers 4.x's init). */
 START_TEST(test_falcon_h1_partial)
 {
     json_t *j = au_ok(api_rope, "{'config': {'model_type': 'falcon_h1', 'num_hidden_layers': 2, "
@@ -260,8 +261,9 @@ START_TEST(test_falcon_h1_partial)
                                 "'rope_theta': 10000, 'partial_rotary_factor': 0.5}, "
                                 "'seq_len': 2}");
     ck_assert_int_eq(
-        json_integer_value(json_object_get(json_object_get(j, "resolved"), "rotary_dim")), 8);
+        json_integer_value(json_object_get(json_object_get(j, "resolved"), "rotary_dim")), 16);
     ck_assert_int_ge(au_warned(j, "partial_rotary_factor"), 1);
+    ck_assert_int_ge(au_warned(j, "modeling_falcon_h1.py"), 1);
     json_decref(j);
 }
 END_TEST

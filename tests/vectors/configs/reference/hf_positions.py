@@ -115,7 +115,29 @@ def rope_params(cfg):
     return dict(rp) if isinstance(rp, dict) else None
 
 
+# Model types whose modeling_<type>.py (transformers v5) keeps LlamaRotaryEmbedding's
+# compute_default_rope_parameters (dim = head_dim; no partial_rotary_factor read) and applies
+# apply_rotary_pos_emb to all of q and k: a rotary fraction in their file does not change the
+# default rope type's numbers; with a scaling type modeling_rope_utils builds
+# int(head_dim * rope_parameters.partial_rotary_factor) dims that the attention cannot apply.
+WHOLE_HEAD = {"llama", "mistral", "mixtral", "ministral", "ministral3", "qwen2", "qwen2_moe",
+              "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3", "gemma3_text", "olmo", "olmo2",
+              "olmo3", "olmoe", "smollm3", "exaone4", "starcoder2", "granite", "granitemoe",
+              "granitemoehybrid", "falcon", "falcon_h1", "arcee", "apertus", "seed_oss", "helium",
+              "dots1", "hunyuan_v1_dense", "hunyuan_v1_moe", "gpt_oss", "cohere", "cohere2",
+              "lfm2", "lfm2_moe", "bitnet", "dbrx"}
+
+
 def rotary_dim(cfg, mt, hd, rp):
+    if mt in WHOLE_HEAD:
+        f = cfg.get("partial_rotary_factor")
+        if f is None and rp is not None:
+            f = rp.get("partial_rotary_factor")
+        scaled = rp is not None and rp.get("rope_type", rp.get("type", "default")) != "default"
+        if f is not None and int(hd * f) != hd and scaled:
+            raise ValueError("%s: HF's scaled inv_freq spans int(%d x %g) dims, its attention "
+                             "all %d: no HF numbers" % (mt, hd, f, hd))
+        return hd
     if mt == "mistral4":
         # configuration_mistral4.py: head_dim = qk_nope_head_dim + qk_rope_head_dim and
         # rope_parameters.setdefault("partial_rotary_factor", qk_rope_head_dim / head_dim);
