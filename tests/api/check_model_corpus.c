@@ -306,7 +306,7 @@ START_TEST(test_corpus_layers)
     for (size_t w = 0; w < n_kinds; w++)
         any_rope |= strcmp(str(json_array_get(wk, w), "method"), "rope") == 0;
     if (!any_rope) { /* Jamba, Mamba, ...: /rope has nothing to rotate (at /config/model_type);
-                        * with a layer, that layer is named (at /layer) */
+                      * with a layer, that layer is named (at /layer) */
         for (int with_layer = 0; with_layer < 2; with_layer++) {
             json_t *req = with_layer ? json_pack("{s:O, s:i}", "config", cfg, "layer", 0)
                                      : json_pack("{s:O}", "config", cfg),

@@ -330,10 +330,11 @@ START_TEST(test_attention_nope)
     /* the chosen layer is answered for itself: layer 0 is a Mamba block (was a 422 at
      * /rope/config/model_type saying the attention layers' reason), a layer past the config's 8
      * is out of range (was the same model_type error) */
-    au_expect_422_msg(api_attention,
-                      "{'q': [[1, 0, 0, 0]], 'k': [[1, 0, 0, 0]], 'method': 'rope', 'rope': {" JAMBA8
-                      ", 'layer': 0}}",
-                      "/rope/layer", "layer 0 uses no RoPE (a Mamba");
+    au_expect_422_msg(
+        api_attention,
+        "{'q': [[1, 0, 0, 0]], 'k': [[1, 0, 0, 0]], 'method': 'rope', 'rope': {" JAMBA8
+        ", 'layer': 0}}",
+        "/rope/layer", "layer 0 uses no RoPE (a Mamba");
     au_expect_422_msg(api_rope, "{" JAMBA8 ", 'layer': 3, 'q': [1, 0, 0, 0]}", "/layer",
                       "layer 3 uses no RoPE (a Mamba");
     au_expect_422_msg(api_rope, "{" JAMBA8 ", 'layer': 8, 'q': [1, 0, 0, 0]}", "/layer",
