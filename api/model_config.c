@@ -169,6 +169,15 @@ int api_model_query_scale_beta(const char *model_type)
 
 json_t *api_model_class_rope_params(const json_t *cfg, const char *model_type, const char **hf)
 {
+    /* GptOssConfig.__post_init__ (models/gpt_oss/configuration_gpt_oss.py) when rope_parameters
+     * is None: YaRN factor 32 over 4096, beta 32 / 1, truncate false (rope_theta: its
+     * default_theta 150000, api/model_defaults.c) */
+    if (strcmp(model_type, "gpt_oss") == 0) {
+        *hf = "GptOssConfig";
+        return json_pack("{s:s, s:f, s:i, s:f, s:f, s:b}", "type", "yarn", "factor", 32.0,
+                         "original_max_position_embeddings", 4096, "beta_fast", 32.0, "beta_slow",
+                         1.0, "truncate", 0);
+    }
     /* Mistral4Config.__post_init__ (configuration_mistral4.py) when rope_parameters is None; its
      * max_position_embeddings entry is left out (nothing reads it) */
     if (strcmp(model_type, "mistral4") != 0)

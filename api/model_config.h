@@ -167,4 +167,28 @@ int api_model_is_rope_2025(const char *model_type);
  * posenc answers for text positions only (api/rope_multiaxis.c), 0 otherwise. */
 int api_model_ernie_vl(const char *model_type);
 
+/* The model types of POST /model/method's learned kinds (from position 0; from padding_idx + 1;
+ * with an offset of 2) and T5-bucket kinds, NULL-terminated (api/model_types.c). */
+extern const char *const API_MODEL_LEARNED[];
+extern const char *const API_MODEL_LEARNED_PAD[];
+extern const char *const API_MODEL_LEARNED_2[];
+extern const char *const API_MODEL_T5[];
+
+/* What a config of model_type uses instead of RoPE (learned absolute positions, T5 buckets,
+ * ALiBi: bloom, mpt, falcon with `alibi` true), as a phrase naming its route; NULL for a RoPE or
+ * unknown type. POST /rope refuses such a config (there is nothing to rotate). */
+const char *api_model_not_rope(const char *model_type, const json_t *cfg);
+
+/* 1 when cfg (the text model's object) has a rotary key of its own (rope_theta, rope_scaling,
+ * rope_parameters, rotary_dim, rotary_pct, rotary_emb_base, qk_rope_head_dim,
+ * partial_rotary_factor; null counts as absent), 0 otherwise. */
+int api_model_has_rope_keys(const json_t *cfg);
+
+/* POST /rope's check of a pasted config's text model (object cfg at pointer ptr): a 422 at its
+ * model_type when the model uses another method (api_model_not_rope), or when model_type is one
+ * posenc does not know (not RoPE, not hybrid) and cfg has no rotary key. A config without
+ * model_type passes (the caller describes its own RoPE). Returns 0 or -1. */
+int api_model_rope_method_check(api_problem *pb, const json_t *cfg, const char *ptr,
+                                const char *model_type);
+
 #endif

@@ -1,11 +1,16 @@
 /*
- * api/model_types.c -- RoPE model types added in issue 15's second pass (see model_config.h,
- * api_model_is_rope_2025). Each type's attention rotates q and k with the rule its row says; its
- * attention scale is its row in api/model_scale.c, its pair layout api_model_layout_fixed.
+ * api/model_types.c -- model types by position method: the RoPE model types added in issue 15's
+ * second pass (see model_config.h, api_model_is_rope_2025; each type's attention rotates q and k
+ * with the rule its row says; its attention scale is its row in api/model_scale.c, its pair
+ * layout api_model_layout_fixed), and the types whose models use another method (learned, T5
+ * buckets, ALiBi: api_model_not_rope), which POST /rope refuses (api_model_rope_method_check).
  */
 #include "api/model_config.h"
 
 #include <string.h>
+
+#include "api/model_hybrid.h"
+#include "api/req.h"
 
 static const struct {
     const char *model_type;
@@ -50,4 +55,77 @@ int api_model_ernie_vl(const char *model_type)
 {
     return model_type != NULL && (strcmp(model_type, "ernie4_5_vl_moe") == 0 ||
                                   strcmp(model_type, "ernie4_5_vl_moe_text") == 0);
+}
+
+/* Position methods other than RoPE, by model_type (POST /model/method's learned / ALiBi / T5
+ * kinds; POST /rope refuses these types, api_model_not_rope). HF modeling files: */
+/* nn.Embedding over position ids from 0 (modeling_bert.py, modeling_gpt2.py, ...) */
+const char *const API_MODEL_LEARNED[] = {"bert",       "electra",       "albert",
+                                         "gpt2",       "gpt_neo",       "gpt_bigcode",
+                                         "distilbert", "megatron-bert", NULL};
+/* position ids from padding_idx + 1 (modeling_roberta.py create_position_ids_from_input_ids) */
+const char *const API_MODEL_LEARNED_PAD[] = {"roberta", "xlm-roberta", "camembert",
+                                             "roberta-prelayernorm", NULL};
+/* LearnedPositionalEmbedding with an offset of 2 (modeling_opt.py, modeling_bart.py, ...) */
+const char *const API_MODEL_LEARNED_2[] = {"opt", "bart", "mbart", "biogpt", NULL};
+/* T5Attention's relative position buckets (modeling_t5.py and its copies) */
+const char *const API_MODEL_T5[] = {"t5", "mt5", "umt5", "longt5", "switch_transformers", NULL};
+
+/* The keys that make a config of a type posenc does not know a RoPE config of its own. */
+static const char *const ROPE_KEYS[] = {
+    "rope_theta",      "rope_scaling",     "rope_parameters",       "rotary_dim", "rotary_pct",
+    "rotary_emb_base", "qk_rope_head_dim", "partial_rotary_factor", NULL};
+
+int api_model_has_rope_keys(const json_t *cfg)
+{
+    for (const char *const *k = ROPE_KEYS; *k; k++) {
+        const json_t *v = json_object_get(cfg, *k);
+        if (v != NULL && !json_is_null(v))
+            return 1;
+    }
+    return 0;
+}
+
+const char *api_model_not_rope(const char *model_type, const json_t *cfg)
+{
+    if (model_type == NULL || model_type[0] == '\0')
+        return NULL;
+    if (api_str_in_list(API_MODEL_LEARNED, model_type) ||
+        api_str_in_list(API_MODEL_LEARNED_PAD, model_type) ||
+        api_str_in_list(API_MODEL_LEARNED_2, model_type))
+        return "learned absolute position embeddings (a trained table added before layer 0; "
+               "POST /learned)";
+    if (api_str_in_list(API_MODEL_T5, model_type))
+        return "T5 relative position buckets (POST /t5/buckets)";
+    /* modeling_bloom.py build_alibi_tensor; modeling_mpt.py build_mpt_alibi_tensor (MptModel adds
+     * ALiBi whatever attn_config says); modeling_falcon.py with alibi true */
+    const json_t *alibi = json_object_get(cfg, "alibi");
+    if (strcmp(model_type, "bloom") == 0 || strcmp(model_type, "mpt") == 0 ||
+        (strcmp(model_type, "falcon") == 0 && alibi != NULL && json_is_true(alibi)))
+        return "ALiBi (a per-head linear bias on the scores; POST /alibi)";
+    return NULL;
+}
+
+int api_model_rope_method_check(api_problem *pb, const json_t *cfg, const char *ptr,
+                                const char *model_type)
+{
+    const char *other = api_model_not_rope(model_type, cfg);
+    if (other == NULL &&
+        (model_type == NULL || model_type[0] == '\0' || api_model_is_rope(model_type) ||
+         api_model_hybrid_known(model_type) || api_model_has_rope_keys(cfg)))
+        return 0;
+    char fp[API_MC_PTR + 16];
+    api_ptr(fp, sizeof fp, ptr, "model_type");
+    if (other != NULL)
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "model_type \"%.40s\" uses %s, not RoPE: there is nothing to rotate "
+                          "(POST /model/method describes its layers)",
+                          model_type, other);
+    else
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "posenc does not know the position method of model_type \"%.40s\" and "
+                          "the config has no rotary key (rope_theta, rope_scaling, "
+                          "rope_parameters, ...): RoPE numbers would be a guess",
+                          model_type);
+    return -1;
 }

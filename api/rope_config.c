@@ -379,6 +379,8 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                           refused);
         return -1;
     }
+    if (api_model_rope_method_check(pb, config, ptr, out->model_type) < 0) /* BERT, T5, ... */
+        return -1;
     if (api_model_rotary_conflicts(pb, &text, w) < 0) /* keys the HF class overrides */
         return -1;
 

@@ -1,0 +1,177 @@
+/*
+ * tests/api/check_model_sweep.c -- issue 15's coverage sweep of Hugging Face transformers' model
+ * types (docs/models.md, "Coverage of transformers model types"): the answers that were a 200
+ * with numbers HF's code does not compute.
+ *
+ * Expected values are derived by hand in the comments (not from posenc's output).
+ */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "tests/lib/api_util.h"
+
+/*
+ * POST /rope with the config of a model that uses another position method answered 200 with
+ * plain RoPE at base 10000 over hidden_size / heads, no warning: a BERT, a BLOOM or a T5 has no
+ * RoPE at all. Now a 422 at /config/model_type naming the method (as POST /model/method
+ * describes it). A model_type posenc does not know, without any rotary key, is a 422 too
+ * (POST /model/method refused it already; Baichuan 2 13B, for one, uses ALiBi).
+ */
+static const struct {
+    const char *config;
+    const char *needle;
+} OTHER[] = {
+    {"{'model_type': 'bert', 'hidden_size': 768, 'num_attention_heads': 12}", "learned"},
+    {"{'model_type': 'roberta', 'hidden_size': 768, 'num_attention_heads': 12}", "learned"},
+    {"{'model_type': 'gpt2', 'n_embd': 768, 'n_head': 12}", "learned"},
+    {"{'model_type': 'opt', 'hidden_size': 2048, 'num_attention_heads': 32}", "learned"},
+    {"{'model_type': 't5', 'd_model': 512, 'num_heads': 8, 'd_kv': 64}", "T5"},
+    {"{'model_type': 'bloom', 'hidden_size': 1024, 'n_head': 16}", "ALiBi"},
+    {"{'model_type': 'mpt', 'd_model': 4096, 'n_heads': 32, 'attn_config': {'alibi': true}}",
+     "ALiBi"},
+    {"{'model_type': 'falcon', 'hidden_size': 2048, 'num_attention_heads': 32, 'alibi': true}",
+     "ALiBi"},
+    {"{'model_type': 'baichuan', 'hidden_size': 5120, 'num_attention_heads': 40}", "does not know"},
+    /* a wrapper whose text config is BERT-like (the text model's type decides) */
+    {"{'model_type': 'x', 'text_config': {'model_type': 'bert', 'hidden_size': 768,"
+     " 'num_attention_heads': 12}}",
+     "learned"},
+};
+
+START_TEST(test_rope_refuses_other_methods)
+{
+    char body[512];
+    snprintf(body, sizeof body, "{'config': %s, 'seq_len': 2}", OTHER[_i].config);
+    const char *ptr = strstr(OTHER[_i].config, "text_config") != NULL
+                          ? "/config/text_config/model_type"
+                          : "/config/model_type";
+    au_expect_422_msg(api_rope, body, ptr, OTHER[_i].needle);
+}
+END_TEST
+
+/* What still answers: Falcon without ALiBi rotates (modeling_falcon.py FalconRotaryEmbedding);
+ * an unknown type with a rotary key of its own is read from that key; no model_type at all is
+ * the caller's own description (head_dim 4, base 10000: inv_freq[1] = 10000^-0.5 = 0.01). */
+START_TEST(test_rope_still_answers)
+{
+    static const char *const OK[] = {
+        "{'config': {'model_type': 'falcon', 'head_dim': 4, 'alibi': false}, 'seq_len': 2}",
+        "{'config': {'model_type': 'afmoe', 'head_dim': 4, 'rope_theta': 10000}, 'seq_len': 2}",
+        "{'config': {'head_dim': 4}, 'seq_len': 2}",
+    };
+    for (size_t i = 0; i < sizeof OK / sizeof OK[0]; i++) {
+        json_t *j = au_ok(api_rope, OK[i]);
+        ck_close(au_num(j, "inv_freq", 1, -1, -1), 0.01, 0, 1e-15);
+        json_decref(j);
+    }
+}
+END_TEST
+
+/*
+ * A file without rope_theta: HF v5 reads the config class's default_theta (configuration_<type>
+ * .py), posenc used PreTrainedConfig's 10000 for each of these. head_dim 4, so inv_freq[1] =
+ * base^(-2/4) = 1 / sqrt(base).
+ */
+static const struct {
+    const char *config;
+    double inv1;    /* 1 / sqrt(the class's default_theta) */
+    const char *hf; /* the class sources.base must name */
+} THETA[] = {
+    {"{'model_type': 'mixtral', 'head_dim': 4}", 1e-3, "MixtralConfig"},      /* 1e6 */
+    {"{'model_type': 'phimoe', 'head_dim': 4}", 1e-3, "PhimoeConfig"},        /* 1e6 */
+    {"{'model_type': 'qwen2_vl', 'head_dim': 4}", 1e-3, "Qwen2VLTextConfig"}, /* 1e6 */
+    {"{'model_type': 'qwen2_5_vl', 'text_config': {'model_type': 'qwen2_5_vl_text',"
+     " 'head_dim': 4}}",
+     1e-3, "Qwen2_5_VLTextConfig"}, /* 1e6 */
+    {"{'model_type': 'ernie4_5', 'head_dim': 4}", 0.0014142135623730950, "Ernie4_5Config"},
+    {"{'model_type': 'ernie4_5_moe', 'head_dim': 4}", 0.0014142135623730950,
+     "Ernie4_5_MoeConfig"}, /* 5e5 */
+    {"{'model_type': 'llama4', 'text_config': {'model_type': 'llama4_text', 'head_dim': 4}}",
+     0.0014142135623730950, "Llama4TextConfig"},                                          /* 5e5 */
+    {"{'model_type': 'bitnet', 'head_dim': 4}", 0.0014142135623730950, "BitNetConfig"},   /* 5e5 */
+    {"{'model_type': 'smollm3', 'head_dim': 4}", 7.0710678118654752e-4, "SmolLM3Config"}, /* 2e6 */
+    {"{'model_type': 'helium', 'head_dim': 4}", 0.0031622776601683794, "HeliumConfig"},   /* 1e5 */
+    {"{'model_type': 'gpt_oss', 'head_dim': 4, 'rope_scaling': {'rope_type': 'default'}}",
+     0.0025819888974716112, "GptOssConfig"}, /* 150000 */
+};
+
+START_TEST(test_class_default_theta)
+{
+    char body[512];
+    snprintf(body, sizeof body, "{'config': %s, 'seq_len': 2}", THETA[_i].config);
+    json_t *j = au_ok(api_rope, body);
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), THETA[_i].inv1, 0, 1e-15);
+    const json_t *src = json_object_get(json_object_get(j, "resolved"), "sources");
+    const char *b = json_string_value(json_object_get(src, "base"));
+    ck_assert_msg(b != NULL && strstr(b, THETA[_i].hf) != NULL, "%s: %s", THETA[_i].config,
+                  b ? b : "(none)");
+    json_decref(j);
+}
+END_TEST
+
+/*
+ * Class head_dim defaults (head_dim: int = 128 / 64 in the class, not hidden_size / heads):
+ * Qwen3Config 128, Llama4TextConfig 128, HeliumConfig 128, GptOssConfig 64. hidden_size 2048 and
+ * 16 heads would give 128 / 16 ... so each config below is chosen to differ: 2048 / 32 = 64
+ * for the 128s, 2048 / 16 = 128 for gpt-oss's 64. inv_freq has head_dim / 2 entries.
+ */
+START_TEST(test_class_default_head_dim)
+{
+    static const struct {
+        const char *config;
+        size_t n;
+    } HD[] = {
+        {"{'model_type': 'qwen3', 'hidden_size': 2048, 'num_attention_heads': 32}", 64},
+        {"{'model_type': 'helium', 'hidden_size': 2048, 'num_attention_heads': 32}", 64},
+        {"{'model_type': 'llama4_text', 'hidden_size': 2048, 'num_attention_heads': 32}", 64},
+        {"{'model_type': 'gpt_oss', 'hidden_size': 2048, 'num_attention_heads': 16,"
+         " 'rope_scaling': {'rope_type': 'default'}}",
+         32},
+    };
+    char body[512];
+    for (size_t i = 0; i < sizeof HD / sizeof HD[0]; i++) {
+        snprintf(body, sizeof body, "{'config': %s, 'seq_len': 2}", HD[i].config);
+        json_t *j = au_ok(api_rope, body);
+        ck_assert_msg(json_array_size(json_object_get(j, "inv_freq")) == HD[i].n, "%s: %zu",
+                      HD[i].config, json_array_size(json_object_get(j, "inv_freq")));
+        json_decref(j);
+    }
+}
+END_TEST
+
+/*
+ * gpt-oss without rope_scaling / rope_parameters: GptOssConfig.__post_init__ puts YaRN in place
+ * (factor 32, original 4096, beta_fast 32, beta_slow 1, truncate false). posenc answered plain
+ * RoPE. YaRN's attention factor 0.1 ln(32) + 1 = 1.3465735902799727; with head_dim 64 and base
+ * 150000 the lowest pair (j = 0, wavelength 2 pi < 4096 / 32) keeps inv_freq[0] = 1.
+ */
+START_TEST(test_gpt_oss_class_yarn)
+{
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'gpt_oss', 'hidden_size': 2880,"
+                                " 'num_attention_heads': 64, 'head_dim': 64}, 'seq_len': 2}");
+    ck_close(au_number(json_object_get(j, "attention_factor")), 1.3465735902799727, 0, 1e-15);
+    ck_close(au_num(j, "inv_freq", 0, -1, -1), 1.0, 0, 1e-15);
+    const json_t *sc = json_object_get(json_object_get(j, "resolved"), "scaling");
+    ck_assert_str_eq(json_string_value(json_object_get(sc, "type")), "yarn");
+    json_decref(j);
+}
+END_TEST
+
+Suite *model_sweep_suite(void)
+{
+    Suite *s = suite_create("model_sweep");
+    TCase *tc = tcase_create("sweep");
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
+    tcase_add_loop_test(tc, test_rope_refuses_other_methods, 0,
+                        (int)(sizeof OTHER / sizeof OTHER[0]));
+    tcase_add_test(tc, test_rope_still_answers);
+    tcase_add_loop_test(tc, test_class_default_theta, 0, (int)(sizeof THETA / sizeof THETA[0]));
+    tcase_add_test(tc, test_class_default_head_dim);
+    tcase_add_test(tc, test_gpt_oss_class_yarn);
+    suite_add_tcase(s, tc);
+    return s;
+}
