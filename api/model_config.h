@@ -81,12 +81,12 @@ int api_model_layout_fixed(const char *model_type, const char **why);
 int api_model_is_gemma4(const char *model_type);
 
 /* The reason posenc refuses to read RoPE from a config of this model_type (its HF or remote code
- * rotates differently from what the file's keys say: chatglm, bamba), or NULL. */
+ * rotates differently from what the file's keys say: chatglm, bamba, nanochat), or NULL. */
 const char *api_model_rope_refused(const char *model_type);
 
 /* 1 when the model type's attention multiplies the softmax scale by mscale(factor,
  * mscale_all_dim)^2 (the DeepSeek family: deepseek_v2, deepseek_v3, deepseek_v32,
- * glm4_moe_lite; mistral4 since transformers#47435), 0 otherwise. */
+ * glm4_moe_lite, youtu; longcat_flash; mistral4 since transformers#47435), 0 otherwise. */
 int api_model_softmax_mscale(const char *model_type);
 
 /* 1 when the model type's attention multiplies q (after RoPE) by 1 + beta ln(1 + floor(pos / L0))
@@ -97,7 +97,9 @@ int api_model_query_scale_beta(const char *model_type);
 /*
  * The rope_parameters a config class puts in place of an absent (or null) rope_scaling /
  * rope_parameters, as a new JSON object (caller decrefs), with *hf naming the class; NULL when the
- * class has none (most: plain RoPE) or cfg's values make none. Mistral4Config: YaRN factor 128,
+ * class has none (most: plain RoPE) or cfg's values make none. GptOssConfig: YaRN factor 32 over
+ * 4096, beta 32 / 1, truncate false. SolarOpenConfig: YaRN factor 2 over 65536. Mistral4Config:
+ * YaRN factor 128,
  * rope_theta 10000, original_max_position_embeddings 8192, beta_fast 32, beta_slow 1, mscale and
  * mscale_all_dim 1, llama_4_scaling_beta 0.1, partial_rotary_factor qk_rope_head_dim /
  * (qk_nope_head_dim + qk_rope_head_dim) (defaults 64, 64).

@@ -61,6 +61,11 @@ static const api_model_default DEFAULTS[] = {
      "GptOssConfig (models/gpt_oss/configuration_gpt_oss.py: default_theta)"},
     {"gpt_oss", "head_dim", 64.0, "GptOssConfig (models/gpt_oss/configuration_gpt_oss.py)"},
     {"qwen3", "head_dim", 128.0, "Qwen3Config (models/qwen3/configuration_qwen3.py)"},
+    {"solar_open", "rope_theta", 1000000.0,
+     "SolarOpenConfig (models/solar_open/configuration_solar_open.py: default_theta)"},
+    {"solar_open", "head_dim", 128.0,
+     "SolarOpenConfig (models/solar_open/configuration_solar_open.py)"},
+    {"afmoe", "head_dim", 128.0, "AfmoeConfig (models/afmoe/configuration_afmoe.py)"},
     /* the rotated share of the head when the file does not say */
     {"phi", "partial_rotary_factor", 0.5, "PhiConfig (models/phi/configuration_phi.py)"},
     {"persimmon", "partial_rotary_factor", 0.5,

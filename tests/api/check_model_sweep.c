@@ -161,6 +161,118 @@ START_TEST(test_gpt_oss_class_yarn)
 }
 END_TEST
 
+/* The method of each of layers 0..n-1 of a /model/method answer: "rope" / "none". */
+static void methods(const json_t *j, char *out, size_t n)
+{
+    for (size_t l = 0; l < n; l++)
+        out[l] = strcmp(au_str(au_layer_kind(j, l), "method"), "rope") == 0 ? 'R' : '-';
+    out[n] = '\0';
+}
+
+/*
+ * Per-layer RoPE that the type's code decides (4 layers each):
+ * - afmoe: AfmoeConfig's layer_types default "sliding_attention" if (i + 1) % 4 else
+ *   "full_attention", and AfmoeAttention rotates only `if self.is_local_attention`
+ *   (modular_afmoe.py): layers 0-2 RoPE, layer 3 none. Before: RoPE on all 4 (and "not in
+ *   posenc's table").
+ * - exaone4 with sliding_window 4096 and no layer_types: Exaone4Config derives layer_types from
+ *   sliding_window_pattern 4 the same way, and Exaone4Attention rotates `if self.sliding_window
+ *   is None or self.is_sliding`: RRR-. Before: no RoPE on any layer (every layer read as full).
+ * - exaone4 without the sliding_window key: the class default is 4096, not None: RRR-. Before:
+ *   RoPE on all 4.
+ * - exaone4 with sliding_window null (EXAONE 4.0 1.2B): every layer rotates: RRRR.
+ * - exaone_moe (K-EXAONE: ExaoneMoeAttention is Exaone4Attention): RRR-. Before: "not in
+ *   posenc's table", RoPE on all 4.
+ */
+START_TEST(test_layer_rules)
+{
+    static const struct {
+        const char *config;
+        const char *want;
+    } L[] = {
+        {"{'model_type': 'afmoe', 'hidden_size': 512, 'num_attention_heads': 4, 'head_dim': 128,"
+         " 'num_hidden_layers': 4, 'rope_theta': 10000, 'sliding_window': 2048}",
+         "RRR-"},
+        {"{'model_type': 'exaone4', 'hidden_size': 512, 'num_attention_heads': 4,"
+         " 'num_hidden_layers': 4, 'rope_theta': 1000000, 'sliding_window': 4096}",
+         "RRR-"},
+        {"{'model_type': 'exaone4', 'hidden_size': 512, 'num_attention_heads': 4,"
+         " 'num_hidden_layers': 4, 'rope_theta': 1000000}",
+         "RRR-"},
+        {"{'model_type': 'exaone4', 'hidden_size': 512, 'num_attention_heads': 4,"
+         " 'num_hidden_layers': 4, 'rope_theta': 1000000, 'sliding_window': null}",
+         "RRRR"},
+        {"{'model_type': 'exaone_moe', 'hidden_size': 512, 'num_attention_heads': 4,"
+         " 'num_hidden_layers': 4, 'rope_theta': 1000000, 'sliding_window': 4096}",
+         "RRR-"},
+    };
+    char got[8];
+    for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+        json_t *j = au_ok(api_model_method, L[i].config);
+        methods(j, got, 4);
+        ck_assert_msg(strcmp(got, L[i].want) == 0, "%s: %s, want %s", L[i].config, got, L[i].want);
+        ck_assert_msg(!au_warned(j, "not in posenc's table"), "%s", L[i].config);
+        json_decref(j);
+    }
+}
+END_TEST
+
+/* NanoChat rotates by minus the angle (modular_nanochat.py rotate_half: cat(x2, -x1)): q at
+ * position 1 comes out (x1 cos + x2 sin, x2 cos - x1 sin), posenc's half layout (x1 cos - x2 sin,
+ * x2 cos + x1 sin). Before: a 200 with the latter ("not in posenc's table"). Now a 422. */
+START_TEST(test_nanochat_refused)
+{
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'nanochat', 'hidden_size': 512,"
+                      " 'num_attention_heads': 4, 'rope_theta': 10000}, 'seq_len': 2}",
+                      "/config/model_type", "minus the angle");
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'nanochat', 'hidden_size': 512, 'num_attention_heads': 4,"
+                      " 'num_hidden_layers': 2, 'rope_theta': 10000}",
+                      "/model_type", "minus the angle");
+}
+END_TEST
+
+/*
+ * Solar Open without rope_scaling: SolarOpenConfig.convert_rope_params_to_dict puts YaRN factor 2
+ * over 65536 in place, rope_theta its default_theta 1e6, partial_rotary_factor 1.0 (not
+ * Glm4MoeConfig's 0.5). YaRN's attention factor 0.1 ln 2 + 1 = 1.0693147180559945. head_dim 4:
+ * the correction range is floor(4 ln(65536 / (32 2 pi)) / (2 ln 1e6)) = floor(0.838) = 0 to
+ * ceil(4 ln(65536 / (2 pi)) / (2 ln 1e6)) = ceil(1.339) = 2, so pair 1 sits at ramp 1/2 and
+ * mixes half its extrapolated 1e6^-0.5 = 1e-3 with half its interpolated 1e-3 / 2: 0.00075.
+ * Before: plain RoPE at 10000 ("not in posenc's table").
+ */
+START_TEST(test_solar_open_class_rope)
+{
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'solar_open', 'head_dim': 4},"
+                                " 'seq_len': 2}");
+    ck_close(au_number(json_object_get(j, "attention_factor")), 1.0693147180559945, 0, 1e-15);
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), 0.00075, 0, 1e-15);
+    ck_assert_int_eq(json_array_size(json_object_get(j, "inv_freq")), 2);
+    json_decref(j);
+}
+END_TEST
+
+/*
+ * Youtu-LLM (youtu): YoutuAttention is DeepseekV3Attention and YoutuConfig's rope_interleave
+ * defaults to true: adjacent pairs over qk_rope_head_dim, scale (qk_nope_head_dim +
+ * qk_rope_head_dim)^-0.5 = 192^-0.5 = 0.07216878364870322. Before: half layout, scale
+ * qk_rope_head_dim^-0.5 with "not in posenc's table".
+ */
+START_TEST(test_youtu_deepseek_rules)
+{
+    json_t *j = au_ok(api_model_method,
+                      "{'model_type': 'youtu', 'hidden_size': 2048, 'num_attention_heads': 16,"
+                      " 'num_hidden_layers': 2, 'qk_rope_head_dim': 64, 'qk_nope_head_dim': 128,"
+                      " 'rope_theta': 1600000}");
+    const json_t *p = json_object_get(json_array_get(json_object_get(j, "kinds"), 0), "parameters");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "layout")), "interleaved");
+    ck_close(au_number(json_object_get(p, "scale")), 0.07216878364870322, 0, 1e-15);
+    ck_assert(!au_warned(j, "not in posenc's table"));
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_sweep_suite(void)
 {
     Suite *s = suite_create("model_sweep");
@@ -172,6 +284,10 @@ Suite *model_sweep_suite(void)
     tcase_add_loop_test(tc, test_class_default_theta, 0, (int)(sizeof THETA / sizeof THETA[0]));
     tcase_add_test(tc, test_class_default_head_dim);
     tcase_add_test(tc, test_gpt_oss_class_yarn);
+    tcase_add_test(tc, test_layer_rules);
+    tcase_add_test(tc, test_nanochat_refused);
+    tcase_add_test(tc, test_solar_open_class_rope);
+    tcase_add_test(tc, test_youtu_deepseek_rules);
     suite_add_tcase(s, tc);
     return s;
 }
