@@ -488,6 +488,7 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "exaone_moe",
                                           "solar_open",
                                           "youtu",
+                                          "granitemoeshared",
                                           NULL};
 int api_model_is_rope(const char *model_type)
 {

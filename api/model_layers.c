@@ -409,7 +409,8 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             use_rope = 0;
             why = "AFMoE: only sliding-window layers apply RoPE (modular_afmoe.py)";
         }
-        if (cohere2 && !(sliding && member(cfg, "sliding_window") != NULL)) {
+        /* Cohere2Config's sliding_window is 4096 unless the file says null */
+        if (cohere2 && !(sliding && !(swin != NULL && json_is_null(swin)))) {
             use_rope = 0;
             why = "Cohere 2: only sliding-window layers apply RoPE (modeling_cohere2.py)";
         }

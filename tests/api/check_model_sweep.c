@@ -183,6 +183,9 @@ static void methods(const json_t *j, char *out, size_t n)
  * - exaone4 with sliding_window null (EXAONE 4.0 1.2B): every layer rotates: RRRR.
  * - exaone_moe (K-EXAONE: ExaoneMoeAttention is Exaone4Attention): RRR-. Before: "not in
  *   posenc's table", RoPE on all 4.
+ * - cohere2 without the sliding_window key: Cohere2Config's default is 4096, layer_types from
+ *   _sliding_window_pattern 4, and Cohere2Attention rotates `if self.sliding_window is not None`
+ *   (its layer's window): RRR-. Before: no RoPE on any layer. With sliding_window null: ----.
  */
 START_TEST(test_layer_rules)
 {
@@ -205,6 +208,12 @@ START_TEST(test_layer_rules)
         {"{'model_type': 'exaone_moe', 'hidden_size': 512, 'num_attention_heads': 4,"
          " 'num_hidden_layers': 4, 'rope_theta': 1000000, 'sliding_window': 4096}",
          "RRR-"},
+        {"{'model_type': 'cohere2', 'hidden_size': 512, 'num_attention_heads': 4,"
+         " 'num_hidden_layers': 4, 'rope_theta': 50000}",
+         "RRR-"},
+        {"{'model_type': 'cohere2', 'hidden_size': 512, 'num_attention_heads': 4,"
+         " 'num_hidden_layers': 4, 'rope_theta': 50000, 'sliding_window': null}",
+         "----"},
     };
     char got[8];
     for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
