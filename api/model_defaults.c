@@ -61,6 +61,10 @@ static const api_model_default DEFAULTS[] = {
      "GptOssConfig (models/gpt_oss/configuration_gpt_oss.py: default_theta)"},
     {"gpt_oss", "head_dim", 64.0, "GptOssConfig (models/gpt_oss/configuration_gpt_oss.py)"},
     {"qwen3", "head_dim", 128.0, "Qwen3Config (models/qwen3/configuration_qwen3.py)"},
+    {"qwen3_vl_text", "head_dim", 128.0,
+     "Qwen3VLTextConfig (models/qwen3_vl/configuration_qwen3_vl.py)"},
+    {"gemma3n_text", "head_dim", 256.0,
+     "Gemma3nTextConfig (models/gemma3n/configuration_gemma3n.py)"},
     {"solar_open", "rope_theta", 1000000.0,
      "SolarOpenConfig (models/solar_open/configuration_solar_open.py: default_theta)"},
     {"solar_open", "head_dim", 128.0,
@@ -168,6 +172,8 @@ const api_model_default *api_model_default_find(const char *model_type, const ch
         model_type = "qwen2_5_vl_text";
     if (model_type != NULL && strcmp(model_type, "llama4") == 0)
         model_type = "llama4_text";
+    if (model_type != NULL && strcmp(model_type, "qwen3_vl") == 0)
+        model_type = "qwen3_vl_text";
     /* a Qwen3.5 wrapper's text_config without model_type builds its text config class */
     if (model_type != NULL && strcmp(model_type, "qwen3_5") == 0)
         model_type = "qwen3_5_text";

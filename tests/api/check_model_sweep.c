@@ -114,10 +114,10 @@ START_TEST(test_class_default_theta)
 END_TEST
 
 /*
- * Class head_dim defaults (head_dim: int = 128 / 64 in the class, not hidden_size / heads):
- * Qwen3Config 128, Llama4TextConfig 128, HeliumConfig 128, GptOssConfig 64. hidden_size 2048 and
- * 16 heads would give 128 / 16 ... so each config below is chosen to differ: 2048 / 32 = 64
- * for the 128s, 2048 / 16 = 128 for gpt-oss's 64. inv_freq has head_dim / 2 entries.
+ * Class head_dim defaults (a number in the class, not hidden_size / heads): Qwen3Config 128,
+ * Llama4TextConfig 128, HeliumConfig 128, Qwen3VLTextConfig 128, GptOssConfig 64,
+ * Gemma3nTextConfig 256. Each config's hidden_size / heads gives another width, so inv_freq's
+ * length (head_dim / 2) tells which was used; before, every one was hidden_size / heads.
  */
 START_TEST(test_class_default_head_dim)
 {
@@ -127,6 +127,11 @@ START_TEST(test_class_default_head_dim)
     } HD[] = {
         {"{'model_type': 'qwen3', 'hidden_size': 2048, 'num_attention_heads': 32}", 64},
         {"{'model_type': 'helium', 'hidden_size': 2048, 'num_attention_heads': 32}", 64},
+        {"{'model_type': 'qwen3_vl', 'text_config': {'model_type': 'qwen3_vl_text',"
+         " 'hidden_size': 2048, 'num_attention_heads': 32, 'rope_theta': 5000000}}",
+         64},
+        /* Gemma3nTextConfig head_dim 256: 2048 / 16 = 128 would give 64 entries */
+        {"{'model_type': 'gemma3n_text', 'hidden_size': 2048, 'num_attention_heads': 16}", 128},
         {"{'model_type': 'llama4_text', 'hidden_size': 2048, 'num_attention_heads': 32}", 64},
         {"{'model_type': 'gpt_oss', 'hidden_size': 2048, 'num_attention_heads': 16,"
          " 'rope_scaling': {'rope_type': 'default'}}",
