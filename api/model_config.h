@@ -188,8 +188,10 @@ int api_model_has_rope_keys(const json_t *cfg);
 
 /* POST /rope's check of a pasted config's text model (object cfg at pointer ptr): a 422 at its
  * model_type when the model uses another method (api_model_not_rope), or when model_type is one
- * posenc does not know (not RoPE, not hybrid) and cfg has no rotary key. A config without
- * model_type passes (the caller describes its own RoPE). Returns 0 or -1. */
+ * posenc does not know (not RoPE, not hybrid) and cfg has no rotary key; a 422 at its rope_theta
+ * when it has none and the type's config class defaults it differently in different transformers
+ * releases (qwen3_vl / qwen3_vl_text, persimmon). A config without model_type passes (the caller
+ * describes its own RoPE). Returns 0 or -1. */
 int api_model_rope_method_check(api_problem *pb, const json_t *cfg, const char *ptr,
                                 const char *model_type);
 

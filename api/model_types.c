@@ -106,9 +106,59 @@ const char *api_model_not_rope(const char *model_type, const json_t *cfg)
     return NULL;
 }
 
+/* Config classes whose rope_theta default differs between transformers releases: a file without
+ * rope_theta has no one answer (published files carry it). */
+static const struct {
+    const char *model_type;
+    const char *why;
+} DISPUTED_THETA[] = {
+    {"qwen3_vl_text", "Qwen3VLTextConfig's default is 5000000 in transformers 4.57 and "
+                      "default_theta 500000 in v5 (models/qwen3_vl/configuration_qwen3_vl.py)"},
+    {"qwen3_vl", "Qwen3VLTextConfig's default is 5000000 in transformers 4.57 and default_theta "
+                 "500000 in v5 (models/qwen3_vl/configuration_qwen3_vl.py)"},
+    {"persimmon", "PersimmonConfig's default is 25000 in transformers 4 and PreTrainedConfig's "
+                  "10000 in v5 (models/persimmon/configuration_persimmon.py)"},
+};
+
+/* 1 when cfg names a base: rope_theta at the top, in rope_scaling / rope_parameters, or in one
+ * of rope_parameters' per-layer-type entries. */
+static int has_theta(const json_t *cfg)
+{
+    const json_t *v = json_object_get(cfg, "rope_theta");
+    if (v != NULL && !json_is_null(v))
+        return 1;
+    static const char *const SC[] = {"rope_scaling", "rope_parameters", NULL};
+    for (const char *const *k = SC; *k; k++) {
+        const json_t *sc = json_object_get(cfg, *k);
+        const char *key;
+        const json_t *e;
+        if (!json_is_object(sc))
+            continue;
+        if (json_object_get(sc, "rope_theta") != NULL)
+            return 1;
+        json_object_foreach((json_t *)sc, key, e)
+        {
+            if (json_is_object(e) && json_object_get(e, "rope_theta") != NULL)
+                return 1;
+        }
+    }
+    return 0;
+}
+
 int api_model_rope_method_check(api_problem *pb, const json_t *cfg, const char *ptr,
                                 const char *model_type)
 {
+    for (size_t i = 0; model_type != NULL && i < sizeof DISPUTED_THETA / sizeof *DISPUTED_THETA;
+         i++) {
+        if (strcmp(DISPUTED_THETA[i].model_type, model_type) != 0 || has_theta(cfg))
+            continue;
+        char tp[API_MC_PTR + 16];
+        api_ptr(tp, sizeof tp, ptr, "rope_theta");
+        api_problem_field(pb, API_PB_INVALID_FIELD, tp,
+                          "is required for model_type \"%.40s\": %s; send the model's value",
+                          model_type, DISPUTED_THETA[i].why);
+        return -1;
+    }
     const char *other = api_model_not_rope(model_type, cfg);
     if (other == NULL &&
         (model_type == NULL || model_type[0] == '\0' || api_model_is_rope(model_type) ||

@@ -287,6 +287,29 @@ START_TEST(test_youtu_deepseek_rules)
 }
 END_TEST
 
+/*
+ * A type whose config class defaults rope_theta differently in different transformers releases
+ * (Qwen3VLTextConfig: 5e6 in 4.57, 500000 in v5; PersimmonConfig: 25000 in 4.x, 10000 in v5):
+ * without rope_theta, a 422 at the key. Before: a 200 at 10000, neither release's number. With
+ * the key (at the top or in rope_parameters) it answers: 5e6^-0.5 = 4.4721359549995794e-4.
+ */
+START_TEST(test_disputed_theta)
+{
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'qwen3_vl', 'text_config': {'model_type':"
+                      " 'qwen3_vl_text', 'head_dim': 4}}, 'seq_len': 2}",
+                      "/config/text_config/rope_theta", "4.57");
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'persimmon', 'head_dim': 4}, 'seq_len': 2}",
+                      "/config/rope_theta", "25000");
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'qwen3_vl_text', 'head_dim': 4,"
+                                " 'rope_parameters': {'rope_type': 'default', 'rope_theta':"
+                                " 5000000}}, 'seq_len': 2}");
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), 4.4721359549995794e-4, 0, 1e-15);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_sweep_suite(void)
 {
     Suite *s = suite_create("model_sweep");
@@ -302,6 +325,7 @@ Suite *model_sweep_suite(void)
     tcase_add_test(tc, test_nanochat_refused);
     tcase_add_test(tc, test_solar_open_class_rope);
     tcase_add_test(tc, test_youtu_deepseek_rules);
+    tcase_add_test(tc, test_disputed_theta);
     suite_add_tcase(s, tc);
     return s;
 }
