@@ -173,6 +173,14 @@ int api_model_query_scale_beta(const char *model_type)
 
 json_t *api_model_class_rope_params(const json_t *cfg, const char *model_type, const char **hf)
 {
+    /* CwmConfig.__init__ (models/cwm/modular_cwm.py) when rope_parameters is None: llama3, factor
+     * 16, low / high frequency factors 1 / 4 over 8192, rope_theta 1e6 */
+    if (strcmp(model_type, "cwm") == 0) {
+        *hf = "CwmConfig";
+        return json_pack("{s:s, s:f, s:f, s:f, s:f, s:i}", "type", "llama3", "rope_theta",
+                         1000000.0, "factor", 16.0, "low_freq_factor", 1.0, "high_freq_factor", 4.0,
+                         "original_max_position_embeddings", 8192);
+    }
     /* SolarOpenConfig.convert_rope_params_to_dict (models/solar_open/configuration_solar_open.py):
      * YaRN factor 2 over 65536 when neither rope_scaling nor rope_parameters is given */
     if (strcmp(model_type, "solar_open") == 0) {
@@ -489,6 +497,8 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "solar_open",
                                           "youtu",
                                           "granitemoeshared",
+                                          "cwm",
+                                          "flex_olmo",
                                           NULL};
 int api_model_is_rope(const char *model_type)
 {

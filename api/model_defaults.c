@@ -70,6 +70,12 @@ static const api_model_default DEFAULTS[] = {
     {"solar_open", "head_dim", 128.0,
      "SolarOpenConfig (models/solar_open/configuration_solar_open.py)"},
     {"afmoe", "head_dim", 128.0, "AfmoeConfig (models/afmoe/configuration_afmoe.py)"},
+    {"apertus", "rope_theta", 12000000.0,
+     "ApertusConfig (models/apertus/configuration_apertus.py: default_theta)"},
+    {"flex_olmo", "rope_theta", 500000.0,
+     "FlexOlmoConfig (models/flex_olmo/configuration_flex_olmo.py: default_theta)"},
+    {"cwm", "rope_theta", 1000000.0, "CwmConfig (models/cwm/modular_cwm.py: default_theta)"},
+    {"cwm", "head_dim", 128.0, "CwmConfig (models/cwm/modular_cwm.py)"},
     /* the rotated share of the head when the file does not say */
     {"phi", "partial_rotary_factor", 0.5, "PhiConfig (models/phi/configuration_phi.py)"},
     {"persimmon", "partial_rotary_factor", 0.5,

@@ -151,6 +151,8 @@ static const row TABLE[] = {
     HD("afmoe", "modular_afmoe.py (LlamaAttention)"),
     HD("exaone_moe", "modular_exaone_moe.py (Exaone4Attention)"),
     HD("solar_open", "modular_solar_open.py (Glm4MoeAttention)"),
+    HD("cwm", "modular_cwm.py (Qwen2Attention)"),
+    HD("flex_olmo", "modeling_flex_olmo.py (OLMo 2's attention)"),
     /* hybrid models (api/model_hybrid.h) */
     HD("jamba", "modeling_jamba.py"),
     HD("nemotron_h", "modeling_nemotron_h.py"),

@@ -97,6 +97,12 @@ static const struct {
     {"{'model_type': 'helium', 'head_dim': 4}", 0.0031622776601683794, "HeliumConfig"},   /* 1e5 */
     {"{'model_type': 'gpt_oss', 'head_dim': 4, 'rope_scaling': {'rope_type': 'default'}}",
      0.0025819888974716112, "GptOssConfig"}, /* 150000 */
+    {"{'model_type': 'apertus', 'head_dim': 4}", 2.886751345948129e-4, "ApertusConfig"}, /* 1.2e7 */
+    {"{'model_type': 'flex_olmo', 'head_dim': 4}", 0.0014142135623730950, "FlexOlmoConfig"},
+    /* CwmConfig's class rope_parameters (llama3 over 8192, factor 16) only when the file has none:
+     * with a default-type scaling object the base is its default_theta 1e6 */
+    {"{'model_type': 'cwm', 'head_dim': 4, 'rope_scaling': {'rope_type': 'default'}}", 1e-3,
+     "CwmConfig"},
 };
 
 START_TEST(test_class_default_theta)
@@ -310,6 +316,24 @@ START_TEST(test_disputed_theta)
 }
 END_TEST
 
+/*
+ * CWM without rope_parameters: CwmConfig puts llama3 in place (factor 16, low / high frequency
+ * factors 1 / 4 over 8192, rope_theta 1e6). head_dim 4: pair 1 turns at 1e6^-0.5 = 1e-3, a
+ * wavelength of 6283 between 8192 / 4 = 2048 (high) and 8192 / 1 (low): smooth = (8192 / 6283.19
+ * - 1) / 3 = 0.101254..., inv = (1 - smooth) 1e-3 / 16 + smooth 1e-3 = 1.5617e-4 (computed below
+ * exactly). Pair 0 (wavelength 2 pi < 2048) keeps 1. Before: plain RoPE at 10000.
+ */
+START_TEST(test_cwm_class_llama3)
+{
+    json_t *j = au_ok(api_rope, "{'config': {'model_type': 'cwm', 'head_dim': 4}, 'seq_len': 2}");
+    double wl = 2.0 * M_PI / 1e-3, smooth = (8192.0 / wl - 1.0) / (4.0 - 1.0);
+    double want = (1.0 - smooth) * 1e-3 / 16.0 + smooth * 1e-3;
+    ck_close(au_num(j, "inv_freq", 1, -1, -1), want, 0, 1e-14);
+    ck_close(au_num(j, "inv_freq", 0, -1, -1), 1.0, 0, 1e-15);
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_sweep_suite(void)
 {
     Suite *s = suite_create("model_sweep");
@@ -326,6 +350,7 @@ Suite *model_sweep_suite(void)
     tcase_add_test(tc, test_solar_open_class_rope);
     tcase_add_test(tc, test_youtu_deepseek_rules);
     tcase_add_test(tc, test_disputed_theta);
+    tcase_add_test(tc, test_cwm_class_llama3);
     suite_add_tcase(s, tc);
     return s;
 }
