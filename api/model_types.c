@@ -100,7 +100,10 @@ const char *api_model_not_rope(const char *model_type, const json_t *cfg)
     /* modeling_bloom.py build_alibi_tensor; modeling_mpt.py build_mpt_alibi_tensor (MptModel adds
      * ALiBi whatever attn_config says); modeling_falcon.py with alibi true */
     const json_t *alibi = json_object_get(cfg, "alibi");
-    if (strcmp(model_type, "bloom") == 0 || strcmp(model_type, "mpt") == 0 ||
+    if (strcmp(model_type, "mpt") == 0)
+        return "ALiBi in transformers' MptModel (MosaicML's remote code: ALiBi or a learned table "
+               "by attn_config.alibi; POST /alibi, POST /learned)";
+    if (strcmp(model_type, "bloom") == 0 ||
         (strcmp(model_type, "falcon") == 0 && alibi != NULL && json_is_true(alibi)))
         return "ALiBi (a per-head linear bias on the scores; POST /alibi)";
     return NULL;
@@ -166,6 +169,17 @@ int api_model_rope_method_check(api_problem *pb, const json_t *cfg, const char *
         return 0;
     char fp[API_MC_PTR + 16];
     api_ptr(fp, sizeof fp, ptr, "model_type");
+    /* ModernBERT's own keys (configuration_modernbert.py): every global_attn_every_n_layers-th
+     * layer from 0 is global at global_rope_theta, the others local at local_rope_theta */
+    if (other == NULL && strncmp(model_type, "modernbert", 10) == 0 &&
+        (json_object_get(cfg, "global_rope_theta") != NULL ||
+         json_object_get(cfg, "local_rope_theta") != NULL)) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, fp,
+                          "ModernBERT's global_rope_theta / local_rope_theta (global layers every "
+                          "global_attn_every_n_layers from layer 0) are not read yet: send one "
+                          "layer's numbers to POST /rope (head_dim, base)");
+        return -1;
+    }
     if (other != NULL)
         api_problem_field(pb, API_PB_INVALID_FIELD, fp,
                           "model_type \"%.40s\" uses %s, not RoPE: there is nothing to rotate "
