@@ -131,6 +131,10 @@ static const struct {
                 "base 10000 x rope_ratio (send those to POST /rope)"},
     {"bamba", "BambaConfig fixes rope_theta 10000 and partial_rotary_factor 0.5 whatever the "
               "file says; only attn_layer_indices layers use RoPE"},
+    /* modular_nanochat.py rotate_half: cat(x2, -x1), the half layout turned by -angle, which is
+     * none of posenc's layouts (inv_freq and cos / sin are LlamaRotaryEmbedding's) */
+    {"nanochat", "modular_nanochat.py rotates by minus the angle (rotate_half returns cat(x2, "
+                 "-x1)), not a pair layout posenc has"},
 };
 
 const char *api_model_rope_refused(const char *model_type)
@@ -153,8 +157,8 @@ int api_model_softmax_mscale(const char *model_type)
      * deepseek_v32 and glm4_moe_lite inherit DeepseekV3Attention; Mistral4Attention has it since
      * transformers#47435 */
     static const char *const DS[] = {
-        "deepseek_v2",   "deepseek_v3", "deepseek_v32", "glm4_moe_lite", "mistral4",
-        "longcat_flash", NULL}; /* LongcatFlashMLA */
+        "deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite", "mistral4", "longcat_flash",
+        "youtu",       NULL}; /* LongcatFlashMLA; YoutuAttention(DeepseekV3Attention) */
     return api_str_in_list(DS, model_type);
 }
 
@@ -169,6 +173,30 @@ int api_model_query_scale_beta(const char *model_type)
 
 json_t *api_model_class_rope_params(const json_t *cfg, const char *model_type, const char **hf)
 {
+    /* CwmConfig.__init__ (models/cwm/modular_cwm.py) when rope_parameters is None: llama3, factor
+     * 16, low / high frequency factors 1 / 4 over 8192, rope_theta 1e6 */
+    if (strcmp(model_type, "cwm") == 0) {
+        *hf = "CwmConfig";
+        return json_pack("{s:s, s:f, s:f, s:f, s:f, s:i}", "type", "llama3", "rope_theta",
+                         1000000.0, "factor", 16.0, "low_freq_factor", 1.0, "high_freq_factor", 4.0,
+                         "original_max_position_embeddings", 8192);
+    }
+    /* SolarOpenConfig.convert_rope_params_to_dict (models/solar_open/configuration_solar_open.py):
+     * YaRN factor 2 over 65536 when neither rope_scaling nor rope_parameters is given */
+    if (strcmp(model_type, "solar_open") == 0) {
+        *hf = "SolarOpenConfig";
+        return json_pack("{s:s, s:f, s:i}", "type", "yarn", "factor", 2.0,
+                         "original_max_position_embeddings", 65536);
+    }
+    /* GptOssConfig.__post_init__ (models/gpt_oss/configuration_gpt_oss.py) when rope_parameters
+     * is None: YaRN factor 32 over 4096, beta 32 / 1, truncate false (rope_theta: its
+     * default_theta 150000, api/model_defaults.c) */
+    if (strcmp(model_type, "gpt_oss") == 0) {
+        *hf = "GptOssConfig";
+        return json_pack("{s:s, s:f, s:i, s:f, s:f, s:b}", "type", "yarn", "factor", 32.0,
+                         "original_max_position_embeddings", 4096, "beta_fast", 32.0, "beta_slow",
+                         1.0, "truncate", 0);
+    }
     /* Mistral4Config.__post_init__ (configuration_mistral4.py) when rope_parameters is None; its
      * max_position_embeddings entry is left out (nothing reads it) */
     if (strcmp(model_type, "mistral4") != 0)
@@ -464,6 +492,13 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "minimax",
                                           "longcat_flash",
                                           "bailing_moe_v2",
+                                          "afmoe",
+                                          "exaone_moe",
+                                          "solar_open",
+                                          "youtu",
+                                          "granitemoeshared",
+                                          "cwm",
+                                          "flex_olmo",
                                           NULL};
 int api_model_is_rope(const char *model_type)
 {

@@ -81,12 +81,12 @@ int api_model_layout_fixed(const char *model_type, const char **why);
 int api_model_is_gemma4(const char *model_type);
 
 /* The reason posenc refuses to read RoPE from a config of this model_type (its HF or remote code
- * rotates differently from what the file's keys say: chatglm, bamba), or NULL. */
+ * rotates differently from what the file's keys say: chatglm, bamba, nanochat), or NULL. */
 const char *api_model_rope_refused(const char *model_type);
 
 /* 1 when the model type's attention multiplies the softmax scale by mscale(factor,
  * mscale_all_dim)^2 (the DeepSeek family: deepseek_v2, deepseek_v3, deepseek_v32,
- * glm4_moe_lite; mistral4 since transformers#47435), 0 otherwise. */
+ * glm4_moe_lite, youtu; longcat_flash; mistral4 since transformers#47435), 0 otherwise. */
 int api_model_softmax_mscale(const char *model_type);
 
 /* 1 when the model type's attention multiplies q (after RoPE) by 1 + beta ln(1 + floor(pos / L0))
@@ -97,7 +97,9 @@ int api_model_query_scale_beta(const char *model_type);
 /*
  * The rope_parameters a config class puts in place of an absent (or null) rope_scaling /
  * rope_parameters, as a new JSON object (caller decrefs), with *hf naming the class; NULL when the
- * class has none (most: plain RoPE) or cfg's values make none. Mistral4Config: YaRN factor 128,
+ * class has none (most: plain RoPE) or cfg's values make none. GptOssConfig: YaRN factor 32 over
+ * 4096, beta 32 / 1, truncate false. SolarOpenConfig: YaRN factor 2 over 65536. Mistral4Config:
+ * YaRN factor 128,
  * rope_theta 10000, original_max_position_embeddings 8192, beta_fast 32, beta_slow 1, mscale and
  * mscale_all_dim 1, llama_4_scaling_beta 0.1, partial_rotary_factor qk_rope_head_dim /
  * (qk_nope_head_dim + qk_rope_head_dim) (defaults 64, 64).
@@ -186,5 +188,31 @@ int api_model_is_rope_2025(const char *model_type);
 /* 1 for ERNIE 4.5 VL's model types (ernie4_5_vl_moe, ernie4_5_vl_moe_text), whose 3-D RoPE
  * posenc answers for text positions only (api/rope_multiaxis.c), 0 otherwise. */
 int api_model_ernie_vl(const char *model_type);
+
+/* The model types of POST /model/method's learned kinds (from position 0; from padding_idx + 1;
+ * with an offset of 2) and T5-bucket kinds, NULL-terminated (api/model_types.c). */
+extern const char *const API_MODEL_LEARNED[];
+extern const char *const API_MODEL_LEARNED_PAD[];
+extern const char *const API_MODEL_LEARNED_2[];
+extern const char *const API_MODEL_T5[];
+
+/* What a config of model_type uses instead of RoPE (learned absolute positions, T5 buckets,
+ * ALiBi: bloom, mpt, falcon with `alibi` true), as a phrase naming its route; NULL for a RoPE or
+ * unknown type. POST /rope refuses such a config (there is nothing to rotate). */
+const char *api_model_not_rope(const char *model_type, const json_t *cfg);
+
+/* 1 when cfg (the text model's object) has a rotary key of its own (rope_theta, rope_scaling,
+ * rope_parameters, rotary_dim, rotary_pct, rotary_emb_base, qk_rope_head_dim,
+ * partial_rotary_factor; null counts as absent), 0 otherwise. */
+int api_model_has_rope_keys(const json_t *cfg);
+
+/* POST /rope's check of a pasted config's text model (object cfg at pointer ptr): a 422 at its
+ * model_type when the model uses another method (api_model_not_rope), or when model_type is one
+ * posenc does not know (not RoPE, not hybrid) and cfg has no rotary key; a 422 at its rope_theta
+ * when it has none and the type's config class defaults it differently in different transformers
+ * releases (qwen3_vl / qwen3_vl_text, persimmon). A config without model_type passes (the caller
+ * describes its own RoPE). Returns 0 or -1. */
+int api_model_rope_method_check(api_problem *pb, const json_t *cfg, const char *ptr,
+                                const char *model_type);
 
 #endif

@@ -30,6 +30,52 @@ static const api_model_default DEFAULTS[] = {
     /* PaliGemma's published text_config omits head_dim: 2304 / 8 = 288, but the class says 256 */
     {"gemma", "head_dim", 256.0, "GemmaConfig (models/gemma/configuration_gemma.py)"},
     {"gemma2", "head_dim", 256.0, "Gemma2Config (models/gemma2/configuration_gemma2.py)"},
+    /* rope_theta where the class's default_theta is not PreTrainedConfig's 10000 (issue 15's
+     * coverage sweep: each was answered at 10000 when the file omits rope_theta) */
+    {"mixtral", "rope_theta", 1000000.0,
+     "MixtralConfig (models/mixtral/configuration_mixtral.py: default_theta)"},
+    {"phimoe", "rope_theta", 1000000.0,
+     "PhimoeConfig (models/phimoe/configuration_phimoe.py: default_theta)"},
+    {"qwen2_vl_text", "rope_theta", 1000000.0,
+     "Qwen2VLTextConfig (models/qwen2_vl/configuration_qwen2_vl.py: default_theta)"},
+    {"qwen2_5_vl_text", "rope_theta", 1000000.0,
+     "Qwen2_5_VLTextConfig (models/qwen2_5_vl/configuration_qwen2_5_vl.py: rope_theta)"},
+    {"qwen3_omni_moe_text", "rope_theta", 1000000.0,
+     "Qwen3OmniMoeTextConfig (models/qwen3_omni_moe/configuration_qwen3_omni_moe.py: "
+     "default_theta)"},
+    {"ernie4_5", "rope_theta", 500000.0,
+     "Ernie4_5Config (models/ernie4_5/configuration_ernie4_5.py: default_theta)"},
+    {"ernie4_5_moe", "rope_theta", 500000.0,
+     "Ernie4_5_MoeConfig (models/ernie4_5_moe/configuration_ernie4_5_moe.py: default_theta)"},
+    {"llama4_text", "rope_theta", 500000.0,
+     "Llama4TextConfig (models/llama4/configuration_llama4.py: default_theta)"},
+    {"llama4_text", "head_dim", 128.0, "Llama4TextConfig (models/llama4/configuration_llama4.py)"},
+    {"bitnet", "rope_theta", 500000.0,
+     "BitNetConfig (models/bitnet/configuration_bitnet.py: default_theta)"},
+    {"smollm3", "rope_theta", 2000000.0,
+     "SmolLM3Config (models/smollm3/configuration_smollm3.py: default_theta)"},
+    {"helium", "rope_theta", 100000.0,
+     "HeliumConfig (models/helium/configuration_helium.py: default_theta)"},
+    {"helium", "head_dim", 128.0, "HeliumConfig (models/helium/configuration_helium.py)"},
+    {"gpt_oss", "rope_theta", 150000.0,
+     "GptOssConfig (models/gpt_oss/configuration_gpt_oss.py: default_theta)"},
+    {"gpt_oss", "head_dim", 64.0, "GptOssConfig (models/gpt_oss/configuration_gpt_oss.py)"},
+    {"qwen3", "head_dim", 128.0, "Qwen3Config (models/qwen3/configuration_qwen3.py)"},
+    {"qwen3_vl_text", "head_dim", 128.0,
+     "Qwen3VLTextConfig (models/qwen3_vl/configuration_qwen3_vl.py)"},
+    {"gemma3n_text", "head_dim", 256.0,
+     "Gemma3nTextConfig (models/gemma3n/configuration_gemma3n.py)"},
+    {"solar_open", "rope_theta", 1000000.0,
+     "SolarOpenConfig (models/solar_open/configuration_solar_open.py: default_theta)"},
+    {"solar_open", "head_dim", 128.0,
+     "SolarOpenConfig (models/solar_open/configuration_solar_open.py)"},
+    {"afmoe", "head_dim", 128.0, "AfmoeConfig (models/afmoe/configuration_afmoe.py)"},
+    {"apertus", "rope_theta", 12000000.0,
+     "ApertusConfig (models/apertus/configuration_apertus.py: default_theta)"},
+    {"flex_olmo", "rope_theta", 500000.0,
+     "FlexOlmoConfig (models/flex_olmo/configuration_flex_olmo.py: default_theta)"},
+    {"cwm", "rope_theta", 1000000.0, "CwmConfig (models/cwm/modular_cwm.py: default_theta)"},
+    {"cwm", "head_dim", 128.0, "CwmConfig (models/cwm/modular_cwm.py)"},
     /* the rotated share of the head when the file does not say */
     {"phi", "partial_rotary_factor", 0.5, "PhiConfig (models/phi/configuration_phi.py)"},
     {"persimmon", "partial_rotary_factor", 0.5,
@@ -124,6 +170,16 @@ const api_model_default *api_model_default_find(const char *model_type, const ch
         model_type = "gemma3n_text";
     if (model_type != NULL && strcmp(model_type, "gemma4") == 0)
         model_type = "gemma4_text";
+    /* a flat Qwen2-VL / Qwen2.5-VL file builds its text config from the root keys; Llama 4's and
+     * Qwen3-Omni's wrappers build theirs from text_config */
+    if (model_type != NULL && strcmp(model_type, "qwen2_vl") == 0)
+        model_type = "qwen2_vl_text";
+    if (model_type != NULL && strcmp(model_type, "qwen2_5_vl") == 0)
+        model_type = "qwen2_5_vl_text";
+    if (model_type != NULL && strcmp(model_type, "llama4") == 0)
+        model_type = "llama4_text";
+    if (model_type != NULL && strcmp(model_type, "qwen3_vl") == 0)
+        model_type = "qwen3_vl_text";
     /* a Qwen3.5 wrapper's text_config without model_type builds its text config class */
     if (model_type != NULL && strcmp(model_type, "qwen3_5") == 0)
         model_type = "qwen3_5_text";

@@ -283,7 +283,21 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         strcmp(mt, "llama4_text") == 0 || strcmp(mt, "llama4") == 0 || strcmp(mt, "smollm3") == 0;
     int64_t interval = 4;
     api_get_int(pb, cfg, ptr, "no_rope_layer_interval", 1, API_ML_MAX_LAYERS, &interval);
-    int exaone_nope = strcmp(mt, "exaone4") == 0 && member(cfg, "sliding_window") != NULL;
+    /* EXAONE 4 and K-EXAONE (exaone_moe: Exaone4Attention): Exaone4Config's sliding_window is 4096
+     * unless the file says null, layer_types default from sliding_window_pattern (4); with a
+     * window the full-attention layers have no RoPE (`if self.sliding_window is None or
+     * self.is_sliding`) */
+    int exaone = strcmp(mt, "exaone4") == 0 || strcmp(mt, "exaone_moe") == 0;
+    const json_t *swin = json_object_get(cfg, "sliding_window");
+    int exaone_nope = exaone && !(swin != NULL && json_is_null(swin));
+    /* AFMoE (Arcee Trinity): layer_types default from global_attn_every_n_layers (4); only the
+     * sliding layers rotate (modular_afmoe.py AfmoeAttention: `if self.is_local_attention`) */
+    int afmoe = strcmp(mt, "afmoe") == 0;
+    if (exaone_nope || afmoe) {
+        pattern = 4;
+        api_get_int(pb, cfg, ptr, afmoe ? "global_attn_every_n_layers" : "sliding_window_pattern",
+                    1, API_ML_MAX_LAYERS, &pattern);
+    }
     /* Cohere 2 (Command R7B, Aya): layer_types default from sliding_window_pattern (4); only the
      * sliding layers rotate (modeling_cohere2.py: `if self.sliding_window is not None`) */
     int cohere2 = strcmp(mt, "cohere2") == 0;
@@ -346,7 +360,7 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         const json_t *t = lt ? json_array_get(lt, (size_t)l) : NULL;
         if (t != NULL && json_is_string(t))
             type = json_string_value(t);
-        else if (gemma3 || cohere2)
+        else if (gemma3 || cohere2 || exaone_nope || afmoe)
             type = (l + 1) % pattern == 0 ? "full_attention" : "sliding_attention";
         else if (olmo3)
             type = (l + 1) % 4 == 0 ? "full_attention" : "sliding_attention";
@@ -379,9 +393,15 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         }
         if (exaone_nope && !sliding) {
             use_rope = 0;
-            why = "EXAONE 4: full-attention layers have no RoPE when sliding_window is set";
+            why = "EXAONE 4: full-attention layers have no RoPE unless sliding_window is null "
+                  "(Exaone4Config's default 4096)";
         }
-        if (cohere2 && !(sliding && member(cfg, "sliding_window") != NULL)) {
+        if (afmoe && !sliding) {
+            use_rope = 0;
+            why = "AFMoE: only sliding-window layers apply RoPE (modular_afmoe.py)";
+        }
+        /* Cohere2Config's sliding_window is 4096 unless the file says null */
+        if (cohere2 && !(sliding && !(swin != NULL && json_is_null(swin)))) {
             use_rope = 0;
             why = "Cohere 2: only sliding-window layers apply RoPE (modeling_cohere2.py)";
         }
@@ -418,7 +438,7 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             k.why = why;
             k.mixer = mixer;
         } else {
-            if (lt != NULL || gemma3 || cohere2 || olmo3)
+            if (lt != NULL || gemma3 || cohere2 || olmo3 || exaone_nope || afmoe)
                 k.types = sliding ? API_ML_SLIDING : API_ML_FULL;
             if (per_type) {
                 const char *key = sliding ? "sliding_attention" : "full_attention";

@@ -141,6 +141,18 @@ static const row TABLE[] = {
      "modeling_mistral4.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
      "qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor, transformers#47435)",
      MLA_NOTE},
+    /* YoutuAttention is DeepseekV3Attention (modular_youtu.py); YoutuConfig qk_nope_head_dim 128 */
+    {"youtu", R_MLA, NULL, 128.0,
+     "modular_youtu.py (DeepseekV3Attention): scaling = qk_head_dim**-0.5, qk_head_dim = "
+     "qk_nope_head_dim + qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor)",
+     MLA_NOTE},
+    /* issue 15's coverage sweep: LlamaAttention's / Exaone4Attention's / Glm4MoeAttention's
+     * scaling = head_dim**-0.5 */
+    HD("afmoe", "modular_afmoe.py (LlamaAttention)"),
+    HD("exaone_moe", "modular_exaone_moe.py (Exaone4Attention)"),
+    HD("solar_open", "modular_solar_open.py (Glm4MoeAttention)"),
+    HD("cwm", "modular_cwm.py (Qwen2Attention)"),
+    HD("flex_olmo", "modeling_flex_olmo.py (OLMo 2's attention)"),
     /* hybrid models (api/model_hybrid.h) */
     HD("jamba", "modeling_jamba.py"),
     HD("nemotron_h", "modeling_nemotron_h.py"),

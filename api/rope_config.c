@@ -15,8 +15,6 @@
 #include "api/model_layers.h"
 #include "api/req.h"
 
-/* ---- the config resolver -------------------------------------------------------------------- */
-
 /* Reads an integer >= 1 member; 1 present, 0 absent, -1 invalid (error recorded). */
 static int cfg_int(api_problem *pb, const json_t *cfg, const char *ptr, const char *key,
                    int64_t *out)
@@ -221,9 +219,10 @@ static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, 
         api_rc_origin_set(&out->layout_o, fp, "config.rope_interleave");
         return;
     }
-    /* rope_interleave defaults to true: DeepseekV3Config, Glm4MoeLiteConfig, Mistral4Config */
+    /* rope_interleave defaults to true (DeepseekV3Config and its copies, Mistral4Config) */
     static const char *const INTERLEAVED_MODELS[] = {
-        "gptj", "codegen", "deepseek_v2", "deepseek_v3", "glm4_moe_lite", "mistral4", NULL};
+        "gptj",          "codegen",  "deepseek_v2", "deepseek_v3",
+        "glm4_moe_lite", "mistral4", "youtu",       NULL};
     if (out->model_type[0] && api_str_in_list(INTERLEAVED_MODELS, out->model_type)) {
         out->layout = PE_ROPE_INTERLEAVED;
         api_ptr(fp, sizeof fp, ptr, "model_type");
@@ -379,6 +378,8 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
                           refused);
         return -1;
     }
+    if (api_model_rope_method_check(pb, config, ptr, out->model_type) < 0) /* BERT, T5, ... */
+        return -1;
     if (api_model_rotary_conflicts(pb, &text, w) < 0) /* keys the HF class overrides */
         return -1;
 

@@ -155,9 +155,10 @@ START_TEST(test_no_silent_drops)
     ck_assert_ptr_nonnull(strstr(ignored(j, "config.max_position_embeddings"), "context length"));
     ck_close(inv(j, 1), 0.01, 0, 1e-15); /* the request's base 10000: 10000^(-1/2) */
     json_decref(j);
-    /* a wrapper's own position keys do not reach the text model */
+    /* a wrapper's own position keys do not reach the text model (a type posenc does not know
+     * needs a rotary key of its own: rope_theta) */
     j = au_ok(api_rope, "{'config': {'model_type': 'x', 'max_position_embeddings': 2,"
-                        " 'text_config': {'head_dim': 4}}}");
+                        " 'text_config': {'head_dim': 4, 'rope_theta': 10000}}}");
     ck_assert_ptr_nonnull(strstr(ignored(j, "config.max_position_embeddings"), "wrapper"));
     json_decref(j);
     /* llama_4_scaling_beta under a model type whose attention does not read it: listed */
@@ -334,8 +335,9 @@ START_TEST(test_layer_lists_checked_without_layer)
         "{'config': {'model_type': 'minimax', 'num_hidden_layers': 2, 'head_dim': 4,"
         " 'attn_type_list': [0, 1]}}",
     };
-    /* inv_freq[1] = base^(-2/4): 10000 for SmolLM3, MiniMaxConfig's default_theta 1e6 */
-    static const double INV1[] = {0.01, 0.01, 0.001};
+    /* inv_freq[1] = base^(-2/4): SmolLM3Config's default_theta 2e6 (2e6^-0.5 =
+     * 7.0710678118654752e-4; 10000 before issue 15's sweep), MiniMaxConfig's default_theta 1e6 */
+    static const double INV1[] = {7.0710678118654752e-4, 7.0710678118654752e-4, 0.001};
     for (size_t i = 0; i < sizeof OK / sizeof OK[0]; i++) {
         json_t *j = au_ok(api_rope, OK[i]);
         ck_close(inv(j, 1), INV1[i], 0, 1e-15);
