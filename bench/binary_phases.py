@@ -29,11 +29,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "clients", "python"))
 
-import requests  # noqa: E402
-
 from binary_rope import cpu_seconds  # noqa: E402
 from posenc._binary import MultipartBody  # noqa: E402
-from posenc._http import read_body  # noqa: E402
+from posenc._http import read_body, session_for  # noqa: E402
 
 
 def start(spec: str) -> tuple[subprocess.Popen, int]:
@@ -60,7 +58,7 @@ def main() -> None:
     runs = []
     for spec in a.daemons:
         d, port = start(spec)
-        runs.append((spec, d, port, requests.Session(), []))
+        runs.append((spec, d, port, session_for(f"http://127.0.0.1:{port}"), []))
     try:
         for _ in range(a.n):
             for spec, d, port, s, res in runs:

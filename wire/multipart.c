@@ -1,10 +1,17 @@
 /*
  * wire/multipart.c -- the incremental multipart/form-data reader (wire/multipart.h).
  *
- * The delimiter "\r\n--boundary" is matched byte by byte with one counter: a boundary holds no CR
- * (wire_mp_boundary refuses it), so CR occurs in the delimiter only at its start and a failed
- * partial match never hides the start of another; the bytes of a failed match are part data and
- * are emitted from the delimiter text itself. Inside a part, spans without CR go out in one call.
+ * A delimiter "\r\n--boundary" (L bytes) whole inside one feed is found by sampling: every run of
+ * L - 1 consecutive positions holds a position p = first + k (L - 1), and an occurrence starting
+ * at s covers the pair p, p + 1 for the one such p in [s, s + L - 2]; so looking at the pair at
+ * every (L - 1)th byte and verifying only where that pair occurs in the delimiter (a bit table of
+ * byte pairs) finds every occurrence. On float data that is one 2-byte look per L - 1 bytes and
+ * almost never a verification, where a search for CR stopped every ~256 bytes (0x0D is that
+ * common in float bytes). A boundary holds no CR (wire_mp_boundary refuses it), so CR occurs in
+ * the delimiter only at its start: occurrences never overlap, and a partial match at the end of a
+ * feed (kept in a counter and continued byte by byte in the next) is a CR in the last L - 1 bytes
+ * followed by a prefix of the delimiter; the bytes of a failed partial match are part data and are
+ * emitted from the delimiter text itself. Between delimiters, a feed's data goes out in one call.
  */
 #include "wire/multipart.h"
 
@@ -113,6 +120,10 @@ void wire_mp_init(wire_mp *m, const char *boundary, const wire_mp_cb *cb, void *
     memcpy(m->delim, "\r\n--", 4);
     memcpy(m->delim + 4, boundary, b);
     m->delim_len = 4 + b;
+    for (size_t j = 0; j + 1 < m->delim_len; j++) {
+        unsigned pair = (unsigned)(unsigned char)m->delim[j] << 8 | (unsigned char)m->delim[j + 1];
+        m->pairs[pair >> 3] = (unsigned char)(m->pairs[pair >> 3] | 1u << (pair & 7));
+    }
     m->matched = 2; /* the first delimiter may open the body without its CRLF */
     m->state = MP_PREAMBLE;
     m->cb = cb;
@@ -258,10 +269,30 @@ static int delimiter(wire_mp *m)
     return 0;
 }
 
-/* Matches the delimiter over buf[i..n) in the preamble or a part. Data between candidates goes
- * out in one piece; a CR that does not start the delimiter costs one comparison. Returns the
- * index just past a complete delimiter (state moved to MP_AFTER_DELIM), n when the input ran out
- * (a partial match at its end kept in m->matched), or -1. */
+/* The start of the first complete delimiter in buf[i..n), or n when there is none (the sampling
+ * of the file comment: one pair every delim_len - 1 bytes). */
+static size_t find_delim(const wire_mp *m, const unsigned char *buf, size_t i, size_t n)
+{
+    size_t L = m->delim_len;
+    if (n - i < L)
+        return n;
+    for (size_t p = i + L - 2; p + 1 < n; p += L - 1) {
+        unsigned pair = (unsigned)buf[p] << 8 | buf[p + 1];
+        if (!(m->pairs[pair >> 3] >> (pair & 7) & 1u))
+            continue;
+        for (size_t j = 0; j + 1 < L && j <= p - i; j++) { /* the candidate starts p - j */
+            size_t s = p - j;
+            if (buf[s] == '\r' && s + L <= n && memcmp(buf + s, m->delim, L) == 0)
+                return s;
+        }
+    }
+    return n;
+}
+
+/* Matches the delimiter over buf[i..n) in the preamble or a part. The data before a delimiter (or
+ * before the input's end) goes out in one piece. Returns the index just past a complete delimiter
+ * (state moved to MP_AFTER_DELIM), n when the input ran out (a partial match at its end kept in
+ * m->matched), or -1. */
 static long scan(wire_mp *m, const unsigned char *buf, size_t i, size_t n)
 {
     while (m->matched > 0 && i < n) { /* a match left over from the previous feed */
@@ -277,27 +308,24 @@ static long scan(wire_mp *m, const unsigned char *buf, size_t i, size_t n)
     }
     if (m->matched > 0)
         return (long)n;
-    size_t start = i;
-    while (i < n) {
-        const unsigned char *cr = memchr(buf + i, '\r', n - i);
+    size_t start = i, j = find_delim(m, buf, i, n);
+    if (j < n) {
+        if (emit(m, buf, start, j) < 0 || delimiter(m) < 0)
+            return -1;
+        return (long)(j + m->delim_len);
+    }
+    /* no complete delimiter: the input may end inside one, starting in its last delim_len - 1 */
+    for (size_t t = n - i < m->delim_len ? i : n - m->delim_len + 1; t < n; t++) {
+        const unsigned char *cr = memchr(buf + t, '\r', n - t);
         if (cr == NULL)
             break;
-        size_t j = (size_t)(cr - buf), avail = n - j, k = 1;
-        size_t lim = avail < m->delim_len ? avail : m->delim_len;
-        while (k < lim && buf[j + k] == (unsigned char)m->delim[k])
-            k++;
-        if (k == m->delim_len) {
-            if (emit(m, buf, start, j) < 0 || delimiter(m) < 0)
+        t = (size_t)(cr - buf);
+        if (memcmp(cr, m->delim, n - t) == 0) {
+            if (emit(m, buf, start, t) < 0)
                 return -1;
-            return (long)(j + k);
-        }
-        if (k == avail) { /* the input ends inside a possible delimiter */
-            if (emit(m, buf, start, j) < 0)
-                return -1;
-            m->matched = k;
+            m->matched = n - t;
             return (long)n;
         }
-        i = j + 1;
     }
     return emit(m, buf, start, n) < 0 ? -1 : (long)n;
 }

@@ -54,9 +54,10 @@ typedef struct {
 typedef struct {
     char delim[WIRE_MP_MAX_BOUNDARY + 5]; /* CRLF "--" boundary */
     size_t delim_len;
-    size_t matched; /* bytes of delim matched at the end of the input so far */
-    int state;      /* MP_* in multipart.c */
-    int in_part;    /* a part is open (begin called, end not yet) */
+    unsigned char pairs[8192]; /* bit (a << 8 | b) set when the bytes a, b occur in delim in turn */
+    size_t matched;            /* bytes of delim matched at the end of the input so far */
+    int state;                 /* MP_* in multipart.c */
+    int in_part;               /* a part is open (begin called, end not yet) */
     int parts;
     char hdr[WIRE_MP_MAX_HEADERS]; /* the current part's header block while it arrives */
     size_t hdr_n;
