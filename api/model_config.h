@@ -171,6 +171,17 @@ const char *api_model_full_head(const char *model_type);
  */
 int api_model_full_head_rotary(api_problem *pb, api_rope_config *out, api_rc_warnings *w);
 
+/*
+ * The rotary-fraction rules of two model types, run once head_dim and the fraction are read (the
+ * fraction in out->partial_o): Mistral 4 counts partial_rotary_factor on qk_nope_head_dim +
+ * qk_rope_head_dim (configuration_mistral4.py), turned here into out's rotary_dim, a 422 when it
+ * is not the rotated qk_rope_head_dim slice; RecurrentGemma chunks the head in two
+ * (modeling_recurrent_gemma.py), a 422 for a factor that does not give two halves. cfg is the
+ * text model's object at JSON pointer ptr. Errors in pb.
+ */
+void api_model_fraction_rules(api_problem *pb, const json_t *cfg, const char *ptr,
+                              api_rope_config *out);
+
 /* Rewrites every source of out from "config." to prefix (the wrapper's nested path). */
 void api_model_rope_rebase(api_rope_config *out, const char *prefix);
 

@@ -12,7 +12,12 @@
  * llama3) read rope_parameters.partial_rotary_factor in both versions (v5's
  * RotaryEmbeddingConfigMixin copies a top-level one there): with a fraction below 1 they build
  * fewer frequencies than the attention multiplies, and HF does not run.
+ *
+ * Also the two types whose fraction is counted on another width than posenc's head_dim or must
+ * split the head in two (api_model_fraction_rules): Mistral 4 and RecurrentGemma.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -126,4 +131,64 @@ int api_model_full_head_rotary(api_problem *pb, api_rope_config *out, api_rc_war
     out->rotary_dim = 0;
     out->partial_rotary_factor = 0.0;
     return 0;
+}
+
+/* RecurrentGemma (modeling_recurrent_gemma.py, RecurrentGemmaSdpaAttention): q and k are cut
+ * with torch.chunk(q, int(1 / partial_rotary_factor)) into exactly two pieces, the first
+ * rotated by a rotary embedding of int(partial_rotary_factor x head_dim) dims; any factor for
+ * which that is not two pieces with the first ceil(head_dim / 2) wide fails in HF: a 422. */
+static void check_rgemma_rotary(api_problem *pb, api_rope_config *out)
+{
+    if (strcmp(out->model_type, "recurrent_gemma") != 0 || !out->partial_o.set || out->head_dim < 2)
+        return;
+    double f = out->partial_rotary_factor;
+    int64_t pieces = (int64_t)floor(1.0 / f), d = (int64_t)floor((double)out->head_dim * f);
+    if (pieces != 2 || d != (out->head_dim + 1) / 2)
+        api_problem_field(pb, API_PB_INVALID_FIELD, out->partial_o.ptr,
+                          "RecurrentGemma splits the head with torch.chunk(q, int(1 / %.17g) = "
+                          "%lld) and rotates the first piece with int(head_dim %lld x %.17g) = "
+                          "%lld dims: HF runs only when that is two pieces and half the head "
+                          "(partial_rotary_factor 0.5)",
+                          f, (long long)pieces, (long long)out->head_dim, f, (long long)d);
+}
+
+/* Mistral 4 (configuration_mistral4.py): Mistral4Config makes head_dim qk_nope_head_dim +
+ * qk_rope_head_dim and rope_parameters' partial_rotary_factor qk_rope_head_dim / head_dim, so HF's
+ * rotary dim int(head_dim x partial_rotary_factor) is counted on that whole head, while posenc's
+ * head_dim is the rotated qk_rope_head_dim slice. Turns a factor read into that rotary dim; a
+ * factor whose rotary dim is not the slice is a 422 (Mistral4Attention's q_rot would not match). */
+static void resolve_mistral4_rotary(api_problem *pb, const json_t *cfg, const char *ptr,
+                                    api_rope_config *out)
+{
+    char fp[API_RC_PTR];
+    if (strcmp(out->model_type, "mistral4") != 0 || !out->partial_o.set ||
+        strstr(out->head_dim_o.src, "qk_rope_head_dim") == NULL)
+        return;
+    int64_t nope = 64; /* Mistral4Config's default */
+    if (api_get_int(pb, cfg, ptr, "qk_nope_head_dim", 1, INT64_MAX, &nope) < 0)
+        return;
+    double f = out->partial_rotary_factor;
+    int64_t whole = nope + out->head_dim;
+    int64_t d = (int64_t)floor((double)whole * f);
+    if (d != out->head_dim) {
+        api_problem_field(pb, API_PB_INVALID_FIELD, out->partial_o.ptr,
+                          "Mistral 4 rotates floor((qk_nope_head_dim + qk_rope_head_dim) %lld x "
+                          "partial_rotary_factor %.17g) = %lld dims, which must be "
+                          "qk_rope_head_dim %lld (configuration_mistral4.py)",
+                          (long long)whole, f, (long long)d, (long long)out->head_dim);
+        return;
+    }
+    snprintf(fp, sizeof fp, "%s", out->partial_o.ptr);
+    out->rotary_dim = d;
+    /* fits API_RC_SRC once rebased onto config.text_config. */
+    api_rc_origin_set(&out->rotary_dim_o, fp, "%s x (qk_nope_head_dim + qk_rope_head_dim)",
+                      out->partial_o.src);
+    memset(&out->partial_o, 0, sizeof out->partial_o);
+}
+
+void api_model_fraction_rules(api_problem *pb, const json_t *cfg, const char *ptr,
+                              api_rope_config *out)
+{
+    resolve_mistral4_rotary(pb, cfg, ptr, out);
+    check_rgemma_rotary(pb, out);
 }
