@@ -295,8 +295,18 @@ int api_bin_plan_part(api_bin *b, int i)
     if (b->req == NULL)
         goto out;
     b->has_r = 1;
-    if (api_rope_parse(&b->pb, b->ctx->lim, b->req, NULL, &b->r) < 0 ||
-        api_rope_run(b->ctx->cache, &b->r, &b->res, &b->pb) < 0) {
+    if (api_rope_parse(&b->pb, b->ctx->lim, b->req, NULL, &b->r) < 0) {
+        b->failed = 1;
+        goto out;
+    }
+    /* params hold no q / k, so the parse took them for a question about the config as a whole:
+     * tensors are a rotation, for one kind of layer (the JSON path's q / k rule) */
+    if (b->r.kinds_listed) {
+        api_rope_kinds_unchosen(&b->pb, &b->r.plan);
+        b->failed = 1;
+        goto out;
+    }
+    if (api_rope_run(b->ctx->cache, &b->r, &b->res, &b->pb) < 0) {
         b->failed = 1;
         goto out;
     }
