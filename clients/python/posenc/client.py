@@ -133,7 +133,9 @@ class Client(HttpBase):
                 row. ``k_positions``: those of k (default ``positions``).
             config: a model's config.json (path or dict); ``settings``: /rope's configuration
                 fields (``head_dim`` defaults to D when neither config nor head_dim is given).
-            dtype: ``"float32"`` to get float32 arrays (each the float64 result rounded).
+            dtype: ``"float32"`` to get float32 arrays (each the float64 result rounded);
+                ``None`` or ``"float64"``: float64. Anything else (``"float16"``) is a ValueError:
+                a float16 or bfloat16 q comes back float64 or float32, never in its own dtype.
 
         Transport: binary tensors (one multipart request: q and k as .npy parts, the answer an
         .npz read without copies; docs/api.md "Binary tensors") for the layouts ``"td"``,
@@ -145,6 +147,9 @@ class Client(HttpBase):
         largest position of q and k + 1. Numbers are float64 throughout, rounded once to float32
         with ``dtype="float32"``: both transports give the same bits.
         """
+        if dtype is not None and dtype not in ("float64", "float32"):
+            # the binary transport sends no dtype: another value would come back float64 unsaid
+            raise ValueError(f'dtype: must be "float64" or "float32" (the answer\'s element type), not {dtype!r}')
         binary = self._rope_binary(q, k, positions, k_positions, tensor_layout, config, dtype, settings)
         if binary is not None:
             return binary

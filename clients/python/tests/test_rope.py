@@ -214,3 +214,16 @@ def test_npz_reader_views_the_answer(client: posenc.Client) -> None:
         assert zf.testzip() is None and len(zf.namelist()) == 3
     with np.load(io.BytesIO(bytes(content))) as npz:
         assert all(np.array_equal(npz[name], z[name]) for name in z)
+
+
+def test_rope_dtype_other_than_float64_or_float32_is_refused(client: posenc.Client) -> None:
+    # A float16 q with dtype="float16" (or a typo, "fp32") was answered in float64 without a word
+    # by the binary transport, which sent no dtype; the JSON rows got the daemon's 422 at /dtype.
+    # Both transports now refuse it before sending.
+    q = np.ones((1, 2, 3, 8), dtype=np.float16)
+    for bad in ("float16", "fp32", "bfloat16"):
+        with pytest.raises(ValueError, match='dtype.*"float64" or "float32"'):
+            client.rope(q, q, dtype=bad)                              # binary transport
+        with pytest.raises(ValueError, match='dtype.*"float64" or "float32"'):
+            client.rope(q, q, k_positions=[0, 1, 2], dtype=bad)       # JSON rows
+    assert client.rope(q, q, dtype="float64").q.dtype == np.float64
