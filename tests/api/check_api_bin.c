@@ -342,6 +342,8 @@ START_TEST(test_errors)
     } c[] = {
         {"{}", bad, s2, 2, NULL, 0, 0, 422, "/q"},           /* NaN at [1, 1] */
         {"{}", q, s4, 4, NULL, 0, 0, 422, "/tensor_layout"}, /* rank 4, no layout */
+        /* a misspelt tensor_layout is named as unknown (was "a rank-4 q needs tensor_layout") */
+        {"{\"tensor_layuot\": \"bhtd\"}", q, s4, 4, NULL, 0, 0, 422, "/tensor_layuot"},
         /* tensor_layout names rank-4 axes: with a rank-2 or rank-3 q it would be ignored */
         {"{\"tensor_layout\": \"bhtd\"}", q, s2, 2, NULL, 0, 0, 422, "/tensor_layout"},
         {"{\"tensor_layout\": \"bthd\"}", q, s3, 3, NULL, 0, 0, 422, "/tensor_layout"},
