@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "api/bin_priv.h"
+#include "api/rope_parse.h"
 
 /* params fields only a binary request has (taken out before api_rope_parse). */
 static const char *const BIN_ONLY[] = {"tensor_layout", "num_heads", "num_key_value_heads", "dtype",
@@ -164,6 +165,21 @@ static int read_positions(api_bin *b, const json_t *pj, size_t B, size_t T, json
 /* The params fields a binary request refuses, and its own ones. 0 or -1. */
 static int check_params(api_bin *b, const json_t *pj, int *bhtd, int *has_layout)
 {
+    /* unknown members first: a misspelt tensor_layout is named as itself, not as a missing
+     * tensor_layout (the shapes are read before api_rope_parse would see it) */
+    json_t *known = json_copy((json_t *)pj); /* shallow: only top-level members are removed */
+    if (known == NULL) {
+        api_bin_fail(b, API_PB_UNAVAILABLE, NULL, "out of memory");
+        return -1;
+    }
+    for (const char *const *k = BIN_ONLY; *k; k++)
+        json_object_del(known, *k);
+    int unknown = api_rope_check_fields(&b->pb, known) < 0;
+    json_decref(known);
+    if (unknown) {
+        b->failed = 1;
+        return -1;
+    }
     static const char *const REFUSED[] = {"q", "k", "q_positions", "k_positions", NULL};
     for (const char *const *k = REFUSED; *k; k++) {
         if (json_object_get(pj, *k) == NULL)
@@ -295,8 +311,18 @@ int api_bin_plan_part(api_bin *b, int i)
     if (b->req == NULL)
         goto out;
     b->has_r = 1;
-    if (api_rope_parse(&b->pb, b->ctx->lim, b->req, NULL, &b->r) < 0 ||
-        api_rope_run(b->ctx->cache, &b->r, &b->res, &b->pb) < 0) {
+    if (api_rope_parse(&b->pb, b->ctx->lim, b->req, NULL, &b->r) < 0) {
+        b->failed = 1;
+        goto out;
+    }
+    /* params hold no q / k, so the parse took them for a question about the config as a whole:
+     * tensors are a rotation, for one kind of layer (the JSON path's q / k rule) */
+    if (b->r.kinds_listed) {
+        api_rope_kinds_unchosen(&b->pb, &b->r.plan);
+        b->failed = 1;
+        goto out;
+    }
+    if (api_rope_run(b->ctx->cache, &b->r, &b->res, &b->pb) < 0) {
         b->failed = 1;
         goto out;
     }

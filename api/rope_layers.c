@@ -58,6 +58,16 @@ static void choices(const api_ml_plan *p, char *out, size_t n)
     }
 }
 
+void api_rope_kinds_unchosen(api_problem *pb, const api_ml_plan *p)
+{
+    char msg[400];
+    choices(p, msg, sizeof msg);
+    api_problem_field(pb, API_PB_INVALID_FIELD, "/layer",
+                      "the config's layers differ in RoPE: choose the layer (index) or "
+                      "layer_type to rotate for; %s",
+                      msg);
+}
+
 /* 1 when req asks for numbers at positions (q, k, include cos_sin / float32_error). */
 static int wants_positions(const json_t *req)
 {
@@ -175,11 +185,7 @@ const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, con
     }
     if (k < 0 && p->n_kinds > 1) {
         if (direct || wants_positions(req)) {
-            choices(p, msg, sizeof msg);
-            api_problem_field(pb, API_PB_INVALID_FIELD, "/layer",
-                              "the config's layers differ in RoPE: choose the layer (index) or "
-                              "layer_type to rotate for; %s",
-                              msg);
+            api_rope_kinds_unchosen(pb, p);
             return NULL;
         }
         r->kinds_listed = 1;

@@ -215,6 +215,14 @@ const api_ml_kind *api_rope_layer_select(api_problem *pb, const json_t *req, con
                                          int forced, int direct, api_rope_req *r);
 
 /*
+ * The 422 of a rotation asked of a config whose layers differ in RoPE with no layer chosen
+ * (r->kinds_listed after a parse, plan p): at /layer, naming every kind and its layers. Both
+ * the JSON path's q / k and the binary path (api/bin_plan.c) answer it: a rotation is always
+ * for one kind of layer.
+ */
+void api_rope_kinds_unchosen(api_problem *pb, const api_ml_plan *p);
+
+/*
  * The request's `config` (an object, else absent), resolved for the kind of layer the request
  * chooses (api_rope_layer_select) with the API_RC_SKIP_* bits skip, into r->cfg. *cfg_out (may
  * be NULL) gets the config. Returns 1 when a config was read (its own errors recorded in pb, the

@@ -316,6 +316,14 @@ START_TEST(test_no_params)
 }
 END_TEST
 
+/* A Gemma 3 text config of two layers, head_dim 4: layer 0 sliding (rope_local_base_freq 1e4),
+ * layer 1 full attention (rope_theta 1e6): two kinds of RoPE layer. */
+#define TWO_KINDS                                                                                  \
+    "{\"model_type\": \"gemma3_text\", \"head_dim\": 4, \"hidden_size\": 8, "                      \
+    "\"num_attention_heads\": 2, \"num_hidden_layers\": 2, \"layer_types\": "                      \
+    "[\"sliding_attention\", \"full_attention\"], \"rope_theta\": 1000000, "                       \
+    "\"rope_local_base_freq\": 10000}"
+
 /* Each broken rule: its status and the part or field it names. */
 START_TEST(test_errors)
 {
@@ -334,6 +342,8 @@ START_TEST(test_errors)
     } c[] = {
         {"{}", bad, s2, 2, NULL, 0, 0, 422, "/q"},           /* NaN at [1, 1] */
         {"{}", q, s4, 4, NULL, 0, 0, 422, "/tensor_layout"}, /* rank 4, no layout */
+        /* a misspelt tensor_layout is named as unknown (was "a rank-4 q needs tensor_layout") */
+        {"{\"tensor_layuot\": \"bhtd\"}", q, s4, 4, NULL, 0, 0, 422, "/tensor_layuot"},
         /* tensor_layout names rank-4 axes: with a rank-2 or rank-3 q it would be ignored */
         {"{\"tensor_layout\": \"bhtd\"}", q, s2, 2, NULL, 0, 0, 422, "/tensor_layout"},
         {"{\"tensor_layout\": \"bthd\"}", q, s3, 3, NULL, 0, 0, 422, "/tensor_layout"},
@@ -348,6 +358,10 @@ START_TEST(test_errors)
         {"{\"base\": 0.5}", q, s2, 2, NULL, 0, 0, 422, "/base"},
         {"{}", q, s2, 2, NULL, 0, 1, 422, "/params"}, /* params after q */
         {"{", q, s2, 2, NULL, 0, 0, 400, "/params"},  /* not JSON */
+        /* a config whose two layers differ in RoPE (sliding: base 1e4, full: 1e6) and no layer:
+         * tensors are a rotation, for one kind of layer, as the JSON path's q (was a 200 with
+         * the full-attention layers' numbers, wrong for layer 0) */
+        {"{\"config\": " TWO_KINDS "}", q, s2, 2, NULL, 0, 0, 422, "/layer"},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         bu_body b = {0};
@@ -362,6 +376,37 @@ START_TEST(test_errors)
         bu_opts o = {.npy = 1};
         api_response r = bu_run(&b, &o);
         bu_expect_problem(&r, c[i].status, c[i].ptr);
+        api_response_free(&r);
+        free(b.buf);
+    }
+}
+END_TEST
+
+/* The config of two kinds with a layer chosen: that layer's RoPE. q = (1, 1, 0, 0) at position 1,
+ * half layout, pairs (0, 2) and (1, 3): dim 3 is sin(inv_freq[1]), inv_freq[1] = base^(-2/4):
+ * 0.01 for layer 0 (sliding, base 1e4), 0.001 for layer 1 (full, base 1e6). */
+START_TEST(test_layer_chosen)
+{
+    double q[4] = {1, 1, 0, 0};
+    size_t shape[2] = {1, 4};
+    const double want[2] = {sin(0.01), sin(0.001)};
+    for (int layer = 0; layer < 2; layer++) {
+        char params[400];
+        snprintf(params, sizeof params,
+                 "{\"config\": " TWO_KINDS ", \"layer\": %d, "
+                 "\"positions\": [1]}",
+                 layer);
+        bu_body b = {0};
+        bu_params(&b, params);
+        bu_npy(&b, "q", WIRE_DT_F64, shape, 2, q);
+        bu_end(&b);
+        bu_opts o = {.npy = 1, .array = "q_rotated"};
+        api_response r = bu_run(&b, &o);
+        ck_assert_msg(r.status == 200, "layer %d: status %d %s", layer, r.status, r.body);
+        double v[4];
+        memcpy(v, bu_npy_data(&r, WIRE_DT_F64, 4), sizeof v);
+        ck_assert_double_eq_tol(v[0], cos(1.0), 1e-15);
+        ck_assert_double_eq_tol(v[3], want[layer], 1e-15);
         api_response_free(&r);
         free(b.buf);
     }
@@ -504,6 +549,7 @@ Suite *api_bin_suite(void)
     tcase_add_test(tc, test_f16_bf16);
     tcase_add_test(tc, test_npz_members);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_layer_chosen);
     tcase_add_test(tc, test_no_params);
     tcase_add_test(tc, test_body_and_limits);
     tcase_add_test(tc, test_f16_overflow);

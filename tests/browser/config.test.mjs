@@ -274,3 +274,44 @@ test('config box: layers without positions named by their mixer (Jamba, Recurren
             }
         }
     });
+
+// Multi-axis RoPE (Qwen2.5-VL's mrope_section, Qwen3-VL's interleaved one): /rope has no `bands` for several axes
+// (a 422 at /include/0), so the box asked for them and showed only the error (seen failing: "include \"bands\" is
+// 1-D only"). Now the kind's own request: each pair's inv_freq drawn in its axis's series (t, h, w) as pair_axis
+// says, the sections in the table; en and ko.
+test('config box: M-RoPE kinds drawn per axis (Qwen3-VL, Qwen2.5-VL), en and ko', { timeout: 180000 }, async () => {
+    for (const [lang, note] of [['en-US', /time \(t\), height \(h\) and width \(w\)/], ['ko-KR', /시간\(t\)·높이\(h\)·너비\(w\)/]]) {
+        const s = await open(lang, DESKTOP);
+        const { page } = s;
+        s.expect('/learned', 422); // section 3 asks for row 599 of a 512-row table on purpose
+        try {
+            for (const [name, type, sections] of [['qwen3_vl_8b_instruct', 'mrope_interleaved', '[24, 20, 20]'],
+                ['qwen2.5_vl_7b_instruct', 'mrope', '[16, 24, 24]']]) {
+                const m = await paste(page, corpus(name));
+                await checkMethod(page, m);
+                assert.equal(m.kinds[0].variant, type);
+                assert.equal(await visible(page, '[data-testid="cfg-error"]'), false, name);
+                assert.equal(await cell(page, 'axes.type'), type);
+                assert.equal(await cell(page, 'axes.sections'), sections);
+                const r = await post('/rope', m.kinds[0].request);
+                const got = await series(page);
+                assert.equal(got.length, 3);
+                got.forEach((pts, a) => {
+                    assert.ok(pts.length > 0, `axis ${a} has pairs`);
+                    for (const [j, f] of pts) {
+                        assert.equal(r.pair_axis[j], a, `pair ${j}`);
+                        assert.equal(f, r.inv_freq[j], `pair ${j}`);
+                    }
+                });
+                assert.equal(got.flat().length, r.inv_freq.length, 'every pair drawn once');
+                assert.match(await page.locator('#cfg-note').textContent(), note);
+            }
+            await page.addStyleTag({ content: '.top { position: static !important; }' });
+            await page.locator('#cfg').screenshot({ path: path.join(ART, `${lang}-cfg-qwen25vl.png`) });
+            await assertChartsBundled(s.page);
+            assertClean(s);
+        } finally {
+            await s.close();
+        }
+    }
+});

@@ -114,8 +114,14 @@ function strided(n) {
     return out;
 }
 
+/** Multi-axis RoPE (Qwen2-VL … Qwen3-VL's mrope_section): /rope answers per-axis pairs, not bands. */
+const multiAxis = (k) => k.method === 'rope' && !!k.parameters && !!k.parameters.scaling &&
+    k.parameters.scaling.type === 'mrope';
+
 /** The requests sent for kind `k` at length `len`: [[route, body], ...] (empty when the kind has no route). */
 export function kindRequests(k, len) {
+    if (multiAxis(k)) // `bands` is 1-D only (a 422 with axes): the frequencies and the axis of each pair
+        return [['/rope', { ...k.request }]];
     if (k.method === 'rope') {
         const body = { ...k.request, include: ['bands'] };
         if (lengthKind(k))
@@ -310,6 +316,31 @@ function ropeRender(x, r, p) {
         classes: classTally(r.bands, p.bands) });
 }
 
+/** M-RoPE: the resolved sections and each pair's frequency, one series per axis (t, h, w). */
+function mropeRender(x, r) {
+    const res = r.resolved, src = res.sources || {}, ax = res.axes;
+    table([['head_dim', res.head_dim, src.head_dim], ['rotary_dim', res.rotary_dim, src.rotary_dim],
+        ['base', res.base, src.base], ['layout', res.layout, src.layout], ['axes.type', ax.type, src.axes_interleaved || src.axes],
+        ['axes.sections', `[${ax.sections.join(', ')}]`, src.axes],
+        ['attention_factor', fmtSig(r.attention_factor, 6), ''],
+        ['softmax_scale_factor', fmtSig(r.softmax_scale_factor, 6), '']]);
+    const el = $('#cfg-chart');
+    el.hidden = false;
+    chart(el).setOption(baseOption({
+        grid: { left: 64, right: 20, top: 32, bottom: 48 },
+        tooltip: { trigger: 'item' },
+        legend: { top: 0 },
+        xAxis: axis({ type: 'value', name: t('ax.pair'), nameLocation: 'middle', nameGap: 28, min: 0,
+            max: r.inv_freq.length - 1 }),
+        yAxis: axis({ type: 'log', name: t('cfg.ax.invfreq'), nameLocation: 'end' }),
+        series: ax.sections.map((_, a) => ({ name: t('cfg.axis.' + a), type: 'line', color: COLORS[a],
+            lineStyle: { opacity: 0 }, symbolSize: 6,
+            data: r.inv_freq.map((f, j) => [j, f]).filter((_, j) => r.pair_axis[j] === a) })),
+    }), true);
+    $('#cfg-sum').textContent = t('cfg.mrope.sum', { t: ax.sections[0], h: ax.sections[1], w: ax.sections[2],
+        base: res.base });
+}
+
 function alibiRender(x, a) {
     const keys = x.reqs[0][1].key_positions, q = x.len - 1, s = a.slopes;
     table([['num_heads', a.resolved.num_heads, 'config'], ['slopes_rule', a.resolved.slopes_rule, ''],
@@ -356,7 +387,9 @@ function kindRender() {
     const k = x.k;
     const note = $('#cfg-note');
     note.dataset.method = k.method;
-    if (k.method === 'rope')
+    if (multiAxis(k))
+        mropeRender(x, x.answers[0]);
+    else if (k.method === 'rope')
         ropeRender(x, x.answers[0], x.answers[1]);
     else if (k.method === 'alibi')
         alibiRender(x, x.answers[0]);
@@ -367,7 +400,8 @@ function kindRender() {
         table([['max_position_embeddings', pr.max_position_embeddings, 'config'], ['d_model', pr.d_model, 'config'],
             ['offset', pr.offset, pr.offset_rule]]);
     }
-    note.innerHTML = k.method === 'none' ? noneNote(k) : t('cfg.note.' + k.method, { layers: k.layers.length });
+    note.innerHTML = k.method === 'none' ? noneNote(k)
+        : t('cfg.note.' + (multiAxis(k) ? 'mrope' : k.method), { layers: k.layers.length });
 }
 
 /** Empties the chart, legend and summary before a kind is drawn (a learned or none kind draws none). */

@@ -30,6 +30,14 @@ export const cfgKo = {
         '나눠 쓰며, max_distance부터는 방향마다 마지막 버킷에 모두 들어갑니다.',
     'cfg.note.rope': 'RoPE: 이 층 {layers}개에서는 q와 k를 회전합니다. 차트는 짝마다 모델의 스케일링을 적용한 파장을 ' +
         '같은 base의 평범한 RoPE와 견줍니다.',
+    'cfg.note.mrope': 'M-RoPE: 이 층 {layers}개에서는 q와 k를 회전하되, 짝들을 시간(t)·높이(h)·너비(w) 세 축에 나눠 ' +
+        '줍니다. 짝은 자기 축의 좌표만큼 돕니다. 차트는 짝마다 주파수를 그 짝의 축 색으로 보여 줍니다.',
+    'cfg.mrope.sum': '축마다 짝 수: t {t}, h {h}, w {w}. 텍스트 토큰은 세 좌표가 모두 자기 위치라서, 텍스트에서는 ' +
+        'base {base}의 평범한 RoPE와 똑같이 돕니다. 이미지·비디오 토큰은 축마다 다른 좌표를 받습니다.',
+    'cfg.axis.0': '시간 (t)',
+    'cfg.axis.1': '높이 (h)',
+    'cfg.axis.2': '너비 (w)',
+    'cfg.ax.invfreq': 'inv_freq (토큰당 라디안, 로그)',
     'cfg.note.alibi': 'ALiBi: 벡터를 더하거나 돌리지 않습니다. 이 층 {layers}개에서 헤드마다 점수에 선형 벌점을 더합니다.',
     'cfg.note.t5_relative': 'T5: 헤드마다 버킷 하나에 편향 하나를 학습합니다. 경로는 오프셋마다 어느 버킷에 드는지를 ' +
         '계산합니다(편향 자체는 가중치라 config.json에 없습니다).',
@@ -113,6 +121,16 @@ export const cfgEn = {
         'logarithmically wider buckets, and from max_distance on every offset falls in its direction\'s last bucket.',
     'cfg.note.rope': 'RoPE: q and k are rotated in these {layers} layers; the chart shows each pair\'s wavelength ' +
         'with the model\'s scaling against plain RoPE of the same base.',
+    'cfg.note.mrope': 'M-RoPE: q and k are rotated in these {layers} layers, with the pairs shared out among three ' +
+        'axes, time (t), height (h) and width (w); each pair turns by its own axis\'s coordinate. The chart shows ' +
+        'each pair\'s frequency in its axis\'s colour.',
+    'cfg.mrope.sum': 'Pairs per axis: t {t}, h {h}, w {w}. A text token has all three coordinates equal to its ' +
+        'position, so for text these layers rotate exactly as plain RoPE with base {base}; image and video tokens ' +
+        'get a different coordinate on each axis.',
+    'cfg.axis.0': 'time (t)',
+    'cfg.axis.1': 'height (h)',
+    'cfg.axis.2': 'width (w)',
+    'cfg.ax.invfreq': 'inv_freq (rad / token, log)',
     'cfg.note.alibi': 'ALiBi: no vector is added or rotated; each head adds a linear penalty to its scores in ' +
         'these {layers} layers.',
     'cfg.note.t5_relative': 'T5: each head learns one bias per bucket; the route computes which bucket every ' +

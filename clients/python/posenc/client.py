@@ -14,6 +14,7 @@ from ._http import HttpBase
 from ._binary import MultipartBody, read_npz
 from ._tensor import DEFAULT_LAYOUTS, as_positions, plan_rows
 from ._wire import ConfigLike
+from .errors import PosencError
 
 __all__ = ["Client", "CosSin", "Rotated"]
 
@@ -133,18 +134,25 @@ class Client(HttpBase):
                 row. ``k_positions``: those of k (default ``positions``).
             config: a model's config.json (path or dict); ``settings``: /rope's configuration
                 fields (``head_dim`` defaults to D when neither config nor head_dim is given).
-            dtype: ``"float32"`` to get float32 arrays (each the float64 result rounded).
+            dtype: ``"float32"`` to get float32 arrays (each the float64 result rounded);
+                ``None`` or ``"float64"``: float64. Anything else (``"float16"``) is a ValueError:
+                a float16 or bfloat16 q comes back float64 or float32, never in its own dtype.
 
         Transport: binary tensors (one multipart request: q and k as .npy parts, the answer an
         .npz read without copies; docs/api.md "Binary tensors") for the layouts ``"td"``,
         ``"thd"``, ``"htd"``, ``"bthd"``, ``"bhtd"`` when q and k share their positions; float32
         arrays travel as float32 with ``dtype="float32"``, everything else as float64. Otherwise
-        (one vector, ``k_positions``, other layouts) every head and batch row is sent as JSON rows
-        ([N·T, D] with each row's position), split into several requests when the body would pass
+        (one vector, ``k_positions``, other layouts, and multi-axis RoPE — a config with
+        ``mrope_section``, whose integer positions are text tokens — after the daemon's 422 at
+        ``/axes``) every head and batch row is sent as JSON rows ([N·T, D] with each row's
+        position), split into several requests when the body would pass
         ``max_request_bytes``. ``seq_len`` (used by dynamic and longrope scaling) defaults to the
         largest position of q and k + 1. Numbers are float64 throughout, rounded once to float32
         with ``dtype="float32"``: both transports give the same bits.
         """
+        if dtype is not None and dtype not in ("float64", "float32"):
+            # the binary transport sends no dtype: another value would come back float64 unsaid
+            raise ValueError(f'dtype: must be "float64" or "float32" (the answer\'s element type), not {dtype!r}')
         binary = self._rope_binary(q, k, positions, k_positions, tensor_layout, config, dtype, settings)
         if binary is not None:
             return binary
@@ -222,7 +230,12 @@ class Client(HttpBase):
                 params["seq_len"] = int(pos.max()) + 1
         if server_layout is not None:
             params["tensor_layout"] = server_layout
-        content, _ = self.post_multipart("/rope", MultipartBody(params, tensors), "application/x-npz")
+        try:
+            content, _ = self.post_multipart("/rope", MultipartBody(params, tensors), "application/x-npz")
+        except PosencError as e:
+            if e.status == 422 and e.pointer == "/axes":
+                return None  # multi-axis RoPE (an M-RoPE config): the daemon takes it as JSON rows
+            raise
         arrays = read_npz(content)
         out = []
         for name, a in (("q", qa), ("k", ka)):

@@ -214,3 +214,32 @@ def test_npz_reader_views_the_answer(client: posenc.Client) -> None:
         assert zf.testzip() is None and len(zf.namelist()) == 3
     with np.load(io.BytesIO(bytes(content))) as npz:
         assert all(np.array_equal(npz[name], z[name]) for name in z)
+
+
+def test_rope_dtype_other_than_float64_or_float32_is_refused(client: posenc.Client) -> None:
+    # A float16 q with dtype="float16" (or a typo, "fp32") was answered in float64 without a word
+    # by the binary transport, which sent no dtype; the JSON rows got the daemon's 422 at /dtype.
+    # Both transports now refuse it before sending.
+    q = np.ones((1, 2, 3, 8), dtype=np.float16)
+    for bad in ("float16", "fp32", "bfloat16"):
+        with pytest.raises(ValueError, match='dtype.*"float64" or "float32"'):
+            client.rope(q, q, dtype=bad)                              # binary transport
+        with pytest.raises(ValueError, match='dtype.*"float64" or "float32"'):
+            client.rope(q, q, k_positions=[0, 1, 2], dtype=bad)       # JSON rows
+    assert client.rope(q, q, dtype="float64").q.dtype == np.float64
+
+
+def test_mrope_config_rotates_text_positions(client: posenc.Client) -> None:
+    # A pasted M-RoPE config (Qwen2.5-VL, Qwen3-VL): the binary transport has no multi-axis RoPE
+    # (the daemon's 422 at /axes), so rope() sends JSON rows instead. Integer positions are text
+    # tokens (t = h = w = p), where M-RoPE is plain RoPE of the same base: numpy's rotate_half.
+    cfg = {"model_type": "qwen2_5_vl_text", "hidden_size": 16, "num_attention_heads": 2,
+           "rope_theta": 10000, "rope_scaling": {"type": "mrope", "mrope_section": [2, 1, 1]}}
+    rng = np.random.default_rng(5)
+    q = rng.standard_normal((1, 2, 5, 8))
+    k = rng.standard_normal((1, 1, 5, 8))
+    r = client.rope(q, k, config=cfg)
+    inv = 10000.0 ** (-np.arange(0, 8, 2) / 8)
+    pos = np.arange(5)
+    np.testing.assert_allclose(r.q, rotate_half_numpy(q, pos, inv), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(r.k, rotate_half_numpy(k, pos, inv), rtol=0, atol=1e-14)
