@@ -492,6 +492,39 @@ START_TEST(test_f32_one_pass)
 }
 END_TEST
 
+/* cos_hf / sin_hf carry the attention factor (cos x attention_factor): past the tensors' dtype
+ * they are a 422 at /include, never an answer (the encoder stops at the first value it cannot
+ * write; the rest of its buffer was sent unwritten, heap bytes, before the fix). With float32
+ * tensors the same request is answered: cos_hf at position 0 is the factor itself, 1e5. */
+START_TEST(test_cos_hf_overflow)
+{
+    size_t shape[2] = {3, 8};
+    double q[24] = {0};
+    const char *params = "{\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4, "
+                         "\"original_max_position_embeddings\": 16, \"attention_factor\": 1e5}, "
+                         "\"include\": [\"cos_sin_hf\"]}";
+    for (int f16 = 0; f16 < 2; f16++) {
+        bu_body b = {0};
+        bu_params(&b, params);
+        bu_npy(&b, "q", f16 ? WIRE_DT_F16 : WIRE_DT_F32, shape, 2, q);
+        bu_end(&b);
+        bu_opts o = {.npy = 1, .array = "cos_hf"};
+        api_response r = bu_run(&b, &o);
+        if (f16) {
+            bu_expect_problem(&r, 422, "/include");
+            ck_assert_msg(strstr(r.body, "float16") != NULL, "%s", r.body);
+        } else {
+            const unsigned char *got = bu_npy_data(&r, WIRE_DT_F32, 3 * 8);
+            float c00;
+            memcpy(&c00, got, 4);
+            ck_assert_float_eq(c00, 1e5f);
+        }
+        api_response_free(&r);
+        free(b.buf);
+    }
+}
+END_TEST
+
 Suite *api_bin_suite(void)
 {
     Suite *s = suite_create("api_bin");
@@ -508,6 +541,7 @@ Suite *api_bin_suite(void)
     tcase_add_test(tc, test_body_and_limits);
     tcase_add_test(tc, test_f16_overflow);
     tcase_add_test(tc, test_f32_one_pass);
+    tcase_add_test(tc, test_cos_hf_overflow);
     suite_add_tcase(s, tc);
     return s;
 }
