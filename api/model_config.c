@@ -135,6 +135,9 @@ static const struct {
 
 const char *api_model_rope_refused(const char *model_type)
 {
+    const char *not_rope = api_model_not_rope(model_type); /* BLOOM, GPT-2, OPT, T5, ... */
+    if (not_rope != NULL)
+        return not_rope;
     for (size_t i = 0; model_type != NULL && i < sizeof REFUSED / sizeof REFUSED[0]; i++)
         if (strcmp(REFUSED[i].model_type, model_type) == 0)
             return REFUSED[i].why;

@@ -81,7 +81,8 @@ int api_model_layout_fixed(const char *model_type, const char **why);
 int api_model_is_gemma4(const char *model_type);
 
 /* The reason posenc refuses to read RoPE from a config of this model_type (its HF or remote code
- * rotates differently from what the file's keys say: chatglm, bamba), or NULL. */
+ * rotates differently from what the file's keys say: chatglm, bamba; or never rotates:
+ * api_model_not_rope), or NULL. */
 const char *api_model_rope_refused(const char *model_type);
 
 /* 1 when the model type's attention multiplies the softmax scale by mscale(factor,
@@ -166,5 +167,22 @@ int api_model_is_rope_2025(const char *model_type);
 /* 1 for ERNIE 4.5 VL's model types (ernie4_5_vl_moe, ernie4_5_vl_moe_text), whose 3-D RoPE
  * posenc answers for text positions only (api/rope_multiaxis.c), 0 otherwise. */
 int api_model_ernie_vl(const char *model_type);
+
+/* Learned absolute position tables (api/model_types.c): API_ML_LEARNED_0 for position ids from 0
+ * (bert, electra, albert, gpt2, gpt_neo, gpt_bigcode, distilbert, megatron-bert),
+ * API_ML_LEARNED_PAD from padding_idx + 1 (roberta-like: create_position_ids_from_input_ids),
+ * API_ML_LEARNED_2 with LearnedPositionalEmbedding's offset 2 (opt, bart, mbart, biogpt); 0 for
+ * any other type (also NULL). */
+enum { API_ML_LEARNED_0 = 1, API_ML_LEARNED_PAD = 2, API_ML_LEARNED_2 = 3 };
+int api_model_learned(const char *model_type);
+
+/* 1 for T5's bucketed relative positions (t5, mt5, umt5, longt5, switch_transformers), else 0. */
+int api_model_t5(const char *model_type);
+
+/* For a model type whose Hugging Face code never rotates q and k -- learned tables, T5 buckets,
+ * ALiBi (bloom; mpt, whose transformers model always adds ALiBi) -- why, for the 422 of POST /rope
+ * and /attention's rope method (api_model_rope_refused); NULL for any other type (falcon's ALiBi
+ * depends on its `alibi` key, which api/rope_keys.c refuses). */
+const char *api_model_not_rope(const char *model_type);
 
 #endif

@@ -65,14 +65,6 @@ typedef enum { M_NONE, M_LEARNED, M_ALIBI, M_T5, M_ROPE } method_id;
  * kind's ready request sits 4 levels down (kinds[i].request.config). */
 #define MAX_CONFIG_DEPTH 16
 
-static const char *const LEARNED[] = {"bert",       "electra",       "albert",
-                                      "gpt2",       "gpt_neo",       "gpt_bigcode",
-                                      "distilbert", "megatron-bert", NULL};
-static const char *const LEARNED_PAD[] = {"roberta", "xlm-roberta", "camembert",
-                                          "roberta-prelayernorm",
-                                          NULL}; /* offset padding_idx + 1 */
-static const char *const LEARNED_2[] = {"opt", "bart", "mbart", "biogpt", NULL}; /* offset 2 */
-static const char *const T5S[] = {"t5", "mt5", "umt5", "longt5", "switch_transformers", NULL};
 static const char *const ROPE_KEYS[] = {
     "rope_theta",      "rope_scaling",     "rope_parameters",       "rotary_dim", "rotary_pct",
     "rotary_emb_base", "qk_rope_head_dim", "partial_rotary_factor", NULL};
@@ -151,8 +143,7 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
     }
     if (api_problem_failed(pb))
         return 0;
-    int learned = api_str_in_list(LEARNED, mt) || api_str_in_list(LEARNED_PAD, mt) ||
-                  api_str_in_list(LEARNED_2, mt);
+    int learned = api_model_learned(mt);
     if (strcmp(mt, "distilbert") == 0 && is_true(cfg, "sinusoidal_pos_embds")) {
         /* DistilBERT's fixed table (create_sinusoidal_embeddings): not mapped yet */
         api_ptr(fp, sizeof fp, ptr, "sinusoidal_pos_embds");
@@ -198,11 +189,11 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
     if (learned) {
         int64_t offset = 0;
         const char *why = "position ids from 0 (nn.Embedding)";
-        if (api_str_in_list(LEARNED_PAD, mt)) {
+        if (learned == API_ML_LEARNED_PAD) {
             api_get_int(pb, cfg, ptr, "pad_token_id", 0, INT64_MAX, &pad);
             offset = pad + 1;
             why = "position ids start at padding_idx + 1 (create_position_ids_from_input_ids)";
-        } else if (api_str_in_list(LEARNED_2, mt)) {
+        } else if (learned == API_ML_LEARNED_2) {
             offset = 2;
             why = "LearnedPositionalEmbedding adds an offset of 2";
         }
@@ -253,7 +244,7 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
             assign(p, (int)l, ki);
         return 0;
     }
-    if (api_str_in_list(T5S, mt)) {
+    if (api_model_t5(mt)) {
         int64_t nb = 32, md = 128, n_dec = n_layers;
         api_get_int(pb, cfg, ptr, "relative_attention_num_buckets", 1, INT64_MAX, &nb);
         api_get_int(pb, cfg, ptr, "relative_attention_max_distance", 1, INT64_MAX, &md);

@@ -2,10 +2,53 @@
  * api/model_types.c -- RoPE model types added in issue 15's second pass (see model_config.h,
  * api_model_is_rope_2025). Each type's attention rotates q and k with the rule its row says; its
  * attention scale is its row in api/model_scale.c, its pair layout api_model_layout_fixed.
+ * Also the model types whose positions are never RoPE (learned tables, ALiBi, T5 buckets), which
+ * POST /model/method describes and POST /rope and /attention's rope method refuse.
  */
 #include "api/model_config.h"
 
 #include <string.h>
+
+#include "api/req.h"
+
+/* Learned absolute tables (nn.Embedding over position ids, modeling_<type>.py). */
+static const char *const LEARNED[] = {"bert",       "electra",       "albert",
+                                      "gpt2",       "gpt_neo",       "gpt_bigcode",
+                                      "distilbert", "megatron-bert", NULL};
+static const char *const LEARNED_PAD[] = {"roberta", "xlm-roberta", "camembert",
+                                          "roberta-prelayernorm",
+                                          NULL}; /* offset padding_idx + 1 */
+static const char *const LEARNED_2[] = {"opt", "bart", "mbart", "biogpt", NULL}; /* offset 2 */
+static const char *const T5S[] = {"t5", "mt5", "umt5", "longt5", "switch_transformers", NULL};
+
+int api_model_learned(const char *model_type)
+{
+    return model_type == NULL                         ? 0
+           : api_str_in_list(LEARNED, model_type)     ? API_ML_LEARNED_0
+           : api_str_in_list(LEARNED_PAD, model_type) ? API_ML_LEARNED_PAD
+           : api_str_in_list(LEARNED_2, model_type)   ? API_ML_LEARNED_2
+                                                      : 0;
+}
+
+int api_model_t5(const char *model_type)
+{
+    return model_type != NULL && api_str_in_list(T5S, model_type);
+}
+
+const char *api_model_not_rope(const char *model_type)
+{
+    if (api_model_learned(model_type))
+        return "its positions are a learned table added to the token embeddings, not RoPE: "
+               "nothing rotates (POST /model/method describes its layers)";
+    if (api_model_t5(model_type))
+        return "its positions are T5's relative buckets, not RoPE: nothing rotates (POST "
+               "/model/method describes its layers)";
+    if (model_type != NULL && (strcmp(model_type, "bloom") == 0 || strcmp(model_type, "mpt") == 0))
+        return "its positions are ALiBi (a bias added to the scores; transformers' MptModel "
+               "always adds it), not RoPE: nothing rotates (POST /model/method describes its "
+               "layers)";
+    return NULL;
+}
 
 static const struct {
     const char *model_type;
