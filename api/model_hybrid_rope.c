@@ -23,7 +23,11 @@ int api_model_head_dim_rule(const json_t *cfg, const char *model_type, int64_t *
     if (!json_is_integer(h) || !json_is_integer(n) || json_integer_value(h) < 1 ||
         json_integer_value(n) < 1)
         return 0;
-    *hd = 2 * (int64_t)json_integer_value(h) / (int64_t)json_integer_value(n);
+    /* floor(2h / n) = 2 (h / n) + floor(2 (h % n) / n), in int64 without overflow: a quotient
+     * past INT64_MAX / 2 gives INT64_MAX, which max_dim refuses */
+    int64_t hv = (int64_t)json_integer_value(h), nv = (int64_t)json_integer_value(n);
+    int64_t q = hv / nv, r = hv % nv;
+    *hd = q > INT64_MAX / 2 - 1 ? INT64_MAX : 2 * q + (r >= nv - r ? 1 : 0);
     return *hd >= 1;
 }
 
