@@ -214,6 +214,14 @@ START_TEST(test_zamba2)
                   "'num_attention_heads': 1, 'layers_block_type': ['mamba', 'hybrid']}, "
                   "'layer': 1}, 'q': [[1, 0]], 'k': [[1, 0]]}",
                   "/q/0", NULL);
+    /* Kimi Linear's NoPE attention rows are qk_nope_head_dim + qk_rope_head_dim wide: past int64
+     * a 422 at /q/0 too (UBSan: model_hybrid_rope.c's sum before the fix) */
+    au_expect_422(api_attention,
+                  "{'method': 'rope', 'rope': {'config': {'model_type': 'kimi_linear', "
+                  "'num_hidden_layers': 4, 'hidden_size': 64, 'num_attention_heads': 4, "
+                  "'qk_nope_head_dim': 9223372036854775807, 'qk_rope_head_dim': 64}, "
+                  "'layer': 3}, 'q': [[1, 0]], 'k': [[1, 0]]}",
+                  "/q/0", NULL);
 }
 END_TEST
 
