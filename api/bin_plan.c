@@ -300,6 +300,13 @@ int api_bin_plan_part(api_bin *b, int i)
         b->failed = 1;
         goto out;
     }
+    if (b->r.kinds_listed) { /* as the JSON path's q: a rotation is for one kind of layer */
+        api_bin_fail(b, API_PB_INVALID_FIELD, "/layer",
+                     "the config's layers differ in RoPE: choose the layer (index) or layer_type "
+                     "to rotate for (POST /model/method, or a JSON POST /rope without q, lists "
+                     "the kinds)");
+        goto out;
+    }
     if (b->r.axes) {
         api_bin_fail(b, API_PB_INVALID_FIELD, "/axes",
                      "multi-axis RoPE takes q and k as JSON for now (POST /rope with a JSON body)");

@@ -525,6 +525,46 @@ START_TEST(test_cos_hf_overflow)
 }
 END_TEST
 
+/* A config whose layers differ in RoPE (Gemma 3: sliding layers at rope_local_base_freq 1e4, full
+ * ones at rope_theta 1e6) rotates only for a chosen layer, as the JSON path's q does: without
+ * layer / layer_type a 422 at /layer (before the fix a 200 rotated with the full-attention kind,
+ * the sliding layers' numbers never asked for); with layer 0 the sliding kind, bit for bit the
+ * JSON answer of the same layer. */
+START_TEST(test_layer_kinds_need_a_choice)
+{
+    size_t T = 3, D = 8, shape[2] = {3, 8};
+    int64_t pos[3] = {0, 1, 2};
+    double *q = inputs(T * D, 0.75, 0);
+    const char *cfg = "\"config\": {\"model_type\": \"gemma3_text\", \"head_dim\": 8, "
+                      "\"num_hidden_layers\": 2, \"layer_types\": [\"sliding_attention\", "
+                      "\"full_attention\"], \"rope_theta\": 1000000, "
+                      "\"rope_local_base_freq\": 10000}";
+    char params[400];
+    for (int with_layer = 0; with_layer < 2; with_layer++) {
+        snprintf(params, sizeof params, "{%s%s}", cfg, with_layer ? ", \"layer\": 0" : "");
+        bu_body b = {0};
+        bu_params(&b, params);
+        bu_npy(&b, "q", WIRE_DT_F64, shape, 2, q);
+        bu_end(&b);
+        bu_opts o = {.npy = 1};
+        api_response r = bu_run(&b, &o);
+        if (!with_layer) {
+            bu_expect_problem(&r, 422, "/layer");
+        } else {
+            char jc[400];
+            snprintf(jc, sizeof jc, "%s, \"layer\": 0", cfg);
+            const unsigned char *got = bu_npy_data(&r, WIRE_DT_F64, T * D);
+            double *want = json_rotated(jc, q, T, D, pos);
+            ck_assert_int_eq(memcmp(got, want, T * D * 8), 0);
+            free(want);
+        }
+        api_response_free(&r);
+        free(b.buf);
+    }
+    free(q);
+}
+END_TEST
+
 Suite *api_bin_suite(void)
 {
     Suite *s = suite_create("api_bin");
@@ -542,6 +582,7 @@ Suite *api_bin_suite(void)
     tcase_add_test(tc, test_f16_overflow);
     tcase_add_test(tc, test_f32_one_pass);
     tcase_add_test(tc, test_cos_hf_overflow);
+    tcase_add_test(tc, test_layer_kinds_need_a_choice);
     suite_add_tcase(s, tc);
     return s;
 }
