@@ -259,6 +259,13 @@ static int spool_extent(api_bin *b, uint64_t extent)
     extent -= b->spool_pad;
     if (extent <= b->spool_total)
         return 0;
+    if (b->sp.quota > 0 && extent > b->sp.quota) { /* never answerable: not a 507 "retry" */
+        api_bin_fail(b, API_PB_TOO_LARGE, b->r.include || b->r.cos_sin_hf ? "/include" : NULL,
+                     "the answer needs %llu bytes of spool, more than the whole spool quota "
+                     "(spool_quota_bytes %llu) can hold",
+                     (unsigned long long)extent, (unsigned long long)b->sp.quota);
+        return -1;
+    }
     if (b->sp.reserve != NULL && b->sp.reserve(b->sp.cls, extent) < 0) {
         api_bin_fail(b, API_PB_INSUFFICIENT_STORAGE, NULL,
                      "the spool quota (spool_quota_bytes) cannot take %llu more bytes now; retry "

@@ -382,10 +382,29 @@ START_TEST(test_body_and_limits)
     bu_expect_problem(&r, 400, NULL);
     api_response_free(&r);
     bu_end(&b);
-    bu_opts quota = {.npy = 1, .quota = 63}; /* the data is 64 bytes */
+    /* the data is 64 bytes: a quota of 63 can never take it, a 413 at /q (from its header, before
+     * the data is read; it was a 507 "retry later"); a quota of 1000 of which others hold 950 is
+     * full now: 507 */
+    bu_opts quota = {.npy = 1, .quota = 63};
     r = bu_run(&b, &quota);
+    bu_expect_problem(&r, 413, "/q");
+    ck_assert_msg(strstr(r.body, "spool_quota_bytes") != NULL, "%s", r.body);
+    api_response_free(&r);
+    bu_opts busy = {.npy = 1, .quota = 1000, .others = 950};
+    r = bu_run(&b, &busy);
     bu_expect_problem(&r, 507, NULL);
     api_response_free(&r);
+    /* the data fits a quota of 200 but the .npz with cos and sin (two more members, their .npy
+     * headers, the directory: over 500 bytes) never does: a 413 at /include */
+    bu_body inc = {0};
+    bu_params(&inc, "{\"include\": [\"cos_sin\"]}");
+    bu_npy(&inc, "q", WIRE_DT_F64, s2, 2, q);
+    bu_end(&inc);
+    bu_opts small = {.quota = 200};
+    r = bu_run(&inc, &small);
+    bu_expect_problem(&r, 413, "/include");
+    api_response_free(&r);
+    free(inc.buf);
     bu_opts hold = {.npy = 1, .refuse_hold_at = 100};
     r = bu_run(&b, &hold);
     bu_expect_problem(&r, 503, NULL);
