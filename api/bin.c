@@ -123,6 +123,13 @@ static int header_done(api_bin *b, api_bin_part *p, const char *ptr)
                      (unsigned long long)data, b->lim->max_tensor_bytes);
         return -1;
     }
+    if (b->sp.quota > 0 && data > b->sp.quota) { /* never answerable: not a 507 "retry" */
+        api_bin_fail(b, API_PB_TOO_LARGE, ptr,
+                     "q and k hold %llu data bytes, more than the whole spool quota "
+                     "(spool_quota_bytes %llu) can hold",
+                     (unsigned long long)data, (unsigned long long)b->sp.quota);
+        return -1;
+    }
     p->hdr_done = 1;
     /* the spool is reserved as the rotated data is written (bin_rotate.c): a header alone,
      * whatever shape it declares, holds none of it */

@@ -51,6 +51,8 @@ typedef struct {
     int (*reserve)(void *cls, uint64_t total);
     void *cls;
     int (*reclaim)(void *cls);
+    uint64_t quota; /* the whole quota reserve checks against (0: none): a request that alone
+                     * needs more can never be answered, a 413 rather than reserve's 507 */
 } api_spool;
 
 typedef struct api_bin api_bin;

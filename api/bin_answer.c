@@ -140,15 +140,16 @@ int api_bin_lay_part(api_bin *b, api_bin_part *p)
 
 /* An in-memory member: rows x cols values x[] (shaped [B, T, cols] when pos_b > 1). */
 typedef struct {
+    const char *name; /* "cos", "sin", "cos_hf", "sin_hf" */
     const double *x;
-    size_t cnt;
+    size_t cnt, cols, per_b; /* per_b: rows of one batch row when [B, T, cols], else 0 */
     wire_dtype dt;
     char hdr[WIRE_NPY_HEADER_MAX];
     size_t hdr_len;
 } mem_member;
 
-static void mem_member_init(const api_bin *b, wire_dtype dt, const double *x, size_t cols,
-                            mem_member *m)
+static void mem_member_init(const api_bin *b, const char *name, wire_dtype dt, const double *x,
+                            size_t cols, mem_member *m)
 {
     size_t rows = b->r.tpos.n;
     size_t shape[3] = {rows, cols, 0};
@@ -159,8 +160,11 @@ static void mem_member_init(const api_bin *b, wire_dtype dt, const double *x, si
         shape[2] = cols;
         nd = 3;
     }
+    m->name = name;
     m->x = x;
     m->cnt = rows * cols;
+    m->cols = cols;
+    m->per_b = nd == 3 ? shape[1] : 0;
     m->dt = dt;
     m->hdr_len = wire_npy_header(m->hdr, sizeof m->hdr, descr(dt), shape, nd);
 }
@@ -186,7 +190,25 @@ static int mem_member_write(api_bin *b, const mem_member *m, uint64_t off, uint3
         api_bin_fail(b, API_PB_UNAVAILABLE, NULL, "out of memory");
     for (size_t i = 0; rc == 0 && i < m->cnt; i += per) {
         size_t n = m->cnt - i < per ? m->cnt - i : per;
-        wire_encode_le(m->dt, m->x + i, n, buf); /* |cos|, |sin| <= attention factor: finite */
+        /* |cos|, |sin| <= 1, but cos_hf / sin_hf carry the attention factor, which can pass a
+         * 2-byte (or float32) dtype's range: the encoder stops there, its buffer unwritten */
+        size_t ok = wire_encode_le(m->dt, m->x + i, n, buf);
+        if (ok < n) {
+            size_t at = i + ok, row = at / m->cols;
+            char idx[64];
+            if (m->per_b > 0)
+                snprintf(idx, sizeof idx, "%zu, %zu, %zu", row / m->per_b, row % m->per_b,
+                         at % m->cols);
+            else
+                snprintf(idx, sizeof idx, "%zu, %zu", row, at % m->cols);
+            api_bin_fail(b, API_PB_INVALID_FIELD, "/include",
+                         "%s at [%s] (%.17g: cos or sin times the attention factor) is beyond "
+                         "the %s range of the tensors; send them as float32 or float64, or "
+                         "leave cos_sin_hf out",
+                         m->name, idx, m->x[at], wire_dtype_name(m->dt));
+            rc = -1;
+            break;
+        }
         *crc = wire_crc32(*crc, buf, n * es);
         rc = api_bin_spool_write(b, buf, n * es, off);
         off += n * es;
@@ -237,6 +259,13 @@ static int spool_extent(api_bin *b, uint64_t extent)
     extent -= b->spool_pad;
     if (extent <= b->spool_total)
         return 0;
+    if (b->sp.quota > 0 && extent > b->sp.quota) { /* never answerable: not a 507 "retry" */
+        api_bin_fail(b, API_PB_TOO_LARGE, b->r.include || b->r.cos_sin_hf ? "/include" : NULL,
+                     "the answer needs %llu bytes of spool, more than the whole spool quota "
+                     "(spool_quota_bytes %llu) can hold",
+                     (unsigned long long)extent, (unsigned long long)b->sp.quota);
+        return -1;
+    }
     if (b->sp.reserve != NULL && b->sp.reserve(b->sp.cls, extent) < 0) {
         api_bin_fail(b, API_PB_INSUFFICIENT_STORAGE, NULL,
                      "the spool quota (spool_quota_bytes) cannot take %llu more bytes now; retry "
@@ -295,7 +324,7 @@ static void memory_member(const api_bin *b, int i, mem_member *m)
     wire_dtype dt = b->t[b->t[API_BIN_Q].present ? API_BIN_Q : API_BIN_K].info.dtype;
     size_t n = (size_t)b->r.rotary_dim / 2;
     const double *x = i == 2 ? res->cos : i == 3 ? res->sin : i == 4 ? res->cos_hf : res->sin_hf;
-    mem_member_init(b, dt, x, i < 4 ? n : 2 * n, m);
+    mem_member_init(b, MEMBERS[i], dt, x, i < 4 ? n : 2 * n, m);
 }
 
 /* The .npy answer of member i: its bytes' range in the spool into *off, *len. 0 or -1. */

@@ -168,8 +168,9 @@ static void resolve_mistral4_rotary(api_problem *pb, const json_t *cfg, const ch
     if (api_get_int(pb, cfg, ptr, "qk_nope_head_dim", 1, INT64_MAX, &nope) < 0)
         return;
     double f = out->partial_rotary_factor;
-    int64_t whole = nope + out->head_dim;
-    int64_t d = (int64_t)floor((double)whole * f);
+    int64_t whole = nope > INT64_MAX - out->head_dim ? INT64_MAX : nope + out->head_dim;
+    double dd = floor((double)whole * f); /* (past int64: never the slice, a 422 below) */
+    int64_t d = dd < 9e18 ? (int64_t)dd : INT64_MAX;
     if (d != out->head_dim) {
         api_problem_field(pb, API_PB_INVALID_FIELD, out->partial_o.ptr,
                           "Mistral 4 rotates floor((qk_nope_head_dim + qk_rope_head_dim) %lld x "

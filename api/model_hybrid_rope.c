@@ -23,7 +23,11 @@ int api_model_head_dim_rule(const json_t *cfg, const char *model_type, int64_t *
     if (!json_is_integer(h) || !json_is_integer(n) || json_integer_value(h) < 1 ||
         json_integer_value(n) < 1)
         return 0;
-    *hd = 2 * (int64_t)json_integer_value(h) / (int64_t)json_integer_value(n);
+    /* floor(2h / n) = 2 (h / n) + floor(2 (h % n) / n), in int64 without overflow: a quotient
+     * past INT64_MAX / 2 gives INT64_MAX, which max_dim refuses */
+    int64_t hv = (int64_t)json_integer_value(h), nv = (int64_t)json_integer_value(n);
+    int64_t q = hv / nv, r = hv % nv;
+    *hd = q > INT64_MAX / 2 - 1 ? INT64_MAX : 2 * q + (r >= nv - r ? 1 : 0);
     return *hd >= 1;
 }
 
@@ -101,8 +105,11 @@ int64_t api_model_nope_head_dim(const api_model_text *t)
     if (strcmp(t->model_type, "kimi_linear") == 0) { /* MLA: q rows are qk_nope + qk_rope */
         const json_t *n = api_member(t->obj, "qk_nope_head_dim"),
                      *r = api_member(t->obj, "qk_rope_head_dim");
-        return (json_is_integer(n) ? (int64_t)json_integer_value(n) : 128) +
-               (json_is_integer(r) ? (int64_t)json_integer_value(r) : 64);
+        int64_t nope = json_is_integer(n) ? (int64_t)json_integer_value(n) : 128,
+                rope = json_is_integer(r) ? (int64_t)json_integer_value(r) : 64;
+        if ((rope > 0 && nope > INT64_MAX - rope) || (rope < 0 && nope < INT64_MIN - rope))
+            return INT64_MAX; /* no q row is that wide: a 422 at /q/0, without an overflow */
+        return nope + rope;
     }
     if (api_model_head_dim_rule(t->obj, t->model_type, &hd)) /* Zamba2 */
         return hd;

@@ -98,7 +98,7 @@ static api_response run_bin(const uint8_t *d, size_t n, size_t piece, int npy)
 {
     if (ftruncate(fileno(spool), 0) != 0)
         die("ftruncate", NULL);
-    api_spool sp = {fileno(spool), NULL, NULL, NULL};
+    api_spool sp = {fileno(spool), NULL, NULL, NULL, 0};
     api_bin *b = api_bin_new(&ctx, &api_route_rope, "fz", &sp, NULL, NULL);
     if (b == NULL)
         die("api_bin_new", NULL);

@@ -142,7 +142,7 @@ enum MHD_Result srv_bin_headers(srv_ctx *ctx, struct MHD_Connection *c, srv_req 
         snprintf(d, sizeof d, "the spool directory cannot take a file (%s)", strerror(errno));
         return srv_send_problem(ctx, c, rq, API_PB_INSUFFICIENT_STORAGE, d, NULL);
     }
-    api_spool sp = {fd, reserve, rq, reclaim};
+    api_spool sp = {fd, reserve, rq, reclaim, ctx->cfg->spool_quota};
     rq->bin = api_bin_new(&ctx->api, rq->row->compute, boundary, &sp, hold, rq);
     if (rq->bin == NULL) {
         close(fd);

@@ -145,16 +145,18 @@ static int stop(wire_mp *m)
 }
 
 /* The value of parameter key ("name") in a Content-Disposition value v[0..n) into out. Returns 1
- * found, 0 absent, -1 malformed or too long. */
+ * found, 0 absent, -1 malformed or too long, -2 given twice (readers disagree on which counts:
+ * Python's take the last, a first-match reader the first). */
 static int disp_param(const char *v, size_t n, const char *key, char *out, size_t cap)
 {
     const char *p = v, *end = v + n;
     size_t kl = strlen(key);
+    int found = 0;
     while (p < end) {
         while (p < end && *p != ';')
             p++;
         if (p >= end)
-            return 0;
+            return found;
         p = skip_ws(p + 1, end);
         const char *k = p;
         while (p < end && *p != '=' && *p != ';')
@@ -176,7 +178,7 @@ static int disp_param(const char *v, size_t n, const char *key, char *out, size_
         while (p < end && (quoted ? *p != '"' : (*p != ';' && *p != ' ' && *p != '\t'))) {
             if (quoted && *p == '\\' && p + 1 < end)
                 p++;
-            if (match) {
+            if (match && !found) {
                 if (o + 1 >= cap || (unsigned char)*p < 0x20)
                     return -1;
                 out[o++] = *p;
@@ -184,16 +186,18 @@ static int disp_param(const char *v, size_t n, const char *key, char *out, size_
             p++;
         }
         if (quoted) {
-            if (p >= end)
-                return -1;
+            if (p >= end) /* an unterminated quote after the name: read as before, unchecked */
+                return found && !match ? found : -1;
             p++;
         }
+        if (match && found)
+            return -2;
         if (match) {
             out[o] = '\0';
-            return 1;
+            found = 1;
         }
     }
-    return 0;
+    return found;
 }
 
 /* The header block m->hdr[0..hdr_n) (lines ending CRLF, the last one empty) -> begin(). */
@@ -224,6 +228,8 @@ static int headers_done(wire_mp *m)
             if (!starts_ci(v, vl, "form-data") || (vl > 9 && v[9] != ';' && v[9] != ' '))
                 return fail(m, "a part's Content-Disposition is not form-data");
             int rc = disp_param(v, vl, "name", name, sizeof name);
+            if (rc == -2)
+                return fail(m, "a part's Content-Disposition gives its name twice");
             if (rc < 0)
                 return fail(m, "a part's name is malformed or longer than 63 bytes");
             if (rc == 0 || name[0] == '\0')

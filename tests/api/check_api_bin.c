@@ -427,10 +427,29 @@ START_TEST(test_body_and_limits)
     bu_expect_problem(&r, 400, NULL);
     api_response_free(&r);
     bu_end(&b);
-    bu_opts quota = {.npy = 1, .quota = 63}; /* the data is 64 bytes */
+    /* the data is 64 bytes: a quota of 63 can never take it, a 413 at /q (from its header, before
+     * the data is read; it was a 507 "retry later"); a quota of 1000 of which others hold 950 is
+     * full now: 507 */
+    bu_opts quota = {.npy = 1, .quota = 63};
     r = bu_run(&b, &quota);
+    bu_expect_problem(&r, 413, "/q");
+    ck_assert_msg(strstr(r.body, "spool_quota_bytes") != NULL, "%s", r.body);
+    api_response_free(&r);
+    bu_opts busy = {.npy = 1, .quota = 1000, .others = 950};
+    r = bu_run(&b, &busy);
     bu_expect_problem(&r, 507, NULL);
     api_response_free(&r);
+    /* the data fits a quota of 200 but the .npz with cos and sin (two more members, their .npy
+     * headers, the directory: over 500 bytes) never does: a 413 at /include */
+    bu_body inc = {0};
+    bu_params(&inc, "{\"include\": [\"cos_sin\"]}");
+    bu_npy(&inc, "q", WIRE_DT_F64, s2, 2, q);
+    bu_end(&inc);
+    bu_opts small = {.quota = 200};
+    r = bu_run(&inc, &small);
+    bu_expect_problem(&r, 413, "/include");
+    api_response_free(&r);
+    free(inc.buf);
     bu_opts hold = {.npy = 1, .refuse_hold_at = 100};
     r = bu_run(&b, &hold);
     bu_expect_problem(&r, 503, NULL);
@@ -537,6 +556,79 @@ START_TEST(test_f32_one_pass)
 }
 END_TEST
 
+/* cos_hf / sin_hf carry the attention factor (cos x attention_factor): past the tensors' dtype
+ * they are a 422 at /include, never an answer (the encoder stops at the first value it cannot
+ * write; the rest of its buffer was sent unwritten, heap bytes, before the fix). With float32
+ * tensors the same request is answered: cos_hf at position 0 is the factor itself, 1e5. */
+START_TEST(test_cos_hf_overflow)
+{
+    size_t shape[2] = {3, 8};
+    double q[24] = {0};
+    const char *params = "{\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4, "
+                         "\"original_max_position_embeddings\": 16, \"attention_factor\": 1e5}, "
+                         "\"include\": [\"cos_sin_hf\"]}";
+    for (int f16 = 0; f16 < 2; f16++) {
+        bu_body b = {0};
+        bu_params(&b, params);
+        bu_npy(&b, "q", f16 ? WIRE_DT_F16 : WIRE_DT_F32, shape, 2, q);
+        bu_end(&b);
+        bu_opts o = {.npy = 1, .array = "cos_hf"};
+        api_response r = bu_run(&b, &o);
+        if (f16) {
+            bu_expect_problem(&r, 422, "/include");
+            ck_assert_msg(strstr(r.body, "float16") != NULL, "%s", r.body);
+        } else {
+            const unsigned char *got = bu_npy_data(&r, WIRE_DT_F32, 3 * 8);
+            float c00;
+            memcpy(&c00, got, 4);
+            ck_assert_float_eq(c00, 1e5f);
+        }
+        api_response_free(&r);
+        free(b.buf);
+    }
+}
+END_TEST
+
+/* A config whose layers differ in RoPE (Gemma 3: sliding layers at rope_local_base_freq 1e4, full
+ * ones at rope_theta 1e6) rotates only for a chosen layer, as the JSON path's q does: without
+ * layer / layer_type a 422 at /layer (before the fix a 200 rotated with the full-attention kind,
+ * the sliding layers' numbers never asked for); with layer 0 the sliding kind, bit for bit the
+ * JSON answer of the same layer. */
+START_TEST(test_layer_kinds_need_a_choice)
+{
+    size_t T = 3, D = 8, shape[2] = {3, 8};
+    int64_t pos[3] = {0, 1, 2};
+    double *q = inputs(T * D, 0.75, 0);
+    const char *cfg = "\"config\": {\"model_type\": \"gemma3_text\", \"head_dim\": 8, "
+                      "\"num_hidden_layers\": 2, \"layer_types\": [\"sliding_attention\", "
+                      "\"full_attention\"], \"rope_theta\": 1000000, "
+                      "\"rope_local_base_freq\": 10000}";
+    char params[400];
+    for (int with_layer = 0; with_layer < 2; with_layer++) {
+        snprintf(params, sizeof params, "{%s%s}", cfg, with_layer ? ", \"layer\": 0" : "");
+        bu_body b = {0};
+        bu_params(&b, params);
+        bu_npy(&b, "q", WIRE_DT_F64, shape, 2, q);
+        bu_end(&b);
+        bu_opts o = {.npy = 1};
+        api_response r = bu_run(&b, &o);
+        if (!with_layer) {
+            bu_expect_problem(&r, 422, "/layer");
+        } else {
+            char jc[400];
+            snprintf(jc, sizeof jc, "%s, \"layer\": 0", cfg);
+            const unsigned char *got = bu_npy_data(&r, WIRE_DT_F64, T * D);
+            double *want = json_rotated(jc, q, T, D, pos);
+            ck_assert_int_eq(memcmp(got, want, T * D * 8), 0);
+            free(want);
+        }
+        api_response_free(&r);
+        free(b.buf);
+    }
+    free(q);
+}
+END_TEST
+
 Suite *api_bin_suite(void)
 {
     Suite *s = suite_create("api_bin");
@@ -554,6 +646,8 @@ Suite *api_bin_suite(void)
     tcase_add_test(tc, test_body_and_limits);
     tcase_add_test(tc, test_f16_overflow);
     tcase_add_test(tc, test_f32_one_pass);
+    tcase_add_test(tc, test_cos_hf_overflow);
+    tcase_add_test(tc, test_layer_kinds_need_a_choice);
     suite_add_tcase(s, tc);
     return s;
 }

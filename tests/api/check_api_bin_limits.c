@@ -48,7 +48,7 @@ static void expect_problem(bu_body *b, int status, const char *ptr)
 static api_bin *open_bin(FILE *f, spool_log *log)
 {
     ck_assert_ptr_nonnull(f);
-    api_spool sp = {fileno(f), log_reserve, log, NULL};
+    api_spool sp = {fileno(f), log_reserve, log, NULL, 0};
     api_bin *bin = api_bin_new(&au_ctx, &api_route_rope, BU_BOUNDARY, &sp, NULL, NULL);
     ck_assert_ptr_nonnull(bin);
     return bin;
@@ -308,7 +308,7 @@ START_TEST(test_disk_full_reclaims)
         int fd = open("/dev/full", O_RDWR | O_CLOEXEC);
         ck_assert_int_ge(fd, 0);
         reclaim_log rl = {fd, 0, frees};
-        api_spool sp = {fd, NULL, &rl, reclaim_dev_full};
+        api_spool sp = {fd, NULL, &rl, reclaim_dev_full, 0};
         api_bin *bin = api_bin_new(&au_ctx, &api_route_rope, BU_BOUNDARY, &sp, NULL, NULL);
         ck_assert_ptr_nonnull(bin);
         api_bin_feed(bin, b.buf, b.len);

@@ -209,6 +209,28 @@ START_TEST(test_zamba2)
                                     "'layers_block_type': ['mamba', 'hybrid']}}";
     au_expect_422(api_model_method, LONG, "/config/use_long_context", NULL);
     au_expect_422(api_rope, LONG, "/config/use_long_context", NULL);
+    /* 2 hidden_size // heads past int64 (hidden_size 2^62, one head): a head_dim over max_dim at
+     * /config/hidden_size, computed without a signed overflow (UBSan stopped the daemon at
+     * model_hybrid_rope.c's 2 * hidden_size before the fix: make asan) */
+    static const char *const HUGE = "{'config': {'model_type': 'zamba2', 'num_hidden_layers': 2, "
+                                    "'hidden_size': 4611686018427387904, "
+                                    "'num_attention_heads': 1, 'use_mem_rope': true, "
+                                    "'layers_block_type': ['mamba', 'hybrid']}, 'layer': 1}";
+    au_expect_422(api_rope, HUGE, "/config/hidden_size", NULL);
+    au_expect_422(api_attention,
+                  "{'method': 'rope', 'rope': {'config': {'model_type': 'zamba2', "
+                  "'num_hidden_layers': 2, 'hidden_size': 4611686018427387904, "
+                  "'num_attention_heads': 1, 'layers_block_type': ['mamba', 'hybrid']}, "
+                  "'layer': 1}, 'q': [[1, 0]], 'k': [[1, 0]]}",
+                  "/q/0", NULL);
+    /* Kimi Linear's NoPE attention rows are qk_nope_head_dim + qk_rope_head_dim wide: past int64
+     * a 422 at /q/0 too (UBSan: model_hybrid_rope.c's sum before the fix) */
+    au_expect_422(api_attention,
+                  "{'method': 'rope', 'rope': {'config': {'model_type': 'kimi_linear', "
+                  "'num_hidden_layers': 4, 'hidden_size': 64, 'num_attention_heads': 4, "
+                  "'qk_nope_head_dim': 9223372036854775807, 'qk_rope_head_dim': 64}, "
+                  "'layer': 3}, 'q': [[1, 0]], 'k': [[1, 0]]}",
+                  "/q/0", NULL);
 }
 END_TEST
 

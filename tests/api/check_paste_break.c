@@ -88,6 +88,14 @@ START_TEST(test_mistral4_param_max_position)
         ck_assert_msg(json_object_get(ign, KEY[w]) != NULL, "%s not in resolved.ignored", KEY[w]);
         json_decref(j);
     }
+    /* qk_nope_head_dim + qk_rope_head_dim past int64: floor(whole x 0.5) is not the slice, a 422
+     * at the factor (UBSan: rope_config.c's sum before the fix, make asan) */
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'mistral4', 'hidden_size': 64,"
+                  " 'num_attention_heads': 4, 'qk_rope_head_dim': 64,"
+                  " 'qk_nope_head_dim': 9223372036854775807, 'rope_parameters': {'rope_type':"
+                  " 'default', 'rope_theta': 10000, 'partial_rotary_factor': 0.5}}, 'seq_len': 2}",
+                  "/config/rope_parameters/partial_rotary_factor", NULL);
 }
 END_TEST
 

@@ -173,6 +173,29 @@ START_TEST(test_no_silent_drops)
     au_expect_422(api_rope, "{'config': {'head_dim': 4, 'alibi': true}}", "/config/alibi", NULL);
     au_expect_422(api_rope, "{'config': {'head_dim': 4, 'position_embedding_type': 'absolute'}}",
                   "/config/position_embedding_type", NULL);
+    /* model types whose HF code never rotates (POST /model/method: learned_absolute, alibi,
+     * t5_relative), without a key that says so: BLOOM (ALiBi), GPT-2 and OPT (learned tables),
+     * T5 (buckets); a wrapped one is named at its text config. Before: a 200 with RoPE numbers
+     * (base 10000 over n_embd / n_head), and /attention's rope method scored with them. */
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'bloom', 'hidden_size': 64, 'n_head': 2},"
+                  " 'positions': [0]}",
+                  "/config/model_type", NULL);
+    au_expect_422(api_rope, "{'config': {'model_type': 'gpt2', 'n_embd': 64, 'n_head': 2}}",
+                  "/config/model_type", NULL);
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'opt', 'hidden_size': 64,"
+                  " 'num_attention_heads': 2, 'num_hidden_layers': 2}, 'layer': 0}",
+                  "/config/model_type", NULL);
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'x', 'text_config': {'model_type': 't5',"
+                  " 'd_model': 64, 'num_heads': 2, 'd_kv': 32}}}",
+                  "/config/text_config/model_type", NULL);
+    au_expect_422(api_attention,
+                  "{'method': 'rope', 'rope': {'config': {'model_type': 'bloom',"
+                  " 'hidden_size': 8, 'n_head': 2}}, 'q': [[1, 0, 0, 0]],"
+                  " 'k': [[1, 0, 0, 0]]}",
+                  "/rope/config/model_type", NULL);
     au_expect_422(api_rope,
                   "{'config': {'head_dim': 4, 'rope_scaling': {'type': 'linear', 'factor': 2,"
                   " 'short_mscale': 1.1}}}",

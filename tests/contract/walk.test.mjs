@@ -282,6 +282,31 @@ test('413 for a chunked body over max_body_bytes (second server, --max-body-byte
   }
 });
 
+test('binary tensors and the spool quota (second server, --spool-quota 1024): 413, and 507 documented on /rope', async () => {
+  // POST /rope's multipart body spools its tensors. Tensors the whole quota can never hold are a
+  // 413 (tests/http/check_http_bin.c provokes the 507 of a quota other requests hold); the spec
+  // documents the 507 on /rope (it sat on /sinusoidal, which never spools: multipart there is a 415)
+  const s = await startServer(['--spool-quota', '1024']);
+  try {
+    const op = spec.paths['/rope'].post;
+    const dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (64, 8), }";
+    const head = dict + ' '.repeat(63 - ((10 + dict.length) % 64)) + '\n';
+    const npy = Buffer.concat([Buffer.from('\x93NUMPY\x01\x00', 'latin1'), Buffer.from([head.length & 255, head.length >> 8]),
+      Buffer.from(head, 'latin1'), Buffer.alloc(64 * 8 * 8)]);
+    const body = Buffer.concat([Buffer.from('--b7\r\nContent-Disposition: form-data; name="q"; filename="q.npy"\r\n\r\n'),
+      npy, Buffer.from('\r\n--b7--\r\n')]);
+    const res = await request({ base: s.url, method: 'POST', path: '/rope', headers: { 'Content-Type': 'multipart/form-data; boundary=b7', Accept: 'application/x-npz' }, body });
+    note('post', '/rope', res.status);
+    assert.equal(res.status, 413, describe('post', '/rope', 'multipart q [64, 8] float64', res));
+    assert.deepEqual(checkResponse(spec, sv, op, res), []);
+    assert.match(res.json.detail, /spool_quota_bytes/);
+    assert.ok(Object.keys(op.responses).includes('507'), '/rope documents the 507 of a full spool');
+    assert.ok(!Object.keys(spec.paths['/sinusoidal'].post.responses).includes('507'), '/sinusoidal never spools: no 507');
+  } finally {
+    await s.stop();
+  }
+});
+
 test('503 shutting-down on connections that outlive a SIGTERM (second server)', async () => {
   const s = await startServer(['--drain-seconds', '3']);
   const posts = ops.filter((o) => o.method === 'post');

@@ -2,8 +2,9 @@
  * tests/http/check_http_bin.c -- integration: binary tensors over a real posencd (issue 16).
  * A multipart POST /rope answers .npz with q_rotated equal to what api_bin computes in this
  * process; the spool shows in /metrics (its peak) and /limits (max_tensor_bytes,
- * spool_quota_bytes); --spool-quota below the tensors is a 507; multipart to another route is a
- * 415; a missing boundary a 400; a request cut off mid-body gives its spool back at once.
+ * spool_quota_bytes); a spool quota held by another request is a 507, one below the tensors
+ * alone a 413; multipart to another route is a 415; a missing boundary a 400; a request cut off
+ * mid-body gives its spool back at once.
  */
 #include <check.h>
 #include <math.h>
@@ -58,6 +59,21 @@ static bu_body body(void)
     return make_body("{\"rope_theta\": 500000, \"positions\": [3, 9]}", shape, -7.5, 1.0);
 }
 
+/* b as a whole raw POST /rope (headers, Connection: close, then the body), malloc'd; its length
+ * into *len. */
+static char *raw_request(const bu_body *b, size_t *len)
+{
+    char *raw = malloc(b->len + 256);
+    ck_assert_ptr_nonnull(raw);
+    int hl = snprintf(raw, 256,
+                      "POST /rope HTTP/1.1\r\nHost: t\r\nContent-Type: %s\r\n"
+                      "Connection: close\r\nContent-Length: %zu\r\n\r\n",
+                      CT, b->len);
+    memcpy(raw + hl, b->buf, b->len);
+    *len = (size_t)hl + b->len;
+    return raw;
+}
+
 START_TEST(test_rope_npz_and_spool)
 {
     th_server s;
@@ -102,17 +118,51 @@ END_TEST
 START_TEST(test_spool_quota)
 {
     th_server s;
-    static const char *const args[] = {"--spool-quota", "200", NULL};
+    /* 128 KiB + 600 bytes: request A's q of [2048, 8] float64 (one 128 KiB window; its .npz
+     * 131,340 bytes) fits; body()'s answer (770 bytes) fits the quota, but not while A holds its
+     * window */
+    static const char *const args[] = {"--spool-quota", "131672", NULL};
     ck_assert_int_eq(th_server_start(&s, args), 0);
-    bu_body b = body(); /* 256 bytes of tensors: q fits, k does not */
+    static const size_t big[2] = {2048, 8};
+    double *x = calloc(2048 * 8, sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    bu_body a = {0};
+    bu_params(&a, "{}");
+    bu_npy(&a, "q", WIRE_DT_F64, big, 2, x);
+    bu_end(&a);
+    size_t len;
+    char *raw = raw_request(&a, &len);
+    size_t held = len - 16; /* all of q's data, not the close delimiter */
+    int fd = th_raw_open(&s, raw, held);
+    ck_assert_int_ge(fd, 0);
+    ck_assert(metrics_show(&s, "posenc_spool_bytes 131072\n"));
+    bu_body b = body(); /* 256 bytes of tensors: its answer finds the quota full now */
     th_resp r;
     ck_assert_int_eq(th_request(&s, "POST", "/rope", CT, b.buf, b.len, 0, &r), 0);
     ck_assert_int_eq(r.status, 507);
     ck_assert_ptr_nonnull(strstr(r.body, "insufficient-storage"));
     th_resp_free(&r);
     ck_assert(metrics_show(&s, "posenc_spool_refusals_total 1\n"));
+    ck_assert_int_eq(th_raw_finish(fd, raw + held, len - held, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    th_resp_free(&r);
+    ck_assert(metrics_show(&s, "posenc_spool_bytes 0\n"));
+    th_server_stop(&s);
+    /* a quota below the tensors alone can never take them: a 413 at /k (256 data bytes over 200),
+     * from k's .npy header, the quota untouched */
+    static const char *const small[] = {"--spool-quota", "200", NULL};
+    ck_assert_int_eq(th_server_start(&s, small), 0);
+    ck_assert_int_eq(th_request(&s, "POST", "/rope", CT, b.buf, b.len, 0, &r), 0);
+    ck_assert_int_eq(r.status, 413);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"pointer\":\"/k\""));
+    ck_assert_ptr_nonnull(strstr(r.body, "spool_quota_bytes"));
+    th_resp_free(&r);
+    ck_assert(metrics_show(&s, "posenc_spool_refusals_total 0\n"));
     ck_assert(metrics_show(&s, "posenc_spool_bytes 0\n"));
     free(b.buf);
+    free(a.buf);
+    free(raw);
+    free(x);
     th_server_stop(&s);
 }
 END_TEST
@@ -214,14 +264,9 @@ START_TEST(test_sendfile_pages_kept)
     th_resp want, rb;
     ck_assert_int_eq(th_request(&r0, "POST", "/rope", CT, a.buf, a.len, 0, &want), 0);
     ck_assert_int_eq(want.status, 200);
-    char *raw = malloc(a.len + 256);
-    ck_assert_ptr_nonnull(raw);
-    int hl = snprintf(raw, 256,
-                      "POST /rope HTTP/1.1\r\nHost: t\r\nContent-Type: %s\r\n"
-                      "Connection: close\r\nContent-Length: %zu\r\n\r\n",
-                      CT, a.len);
-    memcpy(raw + hl, a.buf, a.len);
-    int fd = th_raw_open(&s, raw, (size_t)hl + a.len);
+    size_t len;
+    char *raw = raw_request(&a, &len);
+    int fd = th_raw_open(&s, raw, len);
     ck_assert_int_ge(fd, 0);
     /* A's answer (a few hundred bytes) fits the socket buffers: its request completes unread */
     ck_assert(metrics_show(&s, "posenc_http_requests_total{route=\"rope\",status=\"200\"} 1\n"));

@@ -68,14 +68,14 @@ void bu_end(bu_body *b)
 }
 
 typedef struct {
-    uint64_t quota;
+    uint64_t quota, others;
     size_t refuse_at;
 } bu_state;
 
 static int bu_reserve(void *cls, uint64_t total)
 {
     bu_state *s = cls;
-    return s->quota && total > s->quota ? -1 : 0;
+    return s->quota && total + s->others > s->quota ? -1 : 0;
 }
 
 static int bu_hold(void *cls, size_t bytes)
@@ -88,8 +88,8 @@ api_response bu_run(const bu_body *b, const bu_opts *o)
 {
     FILE *f = tmpfile();
     ck_assert_ptr_nonnull(f);
-    bu_state st = {o->quota, (size_t)o->refuse_hold_at};
-    api_spool sp = {fileno(f), bu_reserve, &st, NULL};
+    bu_state st = {o->quota, o->others, (size_t)o->refuse_hold_at};
+    api_spool sp = {fileno(f), bu_reserve, &st, NULL, o->quota};
     api_bin *bin = api_bin_new(&au_ctx, &api_route_rope, BU_BOUNDARY, &sp, bu_hold, &st);
     ck_assert_ptr_nonnull(bin);
     size_t piece = o->piece ? o->piece : b->len;

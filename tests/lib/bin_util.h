@@ -38,6 +38,7 @@ typedef struct {
     int npy;            /* 1: Accept .npy (else .npz) */
     const char *array;  /* ?array= (NULL: default) */
     uint64_t quota;     /* spool quota in bytes (0: none) */
+    uint64_t others;    /* of it, bytes other requests hold (the reservation sees the rest) */
     int refuse_hold_at; /* hold refuses totals above this many bytes (0: never) */
 } bu_opts;
 

@@ -202,6 +202,8 @@ START_TEST(test_refusals)
         "--bX\r\nContent-Disposition: form-data; name=a\r\n\r\nx\r\n--bX",    /* no close */
         "--bX\r\nContent-Disposition: form-data; name=a\r\n folded\r\n\r\nx\r\n--bX--",
         "--bX\r\nno colon\r\n\r\nx\r\n--bX--",
+        /* name given twice: readers differ on which one counts (Python's last, ours the first) */
+        "--bX\r\nContent-Disposition: form-data; name=\"k\"; name=\"q\"\r\n\r\nx\r\n--bX--",
         "--bX-x", /* a single '-' */
         "",       /* nothing */
     };
