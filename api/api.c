@@ -80,6 +80,8 @@ void api_response_free(api_response *r)
     r->len = 0;
     wire_stream_free(r->stream);
     r->stream = NULL;
+    free(r->warnings);
+    r->warnings = NULL;
 }
 
 size_t api_response_held(const api_response *r)
@@ -101,6 +103,7 @@ void api_problem_response(const api_problem *pb, const char *request_id, api_res
     api_problem_write(pb, request_id, &w);
     out->stream = NULL;
     out->npy_array = NULL;
+    out->warnings = NULL;
     out->n_headers = 0;
     if (pb->code == API_PB_OVERLOADED) { /* a retry soon is expected to work */
         out->headers[0].name = "Retry-After";
@@ -157,6 +160,9 @@ static int take_dtype(json_t *req, int npy, api_problem *pb)
 
 /* The arrays a binary answer may hold, named by the `array` query parameter. */
 #define API_MAX_ARRAYS 16
+/* The most warnings a binary answer's X-Posenc-Warnings carries (resolving keeps 8, plus one "(N
+ * more warnings omitted)", plus what the route adds). */
+#define API_MAX_NOTES 32
 
 /*
  * Fills sel (NULL-key ended) with the keys of route list `keys` that opts->array names
@@ -345,6 +351,14 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
         (!chosen || selection_present(&w, keys, &pb))) {
         wire_stream *s = NULL;
         if (npy) {
+            /* the answer's warnings, which no .npy holds, go out in a header */
+            const char *notes[API_MAX_NOTES];
+            size_t nn = wire_jw_npy_notes(&w, notes, API_MAX_NOTES);
+            if (nn > 0 && (out->warnings = wire_json_ascii_strings(notes, nn)) == NULL) {
+                wire_jw_free(&w);
+                api_simple_problem(API_PB_UNAVAILABLE, "out of memory", request_id, out);
+                return;
+            }
             wire_err we;
             wire_err_init(&we);
             s = npz ? wire_stream_npz(&w, f32, &we) : wire_stream_npy(&w, f32, &we);
@@ -367,6 +381,8 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
                                       : "application/json";
             return;
         }
+        free(out->warnings); /* no answer to carry them */
+        out->warnings = NULL;
         if (!api_problem_failed(&pb))
             api_problem_set(&pb, API_PB_UNAVAILABLE, "out of memory while writing the response");
     } else if (!api_problem_failed(&pb)) {

@@ -90,7 +90,9 @@ typedef struct {
     api_header headers[API_MAX_HEADERS]; /* more headers to send, n_headers of them (a 503
                                           * overloaded carries Retry-After) */
     size_t n_headers;
-    int deferred; /* 1: not answered (status 0, no body): over api_opts.defer_work */
+    char *warnings; /* malloc'd: a binary 200 answer's warnings as an ASCII JSON array of strings
+                     * (wire_json_ascii_strings), sent as X-Posenc-Warnings; NULL when none */
+    int deferred;   /* 1: not answered (status 0, no body): over api_opts.defer_work */
 } api_response;
 
 /* How api_handle_route answers. */

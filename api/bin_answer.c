@@ -468,6 +468,23 @@ void api_bin_answer(api_bin *b, const api_opts *opts, const char *request_id, ap
                            request_id, out);
         return;
     }
+    api_rc_warnings wn; /* what the JSON answer's `warnings` would hold: a header here */
+    api_rope_warnings(&b->r, &b->res, &wn);
+    const char *notes[API_RC_MAX_WARNINGS + 1];
+    size_t nn = 0;
+    char more[64];
+    for (; nn < wn.n; nn++)
+        notes[nn] = wn.text[nn];
+    if (wn.n_dropped > 0) {
+        snprintf(more, sizeof more, "(%zu more warnings omitted)", wn.n_dropped);
+        notes[nn++] = more;
+    }
+    if (nn > 0 && (out->warnings = wire_json_ascii_strings(notes, nn)) == NULL) {
+        api_response_free(out);
+        api_simple_problem(API_PB_UNAVAILABLE, "out of memory while writing the response",
+                           request_id, out);
+        return;
+    }
     out->status = 200;
     out->content_type = npy ? "application/x-npy" : "application/x-npz";
 }

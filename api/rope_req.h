@@ -275,6 +275,10 @@ void api_rope_res_free(api_rope_res *res);
  */
 int api_rope_res_finite(const api_rope_req *r, const api_rope_res *res);
 
+/* The warnings of a run (a 1-D request): r's from resolving, plus what the run found (the
+ * DeepSeek-only softmax factor not applied), into out: the response's `warnings` member, and a
+ * binary answer's X-Posenc-Warnings header. */
+void api_rope_warnings(const api_rope_req *r, const api_rope_res *res, api_rc_warnings *out);
 /*
  * Writes the /rope response object of (r, res) into out. 1-D: {inv_freq, attention_factor,
  * softmax_scale_factor, warnings?, q_positions?, q_rotated?, k_positions?, k_rotated?, scores?,

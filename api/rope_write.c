@@ -289,6 +289,17 @@ static void write_bands(wire_jw *out, const pe_rope_band *b, size_t n)
     wire_jw_arr_end(out);
 }
 
+void api_rope_warnings(const api_rope_req *r, const api_rope_res *res, api_rc_warnings *out)
+{
+    *out = r->warn;
+    if (res->softmax_not_applied)
+        api_rc_warn(out,
+                    "softmax_scale_factor is 1: Hugging Face multiplies the softmax scale by "
+                    "mscale(factor, mscale_all_dim)^2 only in the DeepSeek family "
+                    "(modeling_deepseek_v3.py), not for model_type %s",
+                    r->cfg.model_type);
+}
+
 /* The response of a 1-D request. */
 static void write_one_d(wire_jw *out, const api_rope_req *r, const api_rope_res *res)
 {
@@ -301,13 +312,8 @@ static void write_one_d(wire_jw *out, const api_rope_req *r, const api_rope_res 
     wire_jw_double(out, res->attention_factor);
     wire_jw_key(out, "softmax_scale_factor");
     wire_jw_double(out, res->softmax_scale_factor);
-    api_rc_warnings warn = r->warn; /* r's, plus what the run step found */
-    if (res->softmax_not_applied)
-        api_rc_warn(&warn,
-                    "softmax_scale_factor is 1: Hugging Face multiplies the softmax scale by "
-                    "mscale(factor, mscale_all_dim)^2 only in the DeepSeek family "
-                    "(modeling_deepseek_v3.py), not for model_type %s",
-                    r->cfg.model_type);
+    api_rc_warnings warn;
+    api_rope_warnings(r, res, &warn);
     if (warn.n > 0) {
         wire_jw_key(out, "warnings");
         wire_jw_arr_begin(out);

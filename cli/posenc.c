@@ -471,6 +471,8 @@ static int write_answer(const cli_args *a, api_response *r)
     }
     if (fflush(f) != 0)
         ok = 0;
+    if (r->warnings != NULL) /* a .npy / .npz answer's warnings (the daemon's header) */
+        fprintf(stderr, "posenc: warnings: %s\n", r->warnings);
     if (a->output && fclose(f) != 0)
         ok = 0;
     if (!ok) {

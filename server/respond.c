@@ -27,7 +27,7 @@ enum MHD_Result srv_send_resp(srv_ctx *ctx, struct MHD_Connection *c, srv_req *r
     if (ctx->cfg->cors_origins[0]) {
         MHD_add_response_header(resp, "Access-Control-Allow-Origin", ctx->cfg->cors_origins);
         MHD_add_response_header(resp, "Access-Control-Expose-Headers",
-                                "X-Request-Id, X-Posenc-Array");
+                                "X-Request-Id, X-Posenc-Array, X-Posenc-Warnings");
         if (strcmp(ctx->cfg->cors_origins, "*") != 0)
             MHD_add_response_header(resp, "Vary", "Origin");
     }
@@ -151,6 +151,13 @@ int srv_hold_response(srv_ctx *ctx, srv_req *rq, const api_response *ar)
     return srv_req_hold(ctx, rq, need);
 }
 
+/* Frees ar's warnings text (the rest of ar has gone to the response or is freed by the caller). */
+static void drop_warnings(api_response *ar)
+{
+    free(ar->warnings);
+    ar->warnings = NULL;
+}
+
 enum MHD_Result srv_send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq, api_response *ar)
 {
     struct MHD_Response *resp;
@@ -163,23 +170,26 @@ enum MHD_Result srv_send_api(srv_ctx *ctx, struct MHD_Connection *c, srv_req *rq
     } else if (ar->stream != NULL) {
         resp = stream_response(rq, ar);
         if (resp == NULL)
-            return MHD_NO;
+            return drop_warnings(ar), MHD_NO;
     } else if (ar->body == NULL && ar->status == 204) { /* no content */
         resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
         rq->resp_bytes = 0;
     } else {
         if (ar->body == NULL)
-            return MHD_NO;
+            return drop_warnings(ar), MHD_NO;
         resp = MHD_create_response_from_buffer_with_free_callback(ar->len, ar->body, &free);
         if (resp == NULL) {
             api_response_free(ar);
-            return MHD_NO;
+            return drop_warnings(ar), MHD_NO;
         }
         ar->body = NULL;
         rq->resp_bytes = ar->len;
     }
     for (size_t i = 0; i < ar->n_headers; i++)
         MHD_add_response_header(resp, ar->headers[i].name, ar->headers[i].value);
+    if (ar->warnings != NULL) /* a binary answer's warnings (api_response): ASCII JSON */
+        MHD_add_response_header(resp, "X-Posenc-Warnings", ar->warnings);
+    drop_warnings(ar); /* copied into the response */
     if (rq->compute)
         MHD_add_response_header(resp, "Vary", "Accept");
     if (ar->status == 200 && strcmp(ar->content_type, "application/x-npz") == 0) {

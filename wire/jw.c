@@ -51,6 +51,9 @@ void wire_jw_free(wire_jw *w)
         for (size_t i = 0; i < w->ext->n_all; i++)
             wire_jw_npy_clear(&w->ext->all[i]);
         free(w->ext->all);
+        for (size_t i = 0; i < w->ext->n_notes; i++)
+            free(w->ext->notes[i]);
+        free(w->ext->notes);
         free(w->ext);
         w->ext = NULL;
     }
@@ -290,6 +293,8 @@ void wire_jw_key(wire_jw *w, const char *key)
 {
     if (w->mode == WIRE_JW_NPY) {
         wire__jw_sep(w);
+        if (w->depth == 1)
+            w->ext->notes_on = strcmp(key, "warnings") == 0;
         if (w->depth == 1 && !w->ext->active)
             w->ext->pending = wire__npy_rank(w->ext->keys, key);
         w->after_key = 1;
@@ -363,10 +368,63 @@ void wire_jw_null(wire_jw *w)
 
 void wire_jw_str(wire_jw *w, const char *s)
 {
+    if (w->mode == WIRE_JW_NPY && w->ext->notes_on && w->depth == 2)
+        wire__npy_note(w, s);
     if (w->mode == WIRE_JW_NPY)
         wire__npy_other(w);
     wire__jw_sep(w);
     jw_escaped(w, s);
+}
+
+/* Appends "\\uXXXX" for the UTF-16 unit u at out + *len. */
+static void put_u(char *out, size_t *len, unsigned u)
+{
+    *len += (size_t)snprintf(out + *len, 7, "\\u%04x", u);
+}
+
+char *wire_json_ascii_strings(const char *const *s, size_t n)
+{
+    size_t cap = 3; /* [ ] NUL */
+    for (size_t i = 0; i < n; i++)
+        cap += 3 + 12 * strlen(s[i]); /* "", a comma; at worst 12 bytes a byte (a pair) */
+    char *out = malloc(cap);
+    if (out == NULL)
+        return NULL;
+    size_t len = 0;
+    out[len++] = '[';
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            out[len++] = ',';
+        out[len++] = '"';
+        for (const unsigned char *p = (const unsigned char *)s[i]; *p; p++) {
+            if (*p >= 0x80) {
+                size_t k = utf8_len(p);
+                if (k == 0) {
+                    put_u(out, &len, 0xFFFD);
+                    continue;
+                }
+                unsigned cp = p[0] & (k == 2 ? 0x1Fu : k == 3 ? 0x0Fu : 0x07u);
+                for (size_t j = 1; j < k; j++)
+                    cp = cp << 6 | (p[j] & 0x3Fu);
+                if (cp > 0xFFFF) { /* a surrogate pair */
+                    put_u(out, &len, 0xD800 + ((cp - 0x10000) >> 10));
+                    put_u(out, &len, 0xDC00 + ((cp - 0x10000) & 0x3FF));
+                } else
+                    put_u(out, &len, cp);
+                p += k - 1;
+            } else if (*p == '"' || *p == '\\') {
+                out[len++] = '\\';
+                out[len++] = (char)*p;
+            } else if (*p < 0x20 || *p == 0x7F) {
+                put_u(out, &len, *p);
+            } else
+                out[len++] = (char)*p;
+        }
+        out[len++] = '"';
+    }
+    out[len++] = ']';
+    out[len] = '\0';
+    return out;
 }
 
 /* [x0, ...] as text (BUFFER and STREAM modes); masked: -inf is a masked cell (null). */

@@ -94,6 +94,16 @@ void wire_jw_init_mode(wire_jw *w, size_t max_bytes, wire_jw_mode mode,
 int wire_jw_npy_multi(wire_jw *w);
 /* WIRE_JW_NPY mode: 1 when the value of key was captured (an array of numbers), else 0. */
 int wire_jw_npy_has(const wire_jw *w, const char *key);
+/* WIRE_JW_NPY mode: the strings written into the top-level "warnings" array (which no .npy
+ * holds), in order: at most max pointers into out (valid until wire_jw_free); returns how many. */
+size_t wire_jw_npy_notes(const wire_jw *w, const char **out, size_t max);
+/*
+ * The n strings s[] as one JSON array of strings in ASCII only, for an HTTP header value
+ * (RFC 9110 §5.5: visible ASCII): characters past U+007E and controls as \uXXXX escapes, UTF-16
+ * surrogate pairs above U+FFFF, bytes that are not well-formed UTF-8 as \ufffd; '"' and '\\'
+ * escaped. malloc'd and NUL-terminated; NULL when out of memory.
+ */
+char *wire_json_ascii_strings(const char *const *s, size_t n);
 /* Frees the buffer and every row source still held; w may be re-initialised afterwards. */
 void wire_jw_free(wire_jw *w);
 /* Hands the NUL-terminated text to the caller (free() it) and resets w; NULL if w failed.

@@ -208,3 +208,34 @@ int wire__npy_skip(wire_jw *w)
     e->pending = r;
     return 0;
 }
+
+void wire__npy_note(wire_jw *w, const char *s)
+{
+    struct wire_jw_ext *e = w->ext;
+    if (e->n_notes == e->cap_notes) {
+        size_t cap = e->cap_notes ? 2 * e->cap_notes : 4;
+        char **n = realloc(e->notes, cap * sizeof *n);
+        if (n == NULL) {
+            w->failed = 1;
+            return;
+        }
+        e->notes = n;
+        e->cap_notes = cap;
+    }
+    size_t len = strlen(s);
+    char *c = malloc(len + 1);
+    if (c == NULL) {
+        w->failed = 1;
+        return;
+    }
+    memcpy(c, s, len + 1);
+    e->notes[e->n_notes++] = c;
+}
+
+size_t wire_jw_npy_notes(const wire_jw *w, const char **out, size_t max)
+{
+    size_t n = 0;
+    for (; w->ext != NULL && n < w->ext->n_notes && n < max; n++)
+        out[n] = w->ext->notes[n];
+    return n;
+}

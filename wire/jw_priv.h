@@ -51,6 +51,10 @@ struct wire_jw_ext {
     int multi;
     wire_jw_npy *all;
     size_t n_all, cap_all;
+    /* the strings of the top-level "warnings" array (no .npy holds them): wire_jw_npy_notes */
+    int notes_on; /* 1 while the top-level key written last is "warnings" */
+    char **notes;
+    size_t n_notes, cap_notes;
 };
 
 /* Writes "[x0,x1,...]" into out (>= WIRE_JW_NUM_MAX n + 2 + WIRE_JW_NUM_SLACK bytes: bytes past
@@ -91,6 +95,8 @@ void wire__npy_cap_finish(struct wire_jw_ext *e);
 void wire__npy_cap_push(wire_jw *w, double v, int is_int);
 /* jw_npy.c: a whole row source is the captured value of the key of rank `rank` (taken). */
 void wire__npy_cap_source(wire_jw *w, int rank, const wire_rows *src);
+/* jw_npy.c: NPY mode, a string s inside the top-level "warnings" array: kept (a copy). */
+void wire__npy_note(wire_jw *w, const char *s);
 /* jw_npy.c: a scalar that is not a number (string, bool) in NPY mode. */
 void wire__npy_other(wire_jw *w);
 /* jw_npy.c: NPY mode, a numeric array value that is not captured: only finiteness matters. */

@@ -629,6 +629,59 @@ START_TEST(test_layer_kinds_need_a_choice)
 }
 END_TEST
 
+/* A binary answer's warnings: what the JSON answer's `warnings` member says, in the header
+ * X-Posenc-Warnings (api_response.warnings) as an ASCII JSON array. Llama with
+ * partial_rotary_factor 0.5 warns that HF rotates the whole head (api/model_full_head.c); the
+ * header's array must equal the JSON answer's exactly. Both the
+ * multipart path (api_bin) and a JSON request answered as .npz (api_handle_route) carry it;
+ * a request without warnings has none (NULL). Seen failing with the header left out (NULL). */
+START_TEST(test_warnings_header)
+{
+    const char *cfg = "\"config\": {\"model_type\": \"llama\", \"partial_rotary_factor\": 0.5, "
+                      "\"hidden_size\": 32, \"num_attention_heads\": 4, \"rope_theta\": 10000, "
+                      "\"num_hidden_layers\": 2}";
+    char req[600];
+    snprintf(req, sizeof req, "{%s, \"positions\": [0, 1], \"q\": [1, 0, 0, 0, 0, 0, 0, 0]}", cfg);
+    json_t *j = au_ok(api_rope, req), *want = json_object_get(j, "warnings");
+    ck_assert_uint_eq(json_array_size(want), 1);
+    /* multipart: params and q [2, 8] */
+    size_t shape[2] = {2, 8};
+    double q[16] = {1};
+    char params[400];
+    snprintf(params, sizeof params, "{%s, \"positions\": [0, 1]}", cfg);
+    bu_body b = {0};
+    bu_params(&b, params);
+    bu_npy(&b, "q", WIRE_DT_F64, shape, 2, q);
+    bu_end(&b);
+    bu_opts o = {.npy = 1};
+    api_response r = bu_run(&b, &o);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(r.warnings);
+    json_t *got = json_loads(r.warnings, 0, NULL);
+    ck_assert_msg(json_equal(got, want), "header %s", r.warnings);
+    json_decref(got);
+    api_response_free(&r);
+    free(b.buf);
+    /* the JSON request, answered as .npz */
+    const api_route *route = api_route_named("/rope");
+    api_opts jo = {.npy = 1, .npz = 1};
+    api_handle_route(&au_ctx, route, req, strlen(req), "t", &jo, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(r.warnings);
+    got = json_loads(r.warnings, 0, NULL);
+    ck_assert_msg(json_equal(got, want), "header %s", r.warnings);
+    json_decref(got);
+    api_response_free(&r);
+    /* no warnings, no header */
+    const char *plain = "{\"head_dim\": 8, \"positions\": [0], \"q\": [1, 0, 0, 0, 0, 0, 0, 0]}";
+    api_handle_route(&au_ctx, route, plain, strlen(plain), "t", &jo, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_null(r.warnings);
+    api_response_free(&r);
+    json_decref(j);
+}
+END_TEST
+
 Suite *api_bin_suite(void)
 {
     Suite *s = suite_create("api_bin");
@@ -648,6 +701,7 @@ Suite *api_bin_suite(void)
     tcase_add_test(tc, test_f32_one_pass);
     tcase_add_test(tc, test_cos_hf_overflow);
     tcase_add_test(tc, test_layer_kinds_need_a_choice);
+    tcase_add_test(tc, test_warnings_header);
     suite_add_tcase(s, tc);
     return s;
 }

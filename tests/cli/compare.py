@@ -49,6 +49,7 @@ class Daemon(common.Daemon):
             try:
                 self.conn.request(method, path, body=body, headers=headers)
                 r = self.conn.getresponse()
+                self.warnings = r.getheader("X-Posenc-Warnings")
                 return r.status, r.read()
             except (http.client.HTTPException, OSError):
                 self.conn.close()
@@ -94,6 +95,9 @@ class Runner:
         args = list(cli_args) + ({"npz": ["--npz"], True: ["--npy"]}.get(npy, []))
         if array is not None:
             args += ["--array", array]
+        # a binary answer's warnings: the daemon's X-Posenc-Warnings header, the CLI's stderr line
+        hdr = daemon.warnings if npy else None
+        want_err = f"posenc: warnings: {hdr}\n".encode() if hdr else b""
         rc, out, err = self.run_cli(route, body if cli_body is None else cli_body, args)
         got = out if rc == 0 else (err[:-1] if err.endswith(b"\n") else err)
         why = None
@@ -104,8 +108,8 @@ class Runner:
                      min(len(got), len(dbody)))
             why = (f"bodies differ at byte {i} ({len(got)} vs {len(dbody)} bytes): "
                    f"CLI {got[max(0, i - 40):i + 40]!r} daemon {dbody[max(0, i - 40):i + 40]!r}")
-        elif rc == 0 and err:
-            why = f"exit 0 but stderr {err[:200]!r}"
+        elif rc == 0 and err != want_err:
+            why = f"exit 0, stderr {err[:200]!r}, want {want_err[:200]!r}"
         if why:
             self.failed += 1
             flag = {"npz": " --npz", True: " --npy"}.get(npy, "")

@@ -22,6 +22,7 @@
 #include "core/cache.h"
 #include "core/sinusoidal.h"
 #include "tests/lib/api_util.h"
+#include "wire/jw.h"
 #include "wire/tensor_io.h"
 
 static api_limits lim;
@@ -429,6 +430,28 @@ START_TEST(test_npy_rows)
 }
 END_TEST
 
+/* The warnings header's text (wire_json_ascii_strings): JSON strings in ASCII only. '"' and '\'
+ * escaped; U+00D7 (C3 97) as \u00d7; U+1F600 (F0 9F 98 80) as the UTF-16 pair D83D DE00
+ * (0x1F600 - 0x10000 = 0xF600: high 0xD800 + (0xF600 >> 10) = 0xD83D, low 0xDC00 + 0x200); a
+ * control byte as \u0001, DEL as \u007f; a lone continuation byte (ill-formed) as \ufffd. */
+START_TEST(test_ascii_strings)
+{
+    const char *in[] = {"a\"b\\c", "\xc3\x97", "\xf0\x9f\x98\x80", "\x01\x7f", "x\x80y"};
+    char *got = wire_json_ascii_strings(in, 5);
+    ck_assert_str_eq(got, "[\"a\\\"b\\\\c\",\"\\u00d7\",\"\\ud83d\\ude00\",\"\\u0001\\u007f\","
+                          "\"x\\ufffdy\"]");
+    json_t *j = json_loads(got, 0, NULL); /* valid JSON that reads back to the texts */
+    ck_assert_ptr_nonnull(j);
+    ck_assert_str_eq(json_string_value(json_array_get(j, 1)), "\xc3\x97");
+    ck_assert_str_eq(json_string_value(json_array_get(j, 2)), "\xf0\x9f\x98\x80");
+    json_decref(j);
+    free(got);
+    got = wire_json_ascii_strings(NULL, 0);
+    ck_assert_str_eq(got, "[]");
+    free(got);
+}
+END_TEST
+
 Suite *stream_suite(void)
 {
     Suite *s = suite_create("stream");
@@ -442,6 +465,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, test_dtype_rules);
     tcase_add_test(tc, test_npy_rows);
     tcase_add_test(tc, test_npy_header_writer);
+    tcase_add_test(tc, test_ascii_strings);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,11 +6,12 @@
     (64,)
     >>> q_rot, k_rot = pe.rope(q, k, config="config.json")   # q [B, H, T, D], k [B, Hkv, T, D]
 
-Errors of the daemon are raised as :class:`PosencError` (status, code, detail, pointers).
+Errors of the daemon are raised as :class:`PosencError` (status, code, detail, pointers); the
+warnings of a binary answer (header ``X-Posenc-Warnings``) are issued as :class:`PosencWarning`.
 """
 
 from .client import Client, CosSin, Rotated
-from .errors import PosencError
+from .errors import PosencError, PosencWarning
 
-__all__ = ["Client", "CosSin", "PosencError", "Rotated", "__version__"]
+__all__ = ["Client", "CosSin", "PosencError", "PosencWarning", "Rotated", "__version__"]
 __version__ = "0.1.0"

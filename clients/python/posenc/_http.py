@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import socket
 import time
+import warnings
 from urllib.parse import urlsplit
 from typing import IO, Any, Callable, Dict, Mapping, Optional, Tuple, TypeVar, Union
 
@@ -15,7 +17,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from . import _wire
-from .errors import PosencError
+from .errors import PosencError, PosencWarning
 
 __all__ = ["DEFAULT_URL", "HttpBase", "read_body", "session_for"]
 
@@ -81,6 +83,19 @@ def session_for(base_url: str) -> requests.Session:
     if options is not None:
         session.mount(base_url.rstrip("/") + "/", _OptionsAdapter(options))
     return session
+
+
+def _issue_warnings(header: Optional[str]) -> None:
+    """Each warning of a binary answer (its ``X-Posenc-Warnings`` header: a JSON array of strings)
+    as a :class:`PosencWarning`; a JSON answer has them in its ``warnings`` member instead."""
+    if not header:
+        return
+    try:
+        texts = json.loads(header)
+    except ValueError:
+        texts = [header]
+    for text in texts if isinstance(texts, list) else [texts]:
+        warnings.warn(str(text), PosencWarning, stacklevel=4)
 
 
 class HttpBase:
@@ -185,6 +200,7 @@ class HttpBase:
                 wait = self._backoff(attempt)
             else:
                 if resp.status_code < 400:
+                    _issue_warnings(resp.headers.get("X-Posenc-Warnings"))
                     return resp
                 err = PosencError.from_response(resp.status_code, resp.headers, resp.content)
                 resp.close()

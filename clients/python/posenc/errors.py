@@ -5,10 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
-__all__ = ["PosencError", "PROBLEM_PREFIX"]
+__all__ = ["PosencError", "PosencWarning", "PROBLEM_PREFIX"]
 
 #: Every posenc problem type is this prefix followed by its code (openapi.yaml, schema Problem).
 PROBLEM_PREFIX = "urn:posenc:problem:"
+
+
+class PosencWarning(UserWarning):
+    """A warning of the daemon about an answer it gave (``warnings`` of a JSON answer; the
+    ``X-Posenc-Warnings`` header of a binary one): a key it read differently from some Hugging Face
+    release, a value it dropped as Hugging Face does, … The numbers are still the answer's."""
 
 
 class PosencError(Exception):

@@ -243,3 +243,19 @@ def test_mrope_config_rotates_text_positions(client: posenc.Client) -> None:
     pos = np.arange(5)
     np.testing.assert_allclose(r.q, rotate_half_numpy(q, pos, inv), rtol=0, atol=1e-14)
     np.testing.assert_allclose(r.k, rotate_half_numpy(k, pos, inv), rtol=0, atol=1e-14)
+
+
+def test_binary_answer_warnings_are_issued(client: posenc.Client) -> None:
+    # A Llama config with partial_rotary_factor 0.5: Hugging Face rotates the whole head (the
+    # daemon answers for all 16 dims and warns). A binary answer has no `warnings` member; its
+    # header X-Posenc-Warnings carries them and the client issues each as a PosencWarning.
+    # Seen failing (no warning issued) with the header left unread.
+    cfg = {"model_type": "llama", "partial_rotary_factor": 0.5, "hidden_size": 64,
+           "num_attention_heads": 4, "rope_theta": 10000, "num_hidden_layers": 2}
+    q = np.ones((1, 4, 3, 16))
+    with pytest.warns(posenc.PosencWarning, match="rotates the whole head"):
+        r = client.rope(q, q, config=cfg)
+    # whole head: pair 7 (the last) turns at base^(-14/16) rad per position, not base^(-14/8)
+    theta = 10000.0 ** (-14 / 16)
+    want = math.cos(2 * theta) * 1.0 - math.sin(2 * theta) * 1.0
+    assert abs(float(r.q[0, 0, 2, 7]) - want) < 1e-15
