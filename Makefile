@@ -137,7 +137,8 @@ bench: deps
 # Issue 19's latency figure: /healthz p99 under 16 MiB amplification bodies and 8 concurrent 16 MiB
 # table uploads at most 5x its idle p99, in one run (hostile's `amplify` with the ratio held; CI's
 # `make hostile` holds only the 50 ms liveness bound, since the ratio of two sub-millisecond tails
-# follows the host's other load). Run it on a quiet machine.
+# follows the host's other load). Run it on a quiet machine. POSENC_AMPLIFY_LOAD=nice19 or idle
+# runs the load generator at nice 19 or SCHED_IDLE instead of nice 10 (tests/hostile/memory.py).
 .PHONY: bench-healthz
 bench-healthz: $(BUILD)/posencd
 	POSENC_HEALTHZ_RATIO=5 python3 tests/hostile/hostile.py --bin $(BUILD)/posencd amplify

@@ -315,22 +315,8 @@ static enum MHD_Result send_too_slow(srv_ctx *ctx, struct MHD_Connection *c, srv
     return srv_send_midbody(ctx, c, rq, API_PB_REQUEST_TIMEOUT, d);
 }
 
-/*
- * CLIENT GONE. A client that closes its connection half-way through a body must give back at once
- * what its request holds (its buffer in max_inflight_bytes, its spool bytes). libmicrohttpd
- * 0.9.75 (epoll, edge-triggered) takes a read shorter than its buffer to mean the socket is
- * drained and waits for the next edge; when the client's FIN is already queued behind its last
- * bytes at that read (the client sent and closed before the HTTP thread got to it: about one time
- * in three under load, always when the daemon was busy), no edge ever comes, the FIN is never
- * read and the request lives until --connection-timeout (strace: the last recvfrom returns 13,062
- * of 32,676 bytes, then epoll_wait and nothing; ss shows the socket in CLOSE-WAIT with an empty
- * receive queue). So each piece of a body with a Content-Length that leaves it incomplete is
- * followed by a peek at the socket (srv_client_gone): at end of stream the request can never
- * complete, and MHD_NO makes libmicrohttpd close it now (on_completed releases everything; its
- * error log says "Application reported internal error"). A chunked body is not checked: its end
- * may be waiting in libmicrohttpd's buffer behind a legitimate half-close. One recv per piece
- * (at most 32 KiB) costs about a microsecond.
- */
+/* MHD's access handler. A client that closes before its body is complete is let go at once:
+ * see CLIENT GONE in server/upload.c for the peeks after the headers and after each piece. */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
@@ -342,7 +328,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (rq == NULL)
             return MHD_NO;
         *con_cls = rq;
-        return first_call(ctx, c, rq, url, method, version);
+        enum MHD_Result a = first_call(ctx, c, rq, url, method, version);
+        if (a == MHD_YES && !rq->queued && srv_has_body(c))
+            srv_wake_if_gone(c); /* headers, then the client closed */
+        return a;
     }
     if (rq->queued || !(rq->compute || rq->table_put)) {
         if (*upload_size > 0) {
@@ -357,8 +346,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (upload_too_slow(ctx, rq, n))
             return send_too_slow(ctx, c, rq);
         if (rq->body_got < rq->body_declared && srv_client_gone(c))
-            return MHD_NO; /* closed mid-body: see CLIENT GONE above */
-        if (rq->bin) {     /* binary tensors: parts parsed, data spooled; errors are sticky */
+            return MHD_NO; /* closed mid-body: see CLIENT GONE in upload.c */
+        if (rq->body_declared == 0)
+            srv_wake_if_gone(c); /* chunked: the rest may be in MHD's buffer */
+        if (rq->bin) {           /* binary tensors: parts parsed, data spooled; errors are sticky */
             api_bin_feed(rq->bin, upload, n);
             return MHD_YES;
         }

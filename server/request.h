@@ -112,8 +112,14 @@ unsigned long long srv_declared_length(struct MHD_Connection *c);
 /* 1 when c's client has closed its side of the connection (or reset it) with nothing left unread
  * in the socket: a peek, which never takes bytes libmicrohttpd has not read. Only meaningful while
  * a body with a Content-Length is incomplete (every byte that arrived was handed to the access
- * handler): the client can then send nothing more, so the request is dead. See on_request. */
+ * handler): the client can then send nothing more, so the request is dead. See CLIENT GONE in
+ * upload.c. */
 int srv_client_gone(struct MHD_Connection *c);
+/* When srv_client_gone(c), shuts the read side of c's socket, so that libmicrohttpd's
+ * edge-triggered loop is woken and reads the end of stream it missed once it has used what its
+ * buffer holds (a request that buffer completes is answered; any other is closed as aborted).
+ * For a chunked body and at the headers, where the rest may be in that buffer. See CLIENT GONE. */
+void srv_wake_if_gone(struct MHD_Connection *c);
 /* Checks at the headers, reserving nothing, that the declared body fits the budget now: 0, or -1
  * with rq->overloaded set (answer srv_send_overloaded). */
 int srv_req_fits(srv_ctx *ctx, srv_req *rq, size_t declared);

@@ -54,17 +54,53 @@ unsigned long long srv_declared_length(struct MHD_Connection *c)
     return end != cl ? n : 0;
 }
 
-int srv_client_gone(struct MHD_Connection *c)
+/*
+ * CLIENT GONE. A client that closes its connection before its body is complete must give back at
+ * once what its request holds (its buffer in max_inflight_bytes, its spool bytes, its connection).
+ * libmicrohttpd 0.9.75 (epoll, edge-triggered) takes a read shorter than its buffer to mean the
+ * socket is drained and waits for the next edge; when the client's FIN is already queued behind
+ * its last bytes at that read (the client sent and closed before the HTTP thread got to it: about
+ * one time in three under load, always when the daemon was busy), no edge ever comes, the FIN is
+ * never read and the request lives until --connection-timeout (strace: the last recvfrom returns
+ * 13,062 of 32,676 bytes, then epoll_wait and nothing; ss shows the socket in CLOSE-WAIT with an
+ * empty receive queue). So the access handler peeks at the socket (srv_client_gone) each time it
+ * is called while a body may still be coming:
+ * - after a piece of a body with a Content-Length that leaves it incomplete, end of stream means
+ *   the request can never complete: the handler returns MHD_NO and libmicrohttpd closes it now
+ *   (its error log says "Application reported internal error");
+ * - after a piece of a chunked body, and at the headers of any request with a body, the rest may
+ *   already wait in libmicrohttpd's buffer (a client that sent everything and half-closed), so
+ *   end of stream there only shuts the read side of the socket (srv_wake_if_gone): that wakes the
+ *   edge-triggered loop (the kernel reports EPOLLIN again), and libmicrohttpd, once it has used
+ *   what its buffer holds, reads the end of stream itself and closes a request still incomplete
+ *   ("Connection was closed by remote side with incomplete request") -- what it does when the FIN
+ *   comes after its last read. A request the buffer completes is answered as before.
+ * on_completed (server/http.c) then releases everything. One recv per call (a piece is at most
+ * 32 KiB) costs about a microsecond.
+ */
+static int conn_fd(struct MHD_Connection *c)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (ci == NULL)
+    return ci == NULL ? -1 : ci->connect_fd;
+}
+
+int srv_client_gone(struct MHD_Connection *c)
+{
+    int fd = conn_fd(c);
+    if (fd < 0)
         return 0;
     char b;
-    ssize_t r = recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    ssize_t r = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
     if (r == 0)
         return 1; /* FIN: end of stream */
     return r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR; /* a reset */
+}
+
+void srv_wake_if_gone(struct MHD_Connection *c)
+{
+    if (srv_client_gone(c))
+        (void)shutdown(conn_fd(c), SHUT_RD); /* nothing more can arrive; see CLIENT GONE */
 }
 
 void srv_drop_body(srv_ctx *ctx, srv_req *rq)

@@ -20,7 +20,12 @@
  * - test_abort_queued: the same with A's bytes and its close all queued before the daemon reads
  *   them (th_raw_abandon), for a /rope body and a JSON table upload: each request completes (as
  *   aborted) within 3 s, not at --connection-timeout (30 s), and the gauge is 0 (the breaker's
- *   finding of issue 19: libmicrohttpd alone misses that FIN, server/http.c CLIENT GONE).
+ *   finding of issue 19: libmicrohttpd alone misses that FIN, server/upload.c CLIENT GONE).
+ * - test_abort_queued_chunked: the same with chunked bodies cut inside a chunk, at a chunk boundary
+ *   and inside a size line; test_abort_headers_only: with only the headers sent (declared and
+ *   chunked /rope, declared table upload).
+ * - test_half_close_answered: a whole request followed by a half-close, all queued the same way,
+ *   still gets its 200 (small and 60000-byte bodies, declared and chunked).
  * - test_slow_declared: A declares 60000 bytes but sends 100 → it holds 4096 (nothing is reserved
  *   for a declaration) and B is served at once.
  * Each test checks that posenc_overloaded_responses_total rose by exactly the 503s it saw and
@@ -389,18 +394,12 @@ static long long aborted(const char *route)
     return v < 0 ? 0 : v;
 }
 
-/* Sends head + the first `sent` bytes of body with th_raw_abandon; the request must complete as
- * aborted within 3 s (the connection timeout is 30 s) and the gauge be back at 0. */
-static void abandon(const char *head, const char *body, size_t sent, const char *route)
+/* Sends raw[0..len) with th_raw_abandon; the request must complete as aborted within 3 s (the
+ * connection timeout is 30 s) and the gauge be back at 0. */
+static void abandon_raw(const char *raw, size_t len, const char *route)
 {
     long long before = aborted(route);
-    size_t hl = strlen(head);
-    char *raw = malloc(hl + sent);
-    ck_assert_ptr_nonnull(raw);
-    memcpy(raw, head, hl);
-    memcpy(raw + hl, body, sent);
-    ck_assert_int_eq(th_raw_abandon(&srv, raw, hl + sent), 0);
-    free(raw);
+    ck_assert_int_eq(th_raw_abandon(&srv, raw, len), 0);
     double t0 = now_ms();
     while (aborted(route) != before + 1 && now_ms() - t0 < 3000) {
         struct timespec ts = {0, 20 * 1000 * 1000};
@@ -410,6 +409,43 @@ static void abandon(const char *head, const char *body, size_t sent, const char 
                   "%s: the request cut off mid-body was still open after %.0f ms (gauge %lld)",
                   route, now_ms() - t0, metric("posenc_inflight_body_bytes"));
     ck_assert_int_eq(wait_gauge(0), 0);
+}
+
+/* Sends head + the first `sent` bytes of body with th_raw_abandon (abandon_raw). */
+static void abandon(const char *head, const char *body, size_t sent, const char *route)
+{
+    size_t hl = strlen(head);
+    char *raw = malloc(hl + sent + 1);
+    ck_assert_ptr_nonnull(raw);
+    memcpy(raw, head, hl);
+    memcpy(raw + hl, body, sent);
+    abandon_raw(raw, hl + sent, route);
+    free(raw);
+}
+
+/* Sends head (which says Transfer-Encoding: chunked) and the first `sent` bytes of body in chunks
+ * of 20000 bytes (the last one cut short when sent is not a multiple: its size line promises
+ * 20000), then `tail` (a cut-off size line, or ""), with th_raw_abandon (abandon_raw). The
+ * terminating 0-size chunk is never sent. */
+static void abandon_chunked(const char *head, const char *body, size_t sent, const char *tail,
+                            const char *route)
+{
+    size_t hl = strlen(head), cap = hl + sent + 16 * (sent / 20000 + 1) + strlen(tail);
+    char *raw = malloc(cap);
+    ck_assert_ptr_nonnull(raw);
+    memcpy(raw, head, hl);
+    size_t n = hl;
+    for (size_t off = 0; off < sent; off += 20000) {
+        size_t piece = sent - off < 20000 ? sent - off : 20000;
+        n += (size_t)snprintf(raw + n, cap - n, "4e20\r\n"); /* 20000 */
+        memcpy(raw + n, body + off, piece);
+        n += piece;
+        if (piece == 20000)
+            n += (size_t)snprintf(raw + n, cap - n, "\r\n");
+    }
+    n += (size_t)snprintf(raw + n, cap - n, "%s", tail);
+    abandon_raw(raw, n, route);
+    free(raw);
 }
 
 START_TEST(test_abort_queued)
@@ -435,6 +471,97 @@ START_TEST(test_abort_queued)
 }
 END_TEST
 
+/* The same for chunked bodies, cut off in three places: inside a chunk's data (30000 of 40000
+ * bytes sent), at a chunk boundary (40000) and inside a chunk's size line ("4e" of "4e20"); the
+ * daemon holds 32768 or 65536 bytes of buffer for them until the close is noticed. */
+START_TEST(test_abort_queued_chunked)
+{
+    static const char rope[] = "POST /rope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                               "\r\nTransfer-Encoding: chunked\r\n\r\n";
+    static const char put[] = "PUT /tables/abandoned HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                              "application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+    char *body = rope_body(A_LEN);
+    abandon_chunked(rope, body, 30000, "", "rope");
+    abandon_chunked(rope, body, 40000, "", "rope");
+    abandon_chunked(rope, body, 40000, "4e", "rope");
+    memset(body, ' ', A_LEN);
+    memcpy(body, "{\"data\":[[0.5,-0.25]]", 21);
+    abandon_chunked(put, body, 30000, "", "table_put");
+    abandon_chunked(put, body, 40000, "4e", "table_put");
+    free(body);
+    ck_assert_int_eq(get_status("/tables/abandoned"), 404);
+    expect_b_ok(1);
+}
+END_TEST
+
+/* A client that sends the headers of a request with a body and closes before any of the body:
+ * the request completes (as aborted) within 3 s, for a declared and a chunked /rope body and a
+ * declared table upload. */
+START_TEST(test_abort_headers_only)
+{
+    char head[256];
+    int n = snprintf(head, sizeof head,
+                     "POST /rope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %d\r\n\r\n",
+                     A_LEN);
+    abandon_raw(head, (size_t)n, "rope");
+    n = snprintf(head, sizeof head,
+                 "POST /rope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 "Transfer-Encoding: chunked\r\n\r\n");
+    abandon_raw(head, (size_t)n, "rope");
+    n = snprintf(head, sizeof head,
+                 "PUT /tables/abandoned HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                 "application/json\r\nContent-Length: %d\r\n\r\n",
+                 A_LEN);
+    abandon_raw(head, (size_t)n, "table_put");
+    ck_assert_int_eq(get_status("/tables/abandoned"), 404);
+    expect_b_ok(0);
+}
+END_TEST
+
+/* A client that sends a whole request and half-closes (the bytes and its FIN queued before the
+ * daemon reads them, th_raw_half_closed) still gets its answer: the peeks that let go of a client
+ * gone mid-body (server/upload.c, CLIENT GONE) see the same end of stream here, and must leave a
+ * request that libmicrohttpd's buffer completes alone. A small declared body, the 60000-byte one
+ * (more than one read) and both chunked. */
+START_TEST(test_half_close_answered)
+{
+    char *body = rope_body(A_LEN);
+    static const char small[] = "{\"head_dim\":2,\"inv_freq\":[0.5],\"q\":[1,2],\"k\":[3,1],"
+                                "\"q_positions\":[2],\"k_positions\":[0]}";
+    const char *bodies[] = {small, body};
+    size_t lens[] = {sizeof small - 1, A_LEN};
+    size_t cap = A_LEN + 512;
+    char *raw = malloc(cap);
+    ck_assert_ptr_nonnull(raw);
+    for (int chunked = 0; chunked < 2; chunked++)
+        for (int i = 0; i < 2; i++) {
+            int n = snprintf(raw, cap,
+                             "POST /rope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                             "\r\nConnection: close\r\n");
+            if (chunked)
+                n += snprintf(raw + n, cap - (size_t)n, "Transfer-Encoding: chunked\r\n\r\n%zx\r\n",
+                              lens[i]);
+            else
+                n += snprintf(raw + n, cap - (size_t)n, "Content-Length: %zu\r\n\r\n", lens[i]);
+            memcpy(raw + n, bodies[i], lens[i]);
+            n += (int)lens[i];
+            if (chunked)
+                n += snprintf(raw + n, cap - (size_t)n, "\r\n0\r\n\r\n");
+            th_resp r;
+            ck_assert_int_eq(th_raw_half_closed(&srv, raw, (size_t)n, &r), 0);
+            ck_assert_msg(r.status == 200, "chunked %d, %zu bytes: status %ld: %s", chunked,
+                          lens[i], r.status, r.body ? r.body : "");
+            ck_assert_msg(strstr(r.body, "\"scores\":[[-1.5058433946987837]]") != NULL, "%s",
+                          r.body);
+            th_resp_free(&r);
+        }
+    free(raw);
+    free(body);
+    ck_assert_int_eq(wait_gauge(0), 0);
+}
+END_TEST
+
 Suite *http_inflight_suite(void)
 {
     Suite *s = suite_create("http_inflight");
@@ -446,6 +573,9 @@ Suite *http_inflight_suite(void)
     tcase_add_test(tc, test_tables);
     tcase_add_test(tc, test_abort);
     tcase_add_test(tc, test_abort_queued);
+    tcase_add_test(tc, test_abort_queued_chunked);
+    tcase_add_test(tc, test_abort_headers_only);
+    tcase_add_test(tc, test_half_close_answered);
     tcase_add_test(tc, test_slow_declared);
     suite_add_tcase(s, tc);
     return s;

@@ -203,6 +203,22 @@ int th_raw_abandon(const th_server *s, const char *raw, size_t len)
     return fd >= 0 && rc == 0 ? 0 : -1;
 }
 
+int th_raw_half_closed(const th_server *s, const char *raw, size_t len, th_resp *r)
+{
+    memset(r, 0, sizeof *r);
+    if (kill(s->pid, SIGSTOP) != 0)
+        return -1;
+    int fd = th_raw_open(s, raw, len);
+    if (fd >= 0)
+        shutdown(fd, SHUT_WR);
+    if (kill(s->pid, SIGCONT) != 0 || fd < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return th_raw_finish(fd, raw, 0, r);
+}
+
 int th_raw_finish(int fd, const char *raw, size_t len, th_resp *r)
 {
     memset(r, 0, sizeof *r);

@@ -56,8 +56,11 @@ int th_raw_finish(int fd, const char *raw, size_t len, th_resp *r);
 /* Stops the daemon (SIGSTOP), opens a connection, writes raw[0..len) (a request cut off half-way
  * through its body), closes it and lets the daemon go on (SIGCONT): the bytes and the client's
  * FIN are all queued before the daemon reads any of them, the case libmicrohttpd 0.9.75 alone
- * notices only at --connection-timeout (server/http.c, CLIENT GONE). raw must fit the socket
+ * notices only at --connection-timeout (server/upload.c, CLIENT GONE). raw must fit the socket
  * buffers (64 KiB is safe). Returns 0, or -1. */
 int th_raw_abandon(const th_server *s, const char *raw, size_t len);
+/* The same, but the client only half-closes (shutdown SHUT_WR, after a complete request) and then
+ * reads the response into r (as th_raw_finish). Returns 0 when a response arrived. */
+int th_raw_half_closed(const th_server *s, const char *raw, size_t len, th_resp *r);
 
 #endif
