@@ -21,7 +21,8 @@ run by hostile.py.
                (access log) is printed. POSENC_AMPLIFY_LOAD sets the load generator's priority:
                nice10 (the default), nice19 or idle (SCHED_IDLE), for measuring
                (docs/performance.md, "/healthz under amplify"); the figures name it when it is
-               not the default.
+               not the default. POSENC_AMPLIFY_PIECE=N sends each body in send() calls of N
+               bytes (default 0: one sendall), as a remote client's packets arrive.
 """
 import json
 import multiprocessing
@@ -238,18 +239,40 @@ def _load(port, amps, table, conn, prio="nice10"):
     else:
         os.setpriority(os.PRIO_PROCESS, 0, 19 if prio == "nice19" else 10)
     res = {}
+    piece = int(os.environ.get("POSENC_AMPLIFY_PIECE", "0"))
+
+    def send(method, path, body, timeout):
+        """request(), or with POSENC_AMPLIFY_PIECE=N the body in send() calls of N bytes: on
+        loopback the receiving TCP path runs inside the sender's send(), which this kernel does
+        not preempt; a remote client's bytes arrive in packets instead."""
+        if piece <= 0:
+            return request(port, method, path, body, JSON, timeout=timeout)[0]
+        s = connect(port, timeout)
+        try:
+            s.sendall(("%s %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                       "Content-Length: %d\r\nConnection: close\r\n\r\n"
+                       % (method, path, len(body))).encode())
+            view = memoryview(body)
+            try:
+                for off in range(0, len(body), piece):
+                    s.sendall(view[off:off + piece])
+            except OSError:
+                pass  # refused early: its answer is already here
+            return read_response(s, timeout)[0]
+        finally:
+            s.close()
 
     def amp(i):
         for _ in range(2):
             try:
-                st = request(port, "POST", "/rope", amps[i], JSON, timeout=120)[0]
+                st = send("POST", "/rope", amps[i], 120)
             except Exception as e:  # noqa: BLE001
                 st = type(e).__name__
             res.setdefault("amp%d" % i, []).append(st)
 
     def up(i):
         try:
-            st = request(port, "PUT", "/tables/a%d" % i, table, JSON, timeout=300)[0]
+            st = send("PUT", "/tables/a%d" % i, table, 300)
         except Exception as e:  # noqa: BLE001
             st = type(e).__name__
         res["up%d" % i] = st
