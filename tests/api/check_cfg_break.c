@@ -1,0 +1,125 @@
+/*
+ * tests/api/check_cfg_break.c -- published config.json files (issue 15, the cfg-breaker pass)
+ * that posenc refused or answered differently from Hugging Face transformers. Each case keeps
+ * the published keys that matter, says which repository published them, and derives the
+ * expected numbers from the HF code it cites (not from posenc's output).
+ */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "tests/lib/api_util.h"
+
+/* CohereForAI/c4ai-command-r7b-12-2024 config.json (Cohere2ForCausalLM, transformers
+ * 4.48.0.dev0), layers cut to 8; it and Command A / Tiny Aya carry
+ * "position_embedding_type": "rope_gptj", which Cohere2Config does not read. */
+#define COMMAND_R7B                                                                                \
+    "{'architectures': ['Cohere2ForCausalLM'], 'head_dim': 128, 'hidden_size': 4096,"              \
+    " 'layer_switch': 4, 'logit_scale': 0.25, 'max_position_embeddings': 132096,"                  \
+    " 'model_type': 'cohere2', 'num_attention_heads': 32, 'num_hidden_layers': 8,"                 \
+    " 'num_key_value_heads': 8, 'order_of_interleaved_layers': 'local_attn_first',"                \
+    " 'position_embedding_type': 'rope_gptj', 'rope_scaling': null, 'rope_theta': 50000,"          \
+    " 'rotary_pct': 1.0, 'sliding_window': 4096, 'sliding_window_pattern': 4}"
+
+START_TEST(test_cohere2_rope_gptj)
+{
+    /* Was a 422 at /config/position_embedding_type ("this model's positions are not RoPE") on
+     * POST /rope and POST /model/method. HF: Cohere2Config has no position_embedding_type;
+     * modeling_cohere2.py rotates adjacent pairs (rotate_half on repeat_interleave'd cos/sin) at
+     * rope_theta over head_dim 128 on the sliding layers (3 of every 4), none on the full ones.
+     * inv_freq[1] = 50000^(-2/128). */
+    json_t *j = au_ok(api_rope, "{'config': " COMMAND_R7B ", 'layer': 0, 'seq_len': 2}");
+    ck_assert_str_eq(au_str(json_object_get(j, "resolved"), "layout"), "interleaved");
+    ck_assert(au_close(au_num(j, "inv_freq", 1, -1, -1), pow(50000.0, -2.0 / 128.0), 1e-15, 1e-12));
+    const json_t *ign = json_object_get(json_object_get(j, "resolved"), "ignored");
+    ck_assert_ptr_nonnull(json_object_get(ign, "config.position_embedding_type"));
+    json_decref(j);
+    j = au_ok(api_model_method, COMMAND_R7B);
+    ck_assert_uint_eq(json_array_size(json_object_get(j, "kinds")), 2); /* rope, none */
+    json_decref(j);
+    /* another value still says the model is not RoPE */
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'cohere2', 'hidden_size': 512,"
+                      " 'num_attention_heads': 4, 'num_hidden_layers': 4, 'rope_theta': 50000,"
+                      " 'position_embedding_type': 'absolute'}, 'layer': 0}",
+                      "/config/position_embedding_type", NULL);
+}
+END_TEST
+
+/* microsoft/Phi-3.5-MoE-instruct config.json's rope_scaling (longrope with short_mscale and
+ * long_mscale, both 1.243163121016122; 64 factors each, the long ones here 1.02 for brevity,
+ * short all 1.0 as published). */
+#define PHIMOE(mt, sm, lm)                                                                         \
+    "{'model_type': '" mt "', 'hidden_size': 4096, 'num_attention_heads': 32,"                     \
+    " 'num_hidden_layers': 2, 'max_position_embeddings': 131072, 'rope_theta': 10000.0,"           \
+    " 'rope_scaling': {'type': 'longrope', 'original_max_position_embeddings': 4096,"              \
+    " 'short_mscale': " sm ", 'long_mscale': " lm                                                  \
+    ", 'short_factor': [" F64(1.0) "],"                                                            \
+                                   " 'long_factor': [" F64(1.02) "]}}"
+#define F8(x) #x "," #x "," #x "," #x "," #x "," #x "," #x "," #x
+#define F64(x) F8(x) "," F8(x) "," F8(x) "," F8(x) "," F8(x) "," F8(x) "," F8(x) "," F8(x)
+
+START_TEST(test_phimoe_mscale)
+{
+    /* Was a 422 at /config/rope_scaling/long_mscale ("a scaling field posenc does not read").
+     * HF modular_phimoe.py PhimoeRotaryEmbedding.forward: cos and sin times long_mscale when
+     * seq_len = max(position_ids) + 1 > original_max_position_embeddings, else short_mscale, in
+     * place of longrope's attention factor. The published values are equal; 1.1 / 1.3 (edited)
+     * show the choice. */
+    char body[4096];
+    snprintf(body, sizeof body, "{'config': %s, 'seq_len': 4096}",
+             PHIMOE("phimoe", "1.243163121016122", "1.243163121016122"));
+    json_t *j = au_ok(api_rope, body);
+    ck_assert(au_close(au_num(j, "attention_factor", -1, -1, -1), 1.243163121016122, 0, 1e-15));
+    json_decref(j);
+    snprintf(body, sizeof body, "{'config': %s, 'seq_len': 4096}", PHIMOE("phimoe", "1.1", "1.3"));
+    j = au_ok(api_rope, body);
+    ck_assert(au_close(au_num(j, "attention_factor", -1, -1, -1), 1.1, 0, 1e-15));
+    json_decref(j);
+    snprintf(body, sizeof body, "{'config': %s, 'seq_len': 4097}", PHIMOE("phimoe", "1.1", "1.3"));
+    j = au_ok(api_rope, body);
+    ck_assert(au_close(au_num(j, "attention_factor", -1, -1, -1), 1.3, 0, 1e-15));
+    /* the long list at 4097: inv_freq[0] = 1 / 1.02 */
+    ck_assert(au_close(au_num(j, "inv_freq", 0, -1, -1), 1.0 / 1.02, 0, 1e-15));
+    json_decref(j);
+    /* any other model_type: still the 422 at the key (read for phimoe only) */
+    snprintf(body, sizeof body, "{'config': %s, 'seq_len': 4097}", PHIMOE("phi3", "1.1", "1.3"));
+    au_expect_422(api_rope, body, "/config/rope_scaling/short_mscale", NULL);
+}
+END_TEST
+
+START_TEST(test_dual_chunk_listed)
+{
+    /* Qwen/Qwen2.5-7B-Instruct-1M config.json: dual_chunk_attention_config (vLLM's) was dropped
+     * without a word (neither in resolved.sources nor resolved.ignored). HF's Qwen2 rotates
+     * plainly at rope_theta 1e7: inv_freq[1] = 1e7^(-2/128); the key is listed in
+     * resolved.ignored. */
+    json_t *j =
+        au_ok(api_rope, "{'config': {'model_type': 'qwen2', 'hidden_size': 3584,"
+                        " 'num_attention_heads': 28, 'num_key_value_heads': 4,"
+                        " 'num_hidden_layers': 28, 'max_position_embeddings': 1010000,"
+                        " 'rope_theta': 10000000.0, 'rope_scaling': null,"
+                        " 'dual_chunk_attention_config': {'chunk_size': 262144, 'local_size': 8192,"
+                        " 'original_max_position_embeddings': 262144},"
+                        " 'sliding_window': 32768, 'use_sliding_window': false}, 'seq_len': 2}");
+    ck_assert(au_close(au_num(j, "inv_freq", 1, -1, -1), pow(1e7, -2.0 / 128.0), 1e-15, 1e-12));
+    const json_t *ign = json_object_get(json_object_get(j, "resolved"), "ignored");
+    ck_assert_ptr_nonnull(json_object_get(ign, "config.dual_chunk_attention_config"));
+    json_decref(j);
+}
+END_TEST
+
+Suite *cfg_break_suite(void)
+{
+    Suite *s = suite_create("cfg_break");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, au_setup, au_teardown);
+    tcase_add_test(tc, test_cohere2_rope_gptj);
+    tcase_add_test(tc, test_phimoe_mscale);
+    tcase_add_test(tc, test_dual_chunk_listed);
+    suite_add_tcase(s, tc);
+    return s;
+}
