@@ -157,8 +157,10 @@ int api_model_softmax_mscale(const char *model_type)
      * deepseek_v32 and glm4_moe_lite inherit DeepseekV3Attention; Mistral4Attention has it since
      * transformers#47435 */
     static const char *const DS[] = {
-        "deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite", "mistral4", "longcat_flash",
-        "youtu",       NULL}; /* LongcatFlashMLA; YoutuAttention(DeepseekV3Attention) */
+        "deepseek_v2", "deepseek_v3",   "deepseek_v32", "glm4_moe_lite",
+        "mistral4",    "longcat_flash", "youtu",        "kimi_k2",
+        NULL}; /* LongcatFlashMLA; YoutuAttention(DeepseekV3Attention);
+                * Kimi K2: Moonshot's remote modeling_deepseek.py */
     return api_str_in_list(DS, model_type);
 }
 
@@ -441,6 +443,7 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "falcon",
                                           "deepseek_v2",
                                           "deepseek_v3",
+                                          "kimi_k2", /* DeepSeek-V3's remote code (Kimi K2) */
                                           "deepseek_v32",
                                           "glm",
                                           "glm4",

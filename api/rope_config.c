@@ -166,10 +166,12 @@ static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, 
         api_rc_origin_set(&out->layout_o, fp, "config.rope_interleave");
         return;
     }
-    /* rope_interleave defaults to true (DeepseekV3Config and its copies, Mistral4Config) */
-    static const char *const INTERLEAVED_MODELS[] = {
-        "gptj",          "codegen",  "deepseek_v2", "deepseek_v3",
-        "glm4_moe_lite", "mistral4", "youtu",       NULL};
+    /* rope_interleave defaults to true (DeepseekV3Config and its copies, Mistral4Config); Kimi K2
+     * (model_type kimi_k2, moonshotai/Kimi-K2-Instruct) runs DeepSeek-V3's remote
+     * modeling_deepseek.py, whose apply_rotary_pos_emb permutes q and k into pairs */
+    static const char *const INTERLEAVED_MODELS[] = {"gptj",        "codegen",       "deepseek_v2",
+                                                     "deepseek_v3", "glm4_moe_lite", "mistral4",
+                                                     "youtu",       "kimi_k2",       NULL};
     if (out->model_type[0] && api_str_in_list(INTERLEAVED_MODELS, out->model_type)) {
         out->layout = PE_ROPE_INTERLEAVED;
         api_ptr(fp, sizeof fp, ptr, "model_type");

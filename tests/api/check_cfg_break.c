@@ -112,6 +112,37 @@ START_TEST(test_dual_chunk_listed)
 }
 END_TEST
 
+/* moonshotai/Kimi-K2-Instruct config.json (model_type kimi_k2, architectures
+ * DeepseekV3ForCausalLM, auto_map to the repository's modeling_deepseek.py), layers cut to 2 */
+#define KIMI_K2                                                                                    \
+    "{'architectures': ['DeepseekV3ForCausalLM'], 'model_type': 'kimi_k2', 'hidden_size': 7168,"   \
+    " 'num_attention_heads': 64, 'num_key_value_heads': 64, 'num_hidden_layers': 2,"               \
+    " 'kv_lora_rank': 512, 'q_lora_rank': 1536, 'qk_nope_head_dim': 128, 'qk_rope_head_dim': 64,"  \
+    " 'v_head_dim': 128, 'max_position_embeddings': 131072, 'rope_theta': 50000.0,"                \
+    " 'rope_scaling': {'beta_fast': 1.0, 'beta_slow': 1.0, 'factor': 32.0, 'mscale': 1.0,"         \
+    " 'mscale_all_dim': 1.0, 'original_max_position_embeddings': 4096, 'type': 'yarn'}}"
+
+START_TEST(test_kimi_k2_deepseek)
+{
+    /* Kimi K2 is DeepSeek-V3's architecture under model_type kimi_k2 (no transformers port; the
+     * Hub's modeling_deepseek.py, as vLLM's DeepseekV3 path): apply_rotary_pos_emb permutes q and
+     * k into adjacent pairs, softmax_scale = (128 + 64)^-0.5 x mscale(32, 1)^2 with mscale(s, m)
+     * = 0.1 m ln s + 1. Before: half layout, scale 1/sqrt(64) = 0.125 (LlamaAttention's rule,
+     * assumed) and softmax_scale_factor 1 with a warning. */
+    json_t *j = au_ok(api_rope, "{'config': " KIMI_K2 ", 'seq_len': 2}");
+    ck_assert_str_eq(au_str(json_object_get(j, "resolved"), "layout"), "interleaved");
+    double m = 0.1 * log(32.0) + 1.0;
+    ck_assert(au_close(au_num(j, "softmax_scale_factor", -1, -1, -1), m * m, 0, 1e-15));
+    ck_assert(au_close(au_num(j, "attention_factor", -1, -1, -1), 1.0, 0, 1e-15));
+    json_decref(j);
+    j = au_ok(api_model_method, KIMI_K2);
+    const json_t *par =
+        json_object_get(json_array_get(json_object_get(j, "kinds"), 0), "parameters");
+    ck_assert(au_close(au_number(json_object_get(par, "scale")), 1.0 / sqrt(192.0), 0, 1e-15));
+    json_decref(j);
+}
+END_TEST
+
 Suite *cfg_break_suite(void)
 {
     Suite *s = suite_create("cfg_break");
@@ -120,6 +151,7 @@ Suite *cfg_break_suite(void)
     tcase_add_test(tc, test_cohere2_rope_gptj);
     tcase_add_test(tc, test_phimoe_mscale);
     tcase_add_test(tc, test_dual_chunk_listed);
+    tcase_add_test(tc, test_kimi_k2_deepseek);
     suite_add_tcase(s, tc);
     return s;
 }
