@@ -135,6 +135,11 @@ static const struct {
      * none of posenc's layouts (inv_freq and cos / sin are LlamaRotaryEmbedding's) */
     {"nanochat", "modular_nanochat.py rotates by minus the angle (rotate_half returns cat(x2, "
                  "-x1)), not a pair layout posenc has"},
+    /* DeepseekV4Config.__post_init__ builds rope_parameters {main, compress}: answering the file
+     * as one kind gave every layer rope_theta with the yarn scaling and its attention factor */
+    {"deepseek_v4", "two RoPEs (configuration_deepseek_v4.py): sliding layers rope_theta "
+                    "unscaled, compressed ones compress_rope_theta with the yarn and "
+                    "attention_factor 1; send each to POST /rope"},
 };
 
 const char *api_model_rope_refused(const char *model_type)

@@ -38,7 +38,8 @@ static const char *const POS_EXACT[] = {
     /* hybrid models' layer placement (api/model_hybrid.h) */
     "attn_layer_period", "attn_layer_offset", "hybrid_override_pattern", "layers_block_type",
     "full_attn_idxs", "use_mem_rope", "use_long_context",
-    "dual_chunk_attention_config", /* Qwen2.5-1M's (vLLM) */
+    "dual_chunk_attention_config",            /* Qwen2.5-1M's (vLLM) */
+    "compress_rope_theta", "compress_ratios", /* DeepSeek-V4's second RoPE and its layers */
     NULL};
 
 int api_rope_position_key(const char *k)

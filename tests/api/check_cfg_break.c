@@ -143,6 +143,34 @@ START_TEST(test_kimi_k2_deepseek)
 }
 END_TEST
 
+START_TEST(test_deepseek_v4_refused)
+{
+    /* DeepSeek-V4-Flash's keys (deepseek-ai/DeepSeek-V4-Flash config.json as other projects'
+     * fixtures copy it: compress_ratios, compress_rope_theta 160000, qk_rope_head_dim 64 of
+     * head_dim 512; a yarn rope_scaling), 4 layers. HF's DeepseekV4Config.__post_init__
+     * (configuration_deepseek_v4.py) builds rope_parameters {"main": default at rope_theta,
+     * "compress": the yarn at compress_rope_theta with attention_factor 1.0}. posenc answered one
+     * kind, every layer rope_theta 10000 with the yarn and attention factor 0.1 ln 16 + 1, which
+     * is no layer's numbers. Now a 422 at model_type on both routes; compress_rope_theta in
+     * another model_type's file is a 422 at the key (it was dropped without a word). */
+    static const char CFG[] =
+        "{'architectures': ['DeepseekV4ForCausalLM'], 'model_type': 'deepseek_v4',"
+        " 'hidden_size': 4096, 'num_hidden_layers': 4, 'num_attention_heads': 64,"
+        " 'num_key_value_heads': 1, 'head_dim': 512, 'qk_rope_head_dim': 64,"
+        " 'max_position_embeddings': 1048576, 'rope_theta': 10000, 'compress_rope_theta': 160000.0,"
+        " 'compress_ratios': [0, 0, 4, 128], 'sliding_window': 128, 'rope_scaling': {'type':"
+        " 'yarn', 'factor': 16, 'original_max_position_embeddings': 65536}}";
+    char body[1024];
+    snprintf(body, sizeof body, "{'config': %s, 'seq_len': 2}", CFG);
+    au_expect_422_msg(api_rope, body, "/config/model_type", "compress_rope_theta");
+    au_expect_422_msg(api_model_method, CFG, "/model_type", "compress_rope_theta");
+    au_expect_422(api_rope,
+                  "{'config': {'model_type': 'llama', 'hidden_size': 256,"
+                  " 'num_attention_heads': 4, 'compress_rope_theta': 160000}, 'seq_len': 2}",
+                  "/config/compress_rope_theta", NULL);
+}
+END_TEST
+
 Suite *cfg_break_suite(void)
 {
     Suite *s = suite_create("cfg_break");
@@ -152,6 +180,7 @@ Suite *cfg_break_suite(void)
     tcase_add_test(tc, test_phimoe_mscale);
     tcase_add_test(tc, test_dual_chunk_listed);
     tcase_add_test(tc, test_kimi_k2_deepseek);
+    tcase_add_test(tc, test_deepseek_v4_refused);
     suite_add_tcase(s, tc);
     return s;
 }
