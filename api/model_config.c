@@ -122,6 +122,18 @@ int api_model_layout_fixed(const char *model_type, const char **why)
     return 0;
 }
 
+int api_model_layout_fixed_half(const char *model_type, const char **why)
+{
+    /* GLM-5: GlmMoeDsaConfig documents rope_interleave (default true), GlmMoeDsaAttention never
+     * reads it: apply_rotary_pos_emb is the split-half rotate_half */
+    if (model_type != NULL && strcmp(model_type, "glm_moe_dsa") == 0) {
+        *why = "modeling_glm_moe_dsa.py apply_rotary_pos_emb: rotate_half, rope_interleave not "
+               "read";
+        return 1;
+    }
+    return 0;
+}
+
 /* Model types whose position code posenc's config reading would get wrong: a 422 naming why. */
 static const struct {
     const char *model_type;
@@ -448,7 +460,8 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "falcon",
                                           "deepseek_v2",
                                           "deepseek_v3",
-                                          "kimi_k2", /* DeepSeek-V3's remote code (Kimi K2) */
+                                          "kimi_k2",     /* DeepSeek-V3's remote code (Kimi K2) */
+                                          "glm_moe_dsa", /* GLM-5 (modeling_glm_moe_dsa.py) */
                                           "deepseek_v32",
                                           "glm",
                                           "glm4",

@@ -158,6 +158,11 @@ static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, 
         api_rc_origin_set(&out->layout_o, fp, "config.model_type (%s: %s)", out->model_type, why);
         return;
     }
+    if (api_model_layout_fixed_half(out->model_type, &why)) {
+        api_ptr(fp, sizeof fp, ptr, "model_type");
+        api_rc_origin_set(&out->layout_o, fp, "config.model_type (%s: %s)", out->model_type, why);
+        return;
+    }
     int il = 0;
     int rc = api_get_bool(pb, cfg, ptr, "rope_interleave", &il);
     if (rc > 0) {

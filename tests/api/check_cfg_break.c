@@ -171,6 +171,33 @@ START_TEST(test_deepseek_v4_refused)
 }
 END_TEST
 
+START_TEST(test_glm5_half_mla_scale)
+{
+    /* GLM-5 (model_type glm_moe_dsa; GlmMoeDsaConfig's defaults, which follow zai-org/GLM-5:
+     * qk_nope_head_dim 192, qk_rope_head_dim 64, rope_theta 1e6) with "rope_interleave": true,
+     * which the config class documents. HF's GlmMoeDsaAttention (modeling_glm_moe_dsa.py) never
+     * reads it: apply_rotary_pos_emb is rotate_half; scaling = (192 + 64)^-0.5 = 1/16. Before:
+     * adjacent pairs (from rope_interleave) and 1/sqrt(64) = 0.125 "assumed". */
+    static const char CFG[] =
+        "{'architectures': ['GlmMoeDsaForCausalLM'], 'model_type': 'glm_moe_dsa',"
+        " 'hidden_size': 6144, 'num_hidden_layers': 2, 'num_attention_heads': 64,"
+        " 'num_key_value_heads': 64, 'q_lora_rank': 2048, 'kv_lora_rank': 512,"
+        " 'qk_nope_head_dim': 192, 'qk_rope_head_dim': 64, 'v_head_dim': 256,"
+        " 'max_position_embeddings': 202752, 'rope_theta': 1000000, 'rope_interleave': true}";
+    char body[1024];
+    snprintf(body, sizeof body, "{'config': %s, 'seq_len': 2}", CFG);
+    json_t *j = au_ok(api_rope, body);
+    ck_assert_str_eq(au_str(json_object_get(j, "resolved"), "layout"), "half");
+    ck_assert(au_close(au_num(j, "inv_freq", 1, -1, -1), pow(1e6, -2.0 / 64.0), 1e-15, 1e-12));
+    json_decref(j);
+    j = au_ok(api_model_method, CFG);
+    const json_t *par =
+        json_object_get(json_array_get(json_object_get(j, "kinds"), 0), "parameters");
+    ck_assert(au_close(au_number(json_object_get(par, "scale")), 1.0 / 16.0, 0, 1e-15));
+    json_decref(j);
+}
+END_TEST
+
 Suite *cfg_break_suite(void)
 {
     Suite *s = suite_create("cfg_break");
@@ -181,6 +208,7 @@ Suite *cfg_break_suite(void)
     tcase_add_test(tc, test_dual_chunk_listed);
     tcase_add_test(tc, test_kimi_k2_deepseek);
     tcase_add_test(tc, test_deepseek_v4_refused);
+    tcase_add_test(tc, test_glm5_half_mla_scale);
     suite_add_tcase(s, tc);
     return s;
 }
