@@ -122,6 +122,18 @@ int api_model_layout_fixed(const char *model_type, const char **why)
     return 0;
 }
 
+int api_model_layout_fixed_half(const char *model_type, const char **why)
+{
+    /* GLM-5: GlmMoeDsaConfig documents rope_interleave (default true), GlmMoeDsaAttention never
+     * reads it: apply_rotary_pos_emb is the split-half rotate_half */
+    if (model_type != NULL && strcmp(model_type, "glm_moe_dsa") == 0) {
+        *why = "modeling_glm_moe_dsa.py apply_rotary_pos_emb: rotate_half, rope_interleave not "
+               "read";
+        return 1;
+    }
+    return 0;
+}
+
 /* Model types whose position code posenc's config reading would get wrong: a 422 naming why. */
 static const struct {
     const char *model_type;
@@ -135,6 +147,11 @@ static const struct {
      * none of posenc's layouts (inv_freq and cos / sin are LlamaRotaryEmbedding's) */
     {"nanochat", "modular_nanochat.py rotates by minus the angle (rotate_half returns cat(x2, "
                  "-x1)), not a pair layout posenc has"},
+    /* DeepseekV4Config.__post_init__ builds rope_parameters {main, compress}: answering the file
+     * as one kind gave every layer rope_theta with the yarn scaling and its attention factor */
+    {"deepseek_v4", "two RoPEs (configuration_deepseek_v4.py): sliding layers rope_theta "
+                    "unscaled, compressed ones compress_rope_theta with the yarn and "
+                    "attention_factor 1; send each to POST /rope"},
 };
 
 const char *api_model_rope_refused(const char *model_type)
@@ -157,8 +174,10 @@ int api_model_softmax_mscale(const char *model_type)
      * deepseek_v32 and glm4_moe_lite inherit DeepseekV3Attention; Mistral4Attention has it since
      * transformers#47435 */
     static const char *const DS[] = {
-        "deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite", "mistral4", "longcat_flash",
-        "youtu",       NULL}; /* LongcatFlashMLA; YoutuAttention(DeepseekV3Attention) */
+        "deepseek_v2", "deepseek_v3",   "deepseek_v32", "glm4_moe_lite",
+        "mistral4",    "longcat_flash", "youtu",        "kimi_k2",
+        NULL}; /* LongcatFlashMLA; YoutuAttention(DeepseekV3Attention);
+                * Kimi K2: Moonshot's remote modeling_deepseek.py */
     return api_str_in_list(DS, model_type);
 }
 
@@ -441,6 +460,8 @@ static const char *const ROPE_MODELS[] = {"llama",
                                           "falcon",
                                           "deepseek_v2",
                                           "deepseek_v3",
+                                          "kimi_k2",     /* DeepSeek-V3's remote code (Kimi K2) */
+                                          "glm_moe_dsa", /* GLM-5 (modeling_glm_moe_dsa.py) */
                                           "deepseek_v32",
                                           "glm",
                                           "glm4",

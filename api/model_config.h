@@ -75,6 +75,14 @@ const api_model_default *api_model_text_default(const api_model_text *t, const c
  */
 int api_model_layout_fixed(const char *model_type, const char **why);
 
+/*
+ * 1 for model types whose HF attention always rotates the half layout although their config
+ * class documents a rope_interleave (glm_moe_dsa: modeling_glm_moe_dsa.py apply_rotary_pos_emb is
+ * rotate_half and reads no rope_interleave), and sets *why to the HF file that shows it; 0
+ * otherwise.
+ */
+int api_model_layout_fixed_half(const char *model_type, const char **why);
+
 /* 1 for Gemma 4's text model types (gemma4, gemma4_text): a proportional full_attention entry
  * of its per-layer-type rope_parameters spans global_head_dim (modeling_gemma4.py,
  * Gemma4TextRotaryEmbedding: head_dim_key "global_head_dim"). */

@@ -146,6 +146,18 @@ static const row TABLE[] = {
      "modular_youtu.py (DeepseekV3Attention): scaling = qk_head_dim**-0.5, qk_head_dim = "
      "qk_nope_head_dim + qk_rope_head_dim (x mscale^2 with yarn: softmax_scale_factor)",
      MLA_NOTE},
+    /* Kimi K2 (model_type kimi_k2): DeepSeek-V3's architecture under its own name, run by the
+     * Hub repository's remote modeling_deepseek.py (no transformers port) */
+    {"kimi_k2", R_MLA, NULL, 128.0,
+     "remote code moonshotai/Kimi-K2-Instruct modeling_deepseek.py (DeepseekV3Attention): "
+     "softmax_scale = q_head_dim**-0.5, q_head_dim = qk_nope_head_dim + qk_rope_head_dim (x "
+     "mscale^2 with yarn: softmax_scale_factor)",
+     MLA_NOTE},
+    /* GLM-5: GlmMoeDsaAttention (MLA; GlmMoeDsaConfig qk_nope_head_dim 192) */
+    {"glm_moe_dsa", R_MLA, NULL, 192.0,
+     "modeling_glm_moe_dsa.py: scaling = qk_head_dim**-0.5, qk_head_dim = qk_nope_head_dim + "
+     "qk_rope_head_dim (no yarn mscale)",
+     MLA_NOTE},
     /* issue 15's coverage sweep: LlamaAttention's / Exaone4Attention's / Glm4MoeAttention's
      * scaling = head_dim**-0.5 */
     HD("afmoe", "modular_afmoe.py (LlamaAttention)"),

@@ -158,6 +158,11 @@ static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, 
         api_rc_origin_set(&out->layout_o, fp, "config.model_type (%s: %s)", out->model_type, why);
         return;
     }
+    if (api_model_layout_fixed_half(out->model_type, &why)) {
+        api_ptr(fp, sizeof fp, ptr, "model_type");
+        api_rc_origin_set(&out->layout_o, fp, "config.model_type (%s: %s)", out->model_type, why);
+        return;
+    }
     int il = 0;
     int rc = api_get_bool(pb, cfg, ptr, "rope_interleave", &il);
     if (rc > 0) {
@@ -166,10 +171,12 @@ static void resolve_layout(api_problem *pb, const json_t *cfg, const char *ptr, 
         api_rc_origin_set(&out->layout_o, fp, "config.rope_interleave");
         return;
     }
-    /* rope_interleave defaults to true (DeepseekV3Config and its copies, Mistral4Config) */
-    static const char *const INTERLEAVED_MODELS[] = {
-        "gptj",          "codegen",  "deepseek_v2", "deepseek_v3",
-        "glm4_moe_lite", "mistral4", "youtu",       NULL};
+    /* rope_interleave defaults to true (DeepseekV3Config and its copies, Mistral4Config); Kimi K2
+     * (model_type kimi_k2, moonshotai/Kimi-K2-Instruct) runs DeepSeek-V3's remote
+     * modeling_deepseek.py, whose apply_rotary_pos_emb permutes q and k into pairs */
+    static const char *const INTERLEAVED_MODELS[] = {"gptj",        "codegen",       "deepseek_v2",
+                                                     "deepseek_v3", "glm4_moe_lite", "mistral4",
+                                                     "youtu",       "kimi_k2",       NULL};
     if (out->model_type[0] && api_str_in_list(INTERLEAVED_MODELS, out->model_type)) {
         out->layout = PE_ROPE_INTERLEAVED;
         api_ptr(fp, sizeof fp, ptr, "model_type");
@@ -519,9 +526,33 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
         const char *const *pskip = prop ? PROP_SKIP : PARAM_SKIP;
         if (!prop && strcmp(out->model_type, "mistral4") == 0)
             pskip = MISTRAL4_SKIP;
-        if (api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3, pskip,
-                                   &out->scaling, w) == 0 &&
-            api_model_rope_alpha(pb, sc, sc_src, out, w) == 0) {
+        /* short_mscale / long_mscale: only PhimoeRotaryEmbedding reads them (modular_phimoe.py);
+         * for any other model_type they are skipped here and refused (api/rope_keys.c) */
+        const char *nskip[16];
+        size_t ns = 0;
+        for (; pskip[ns] != NULL && ns + 3 < sizeof nskip / sizeof nskip[0]; ns++)
+            nskip[ns] = pskip[ns];
+        if (strcmp(out->model_type, "phimoe") != 0) {
+            nskip[ns++] = "short_mscale";
+            nskip[ns++] = "long_mscale";
+        }
+        nskip[ns] = NULL;
+        pskip = nskip;
+        int sc_rc = api_rope_scaling_parse(pb, sc, sc_ptr, sc_src, API_RS_LENIENT, phi3, pskip,
+                                           &out->scaling, w);
+        const api_rope_scaling *ps = &out->scaling;
+        if (sc_rc == 0 && ps->type == PE_ROPE_LONGROPE &&
+            ps->origin[API_RS_SHORT_MSCALE].set != ps->origin[API_RS_LONG_MSCALE].set) {
+            /* PhimoeRotaryEmbedding.forward indexes rope_parameters["short_mscale"] or
+             * ["long_mscale"] by the sequence length: with one of them HF fails on the other */
+            api_rs_field miss =
+                ps->origin[API_RS_SHORT_MSCALE].set ? API_RS_LONG_MSCALE : API_RS_SHORT_MSCALE;
+            api_problem_key(pb, API_PB_INVALID_FIELD, sc_ptr, api_rs_field_name(miss),
+                            "short_mscale and long_mscale go together (modular_phimoe.py "
+                            "PhimoeRotaryEmbedding reads the one for the sequence length)");
+            sc_rc = -1;
+        }
+        if (sc_rc == 0 && api_model_rope_alpha(pb, sc, sc_src, out, w) == 0) {
             resolve_lengths(pb, config, ptr, sc_src, out, w);
         }
         if (out->scaling.present && out->scaling.type == PE_ROPE_DEFAULT && params == NULL &&

@@ -80,6 +80,9 @@ typedef enum {
     API_RS_LONG_FACTOR,           /* array of rotary_dim/2 numbers > 0: longrope */
     API_RS_PROPORTION,            /* (0, 1]: proportional's partial_rotary_factor (rotated share
                                    * of the pairs; the rotary dim stays head_dim) */
+    API_RS_SHORT_MSCALE,          /* > 0: longrope, Phi-3.5-MoE's cos/sin multiplier while
+                                   * seq_len <= original_max_position_embeddings */
+    API_RS_LONG_MSCALE,           /* > 0: longrope, the same beyond it (modular_phimoe.py) */
     API_RS__COUNT
 } api_rs_field;
 

@@ -37,7 +37,10 @@ static const char *const POS_EXACT[] = {
     "use_logn_attn",
     /* hybrid models' layer placement (api/model_hybrid.h) */
     "attn_layer_period", "attn_layer_offset", "hybrid_override_pattern", "layers_block_type",
-    "full_attn_idxs", "use_mem_rope", "use_long_context", NULL};
+    "full_attn_idxs", "use_mem_rope", "use_long_context",
+    "dual_chunk_attention_config",            /* Qwen2.5-1M's (vLLM) */
+    "compress_rope_theta", "compress_ratios", /* DeepSeek-V4's second RoPE and its layers */
+    NULL};
 
 int api_rope_position_key(const char *k)
 {
@@ -180,6 +183,11 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
         return "Llama 4 scales queries by position only in its no-RoPE layers "
                "(modeling_llama4.py: attn_temperature_tuning and not use_rope); this answer is "
                "for RoPE layers";
+    if (strcmp(k, "dual_chunk_attention_config") == 0)
+        return "vLLM's dual chunk attention (Qwen2.5-7B/14B-Instruct-1M): no Hugging Face config "
+               "class reads it and transformers' attention (modeling_qwen2.py) rotates every "
+               "position with plain RoPE, as here; vLLM remaps relative positions beyond its "
+               "chunk_size, which this answer does not model";
     if (strcmp(k, "use_pos_enc") == 0) /* LFM2's only (model_position_key) */
         return "LFM2's original config key: Hugging Face's Lfm2Config does not read it and "
                "Lfm2Attention rotates q and k whatever it says (configuration_lfm2.py, "
@@ -190,6 +198,12 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
     if (strcmp(k, "position_embedding_type") == 0 && json_is_string(v) &&
         (strcmp(json_string_value(v), "rope") == 0 || strcmp(json_string_value(v), "rotary") == 0))
         return "names RoPE, which this answer is";
+    if (strcmp(k, "position_embedding_type") == 0 && json_is_string(v) &&
+        strcmp(json_string_value(v), "rope_gptj") == 0 &&
+        (strcmp(r->cfg.model_type, "cohere") == 0 || strcmp(r->cfg.model_type, "cohere2") == 0))
+        return "Cohere's name for RoPE on adjacent pairs (Command R7B, Command A, Tiny Aya "
+               "files): CohereConfig / Cohere2Config do not read it and modeling_cohere.py / "
+               "modeling_cohere2.py rotate adjacent pairs (repeat_interleave) whatever it says";
     if ((strncmp(k, "alibi", 5) == 0 || strcmp(k, "use_alibi") == 0) && json_is_false(v))
         return "false: no ALiBi";
     if ((strcmp(k, "use_dynamic_ntk") == 0 || strcmp(k, "use_logn_attn") == 0) && json_is_false(v))
@@ -232,6 +246,12 @@ static const char *why_scaling(const char *k, const api_rope_req *r, const char 
     if (strcmp(k, "llama_4_scaling_beta") == 0)
         return "only Ministral 3's and Mistral 4's attention read it (modeling_ministral3.py, "
                "modeling_mistral4.py); this model_type's does not";
+    if ((strcmp(k, "short_mscale") == 0 || strcmp(k, "long_mscale") == 0) &&
+        strcmp(r->cfg.model_type, "phimoe") != 0) {
+        *refuse = "Phi-3.5-MoE's cos/sin multiplier (modular_phimoe.py PhimoeRotaryEmbedding), "
+                  "read for model_type phimoe only: it could change the numbers";
+        return NULL;
+    }
     if (strcmp(k, "max_position_embeddings") == 0 && strcmp(r->cfg.model_type, "mistral4") == 0)
         return "Mistral4Config copies it into rope_parameters and its validation ignores it "
                "(configuration_mistral4.py); modeling_rope_utils does not read it";

@@ -65,6 +65,18 @@ static void fill_params(const api_rope_req *r, pe_rope_params *p)
         p->long_factor = r->lists[1];
         p->has_attention_factor = sc->origin[API_RS_ATTENTION_FACTOR].set;
         p->attention_factor = p->has_attention_factor ? v[API_RS_ATTENTION_FACTOR] : 0.0;
+        {
+            /* Phi-3.5-MoE (modular_phimoe.py PhimoeRotaryEmbedding.forward): cos and sin are
+             * multiplied by long_mscale when seq_len > original_max_position_embeddings, else
+             * by short_mscale, in place of the longrope attention factor (read for phimoe
+             * only: api/rope_config.c skips both keys for other model types) */
+            int lng = (double)p->seq_len > p->original_max_position_embeddings;
+            api_rs_field mf = lng ? API_RS_LONG_MSCALE : API_RS_SHORT_MSCALE;
+            if (sc->origin[mf].set) {
+                p->has_attention_factor = 1;
+                p->attention_factor = v[mf];
+            }
+        }
         break;
     case PE_ROPE_LLAMA3:
         p->factor = v[API_RS_FACTOR];

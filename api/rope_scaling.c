@@ -83,6 +83,8 @@ static const struct {
     {"short_factor", T_LONGROPE, K_LIST},
     {"long_factor", T_LONGROPE, K_LIST},
     {"partial_rotary_factor", T_PROP, K_SHARE},
+    {"short_mscale", T_LONGROPE, K_POS},
+    {"long_mscale", T_LONGROPE, K_POS},
 };
 
 const char *api_rs_field_name(api_rs_field f)

@@ -815,14 +815,15 @@ START_TEST(test_config_overrides)
     ck_assert_str_eq(json_string_value(rscal(j, "type")), "default");
     ck_close(at(j, "inv_freq", 0), 1.0, 0, 0);
     json_decref(j);
-    /* a scaling field posenc does not read and that changes numbers (PhiMoE's long_mscale
-     * multiplies cos and sin: modeling_phimoe.py) is a 422 naming it (no silent drops) */
+    /* PhiMoE's long_mscale without short_mscale: PhimoeRotaryEmbedding.forward (modular_phimoe.py)
+     * reads short_mscale at seq_len 10 <= 4096 and HF fails: a 422 naming the missing key
+     * (before posenc read either key, the 422 named long_mscale as not read) */
     au_expect_422(api_rope,
                   "{'config': {'head_dim': 8, 'max_position_embeddings': 131072,"
                   " 'original_max_position_embeddings': 4096, 'model_type': 'phimoe',"
                   " 'rope_scaling': {'type': 'longrope', 'long_mscale': 1.24,"
                   " 'short_factor': [1, 1, 1, 1], 'long_factor': [1, 2, 3, 4]}}, 'seq_len': 10}",
-                  "/config/rope_scaling/long_mscale", NULL);
+                  "/config/rope_scaling/short_mscale", NULL);
     j = ok("{\"config\": {\"head_dim\": 8, \"max_position_embeddings\": 131072,"
            " \"original_max_position_embeddings\": 4096, \"model_type\": \"phimoe\","
            " \"rope_scaling\": {\"type\": \"longrope\","
