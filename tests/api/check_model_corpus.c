@@ -57,6 +57,7 @@ static const char *const CORPUS[] = {
     "mistral_7b_v0.1",
     "mistral_small_3.1_24b",
     "mixtral_8x7b_v0.1",
+    "modernbert_base",
     "mpt_7b_instruct",
     "nemotron_h_8b",
     "olmo3_1_32b",

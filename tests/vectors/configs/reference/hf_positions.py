@@ -125,7 +125,7 @@ WHOLE_HEAD = {"llama", "mistral", "mixtral", "ministral", "ministral3", "qwen2",
               "olmo3", "olmoe", "smollm3", "exaone4", "starcoder2", "granite", "granitemoe",
               "granitemoehybrid", "falcon", "falcon_h1", "arcee", "apertus", "seed_oss", "helium",
               "dots1", "hunyuan_v1_dense", "hunyuan_v1_moe", "gpt_oss", "cohere", "cohere2",
-              "lfm2", "lfm2_moe", "bitnet", "dbrx"}
+              "lfm2", "lfm2_moe", "bitnet", "dbrx", "modernbert"}
 
 
 def rotary_dim(cfg, mt, hd, rp):
@@ -502,6 +502,11 @@ def describe(cfg):
     # the scaling (layer_types default: every 4th layer full, Olmo3Config)
     # (layer_types default every 4th layer full whatever form rope_parameters take: Olmo3Config)
     olmo3 = mt == "olmo3"
+    # ModernBertConfig (configuration_modernbert.py, v5): layer_types default "sliding_attention"
+    # if i % global_attn_every_n_layers (3) else "full_attention"; rope_parameters.full_attention
+    # .rope_theta from global_rope_theta (default_theta global 160000), sliding_attention's from
+    # local_rope_theta (local 10000); ModernBertRotaryEmbedding: dim = hidden_size // heads
+    modernbert = mt == "modernbert"
     olmo3_split = olmo3 and not per_type and rp is not None and \
         rp.get("rope_type", rp.get("type", "default")) != "default"
     pattern = tc.get("sliding_window_pattern") or tc.get("_sliding_window_pattern") or 6
@@ -518,6 +523,9 @@ def describe(cfg):
             lt = "full_attention" if (i + 1) % pattern == 0 else "sliding_attention"
         elif olmo3:
             lt = "full_attention" if (i + 1) % 4 == 0 else "sliding_attention"
+        elif modernbert:
+            every = tc.get("global_attn_every_n_layers", 3)
+            lt = "sliding_attention" if i % every else "full_attention"
         elif mt in QWEN35_TYPES or mt == "qwen3_next":
             every = tc.get("full_attention_interval", 4)
             lt = "full_attention" if (i + 1) % every == 0 else "linear_attention"
@@ -543,7 +551,7 @@ def describe(cfg):
                                        "floor_scale": float(tc.get("floor_scale", 8192))}
             layers.append(none)
             continue
-        key = lt if (per_type or gemma3 or olmo3_split) else "all"
+        key = lt if (per_type or gemma3 or olmo3_split or modernbert) else "all"
         if key not in cache:
             c, r = tc, rp
             if per_type:
@@ -556,6 +564,12 @@ def describe(cfg):
             elif gemma3 and lt == "sliding_attention":
                 r = None
                 base = float(get(tc, "rope_local_base_freq", mt))
+            elif modernbert and not per_type:
+                r = None
+                if lt == "sliding_attention":
+                    base = float(tc.get("local_rope_theta", 10000.0))
+                else:
+                    base = float(tc.get("global_rope_theta", 160000.0))
             elif olmo3_split and lt == "sliding_attention":
                 base = base_of(tc, mt, rp)
                 r = None
