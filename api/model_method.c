@@ -373,9 +373,10 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
     const json_t *params = member(cfg, "rope_parameters");
     int per_type = params && json_is_object(params) && member(params, "rope_type") == NULL &&
                    member(params, "type") == NULL && json_object_size(params) > 0;
+    int modernbert = strcmp(mt, "modernbert") == 0;
     int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0 ||
                  strcmp(mt, "gemma3n_text") == 0 || strcmp(mt, "gemma3n") == 0 ||
-                 strcmp(mt, "modernbert") == 0; /* sliding layers: a local base of their own */
+                 modernbert; /* sliding layers: a local base of their own */
     api_ml_plan lp;
     if (api_ml_plan_layers(pb, text, &lp) < 0) {
         api_ml_plan_free(&lp);
@@ -415,15 +416,14 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
                                 (json_t *)member(params, kd->params_key));
             } else if (kd->local_base) {
                 /* Gemma 3 local layers: rope_local_base_freq, no scaling (Gemma3RotaryEmbedding
-                 * for local layers is built with rope_type default); ModernBERT's: local_rope_theta
-                 * (global_rope_theta, read before rope_theta, goes) */
+                 * for local layers is built with rope_type default); ModernBERT's:
+                 * local_rope_theta, written as global_rope_theta (it reads no rope_theta) */
                 const char *lbk = api_model_local_base_key(mt);
                 const json_t *lb = member(cfg, lbk);
                 const api_model_default *d = api_model_default_find(mt, lbk);
-                json_object_set_new(edited, "rope_theta",
+                json_object_set_new(edited, modernbert ? "global_rope_theta" : "rope_theta",
                                     lb ? json_deep_copy(lb) : json_real(d ? d->value : 10000.0));
                 json_object_del(edited, "rope_scaling");
-                json_object_del(edited, "global_rope_theta");
                 api_mm_unscale(edited); /* a flat v5 rope_parameters: its type too */
                 json_t *rp = json_object_get(edited, "rope_parameters");
                 if (json_is_object(rp)) /* the local base above, not the object's rope_theta */

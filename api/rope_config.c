@@ -441,6 +441,8 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
          * layers) before rope_theta (api_model_base_alias) */
         const char *bases[] = {api_model_base_alias(out->model_type), "rope_theta",
                                "rotary_emb_base", NULL};
+        if (strcmp(out->model_type, "modernbert") == 0)
+            bases[1] = NULL; /* ModernBertConfig reads no rope_theta (4.x and v5) */
         const char *const *BASES = bases[0] != NULL ? bases : bases + 1;
         if (kind != NULL && kind->local_base) { /* Gemma 3's / ModernBERT's sliding layers */
             const char *lk = api_model_local_base_key(out->model_type);

@@ -156,6 +156,9 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
                "sliding_attention with rope_type default)";
     if ((skip & API_RC_SKIP_LAYOUT) && strcmp(k, "rope_interleave") == 0)
         return "the request's layout wins";
+    if (is(k, BASES) && strcmp(r->cfg.model_type, "modernbert") == 0)
+        return "ModernBertConfig reads no rope_theta (transformers 4 and v5): its bases are "
+               "global_rope_theta and local_rope_theta (configuration_modernbert.py)";
     if (is(k, BASES))
         return "a second base key: rope_scaling.rope_theta, else rope_parameters.rope_theta, else "
                "rope_theta, else rotary_emb_base is read (HF v5 RotaryEmbeddingConfigMixin "

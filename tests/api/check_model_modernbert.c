@@ -82,6 +82,21 @@ START_TEST(test_rope_layer_picks_base)
 }
 END_TEST
 
+/* ModernBertConfig reads no rope_theta (4.x: global_rope_theta / local_rope_theta; v5's
+ * convert_rope_params_to_dict pops only those): a top-level rope_theta 490000 leaves the full
+ * layers at the class's 160000 (inv_freq[1] = 1/400, not 490000^-0.5 = 1/700) and is listed as
+ * not read. */
+START_TEST(test_rope_theta_not_read)
+{
+    json_t *r = au_ok(api_rope, "{'config': {" MB ", 'num_hidden_layers': 3, 'rope_theta': "
+                                "490000.0}, 'layer': 0, 'seq_len': 2}");
+    ck_close(au_num(r, "inv_freq", 1, -1, -1), 0.0025, 0, 1e-15);
+    const json_t *ign = json_object_get(json_object_get(r, "resolved"), "ignored");
+    ck_assert_ptr_nonnull(json_object_get(ign, "config.rope_theta"));
+    json_decref(r);
+}
+END_TEST
+
 /* What ModernBertConfig does differently from anything posenc reads: 422 at the key. */
 START_TEST(test_refusals)
 {
@@ -108,6 +123,7 @@ Suite *model_modernbert_suite(void)
     tcase_add_checked_fixture(tc, au_setup, au_teardown);
     tcase_add_test(tc, test_method_two_kinds_defaults);
     tcase_add_test(tc, test_rope_layer_picks_base);
+    tcase_add_test(tc, test_rope_theta_not_read);
     tcase_add_test(tc, test_refusals);
     suite_add_tcase(s, tc);
     return s;
