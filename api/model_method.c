@@ -120,7 +120,9 @@ static void first_int(api_problem *pb, const json_t *cfg, const char *ptr, const
 static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *ptr,
                       const char *where, const char *mt, int64_t n_layers)
 {
-    if (api_model_sinusoidal_type(mt)) { /* api/model_sinusoidal.h */
+    /* api/model_sinusoidal.h; DistilBERT's fixed table (create_sinusoidal_embeddings) */
+    if (api_model_sinusoidal_type(mt) ||
+        (strcmp(mt, "distilbert") == 0 && is_true(cfg, "sinusoidal_pos_embds"))) {
         json_t *sk[2];
         int64_t sn[2];
         if (api_mm_sinusoidal_kinds(pb, cfg, ptr, where, mt, n_layers, sk, sn) < 0)
@@ -160,13 +162,6 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
     int learned = api_str_in_list(API_MODEL_LEARNED, mt) ||
                   api_str_in_list(API_MODEL_LEARNED_PAD, mt) ||
                   api_str_in_list(API_MODEL_LEARNED_2, mt);
-    if (strcmp(mt, "distilbert") == 0 && is_true(cfg, "sinusoidal_pos_embds")) {
-        /* DistilBERT's fixed table (create_sinusoidal_embeddings): not mapped yet */
-        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "sinusoidal_pos_embds",
-                        "DistilBERT with sinusoidal_pos_embds has no answer here yet (use POST "
-                        "/sinusoidal with d_model = dim)");
-        return 0;
-    }
     if (learned && pet != NULL && json_is_string(pet) &&
         strcmp(json_string_value(pet), "absolute") != 0) {
         api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "position_embedding_type",

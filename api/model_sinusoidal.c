@@ -17,6 +17,8 @@ typedef struct {
     const char *cls;        /* the config class whose defaults a missing pad_token_id takes */
     const char *hf;         /* the HF code that builds the table */
     const char *convention; /* POST /sinusoidal's convention with HF's frequencies */
+    const char *layout;     /* and its column layout */
+    const char *d_key;      /* the width's key (d_model; DistilBERT's dim) */
     int enc_dec;            /* 1: an encoder and a decoder stack */
     int offset_rule;
     const char *max_key[2]; /* the table length of each stack */
@@ -28,6 +30,8 @@ static const family FAMILIES[] = {
      "WhisperConfig",
      "modeling_whisper.py sinusoids(): exp(-k ln(10000) / (d/2 - 1)), [sin | cos]",
      "fairseq",
+     "concat",
+     "d_model",
      1,
      OFF_ZERO,
      {"max_source_positions", "max_target_positions"},
@@ -37,6 +41,8 @@ static const family FAMILIES[] = {
      "modeling_marian.py MarianSinusoidalPositionalEmbedding._init_weight: pos / "
      "10000^(2(j//2)/d), sines then cosines",
      "vaswani",
+     "concat",
+     "d_model",
      1,
      OFF_ZERO,
      {"max_position_embeddings", "max_position_embeddings"},
@@ -46,6 +52,8 @@ static const family FAMILIES[] = {
      "modeling_pegasus.py PegasusSinusoidalPositionalEmbedding (Marian's): pos / "
      "10000^(2(j//2)/d), sines then cosines",
      "vaswani",
+     "concat",
+     "d_model",
      1,
      OFF_ZERO,
      {"max_position_embeddings", "max_position_embeddings"},
@@ -55,6 +63,8 @@ static const family FAMILIES[] = {
      "modeling_m2m_100.py M2M100SinusoidalPositionalEmbedding.get_embedding: exp(-k ln(10000) / "
      "(d/2 - 1)), [sin | cos | 0]",
      "fairseq",
+     "concat",
+     "d_model",
      1,
      OFF_PAD,
      {"max_position_embeddings", "max_position_embeddings"},
@@ -64,6 +74,8 @@ static const family FAMILIES[] = {
      "modeling_nllb_moe.py NllbMoeSinusoidalPositionalEmbedding (M2M100's): exp(-k ln(10000) / "
      "(d/2 - 1)), [sin | cos | 0]",
      "fairseq",
+     "concat",
+     "d_model",
      1,
      OFF_PAD,
      {"max_position_embeddings", "max_position_embeddings"},
@@ -73,6 +85,8 @@ static const family FAMILIES[] = {
      "modeling_speech_to_text.py Speech2TextSinusoidalPositionalEmbedding (M2M100's): "
      "exp(-k ln(10000) / (d/2 - 1)), [sin | cos | 0]",
      "fairseq",
+     "concat",
+     "d_model",
      1,
      OFF_PAD,
      {"max_source_positions", "max_target_positions"},
@@ -82,6 +96,8 @@ static const family FAMILIES[] = {
      "modeling_fsmt.py SinusoidalPositionalEmbedding.get_embedding (fairseq's): exp(-k ln(10000) "
      "/ (d/2 - 1)), [sin | cos | 0]",
      "fairseq",
+     "concat",
+     "d_model",
      1,
      OFF_PAD,
      {"max_position_embeddings", "max_position_embeddings"},
@@ -91,10 +107,24 @@ static const family FAMILIES[] = {
      "modeling_xglm.py XGLMSinusoidalPositionalEmbedding.get_embedding: exp(-k ln(10000) / "
      "(d/2 - 1)), [sin | cos | 0]",
      "fairseq",
+     "concat",
+     "d_model",
      0,
      OFF_TWO,
      {"max_position_embeddings", NULL},
      {"attention_heads", NULL}},
+    /* only with sinusoidal_pos_embds true (plan_fixed; else a learned table from 0) */
+    {"distilbert",
+     "DistilBertConfig",
+     "modeling_distilbert.py create_sinusoidal_embeddings: pos / 10000^(2(j//2)/d), sines in the "
+     "even columns, cosines in the odd",
+     "vaswani",
+     "interleaved",
+     "dim",
+     0,
+     OFF_ZERO,
+     {"max_position_embeddings", NULL},
+     {"n_heads", NULL}},
 };
 
 static const family *find(const char *mt)
@@ -107,7 +137,7 @@ static const family *find(const char *mt)
 
 int api_model_sinusoidal_type(const char *model_type)
 {
-    return find(model_type) != NULL;
+    return find(model_type) != NULL && strcmp(model_type, "distilbert") != 0;
 }
 
 /* The row of the first token and the rule that gives it; -1 with a 422 when the config's
@@ -169,11 +199,11 @@ static json_t *stack_kind(api_problem *pb, const json_t *cfg, const char *ptr, c
     if (params == NULL || src == NULL)
         goto oom;
     json_object_set_new(params, "d_model", json_integer((json_int_t)d));
-    snprintf(buf, sizeof buf, "%s.d_model", where);
+    snprintf(buf, sizeof buf, "%s.%s", where, f->d_key);
     json_object_set_new(src, "d_model", json_string(buf));
     if (heads > 0 && d % heads == 0) { /* HF's attention: head_dim = embed_dim // num_heads */
         json_object_set_new(params, "head_dim", json_integer((json_int_t)(d / heads)));
-        snprintf(buf, sizeof buf, "%s.d_model / %s.%s", where, where, f->heads[stack]);
+        snprintf(buf, sizeof buf, "%s.%s / %s.%s", where, f->d_key, where, f->heads[stack]);
         json_object_set_new(src, "head_dim", json_string(buf));
     }
     json_object_set_new(params, "max_positions", json_integer((json_int_t)maxpos));
@@ -207,7 +237,7 @@ static json_t *stack_kind(api_problem *pb, const json_t *cfg, const char *ptr, c
     }
     json_object_set_new(params, "base", json_real(10000.0));
     json_object_set_new(params, "convention", json_string(f->convention));
-    json_object_set_new(params, "layout", json_string("concat"));
+    json_object_set_new(params, "layout", json_string(f->layout));
     json_object_set_new(params, "offset", json_integer((json_int_t)off));
     json_object_set_new(params, "offset_rule", json_string(rule));
     snprintf(buf, sizeof buf, "%s (10000 fixed in the code)", f->hf);
@@ -215,7 +245,7 @@ static json_t *stack_kind(api_problem *pb, const json_t *cfg, const char *ptr, c
     json_object_set_new(src, "convention", json_string(f->hf));
     json_object_set_new(src, "offset", json_string(osrc));
     json_t *req = json_pack("{s:I, s:f, s:s, s:s, s:I, s:I}", "d_model", (json_int_t)d, "base",
-                            10000.0, "convention", f->convention, "layout", "concat", "seq_len",
+                            10000.0, "convention", f->convention, "layout", f->layout, "seq_len",
                             (json_int_t)maxpos, "offset", (json_int_t)off);
     if (req == NULL)
         goto oom;
@@ -239,9 +269,13 @@ int api_mm_sinusoidal_kinds(api_problem *pb, const json_t *cfg, const char *ptr,
     const family *f = find(mt);
     out[0] = out[1] = NULL;
     n_out[0] = n_out[1] = 0;
+    if (f == NULL) { /* the caller checked api_model_sinusoidal_type */
+        api_problem_set(pb, API_PB_INTERNAL, "not a sinusoidal model type");
+        return -1;
+    }
     int64_t d = 0;
-    if (api_get_int(pb, cfg, ptr, "d_model", 1, INT32_MAX, &d) == 0 && !api_problem_failed(pb))
-        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "d_model",
+    if (api_get_int(pb, cfg, ptr, f->d_key, 1, INT32_MAX, &d) == 0 && !api_problem_failed(pb))
+        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, f->d_key,
                         "is required: the width of %s's position table", f->cls);
     if (api_problem_failed(pb))
         return -1;

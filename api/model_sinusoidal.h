@@ -20,6 +20,10 @@
  *   xglm         XGLMSinusoidalPositionalEmbedding: the same table; position_ids from 0 plus a
  *                fixed offset 2 (forward: position_ids += self.offset) -> fairseq, concat, offset
  *                2, whatever pad_token_id is.
+ *   distilbert   with sinusoidal_pos_embds true only (else a learned table): modeling_distilbert.py
+ *                create_sinusoidal_embeddings: pos / 10000^(2(j//2)/dim), sines in the even
+ *                columns, cosines in the odd; position_ids from 0 -> vaswani, interleaved,
+ *                offset 0; the width is `dim`, the heads `n_heads`.
  * Pure but for allocation; thread-safe.
  */
 #ifndef API_MODEL_SINUSOIDAL_H
@@ -30,7 +34,8 @@
 
 #include "api/problem.h"
 
-/* 1 when model_type is one of the families above, 0 otherwise (also NULL). */
+/* 1 when model_type is one of the families above but distilbert (sinusoidal only with
+ * sinusoidal_pos_embds: the caller checks), 0 otherwise (also NULL). */
 int api_model_sinusoidal_type(const char *model_type);
 
 /*
@@ -46,7 +51,7 @@ int api_model_sinusoidal_type(const char *model_type);
  * (Speech2Text: 0, which numbers every frame as padding); Whisper with an odd d_model or one
  * below 4 (sinusoids raises / divides by zero); fairseq-style tables with d_model 2 or 3.
  * Returns 0, or -1 with pb filled (503 when out of memory). mt must satisfy
- * api_model_sinusoidal_type.
+ * api_model_sinusoidal_type, or be distilbert (with sinusoidal_pos_embds true).
  */
 int api_mm_sinusoidal_kinds(api_problem *pb, const json_t *cfg, const char *ptr, const char *where,
                             const char *mt, int64_t n_layers, json_t *out[2], int64_t n_out[2]);

@@ -184,6 +184,30 @@ START_TEST(test_fsmt_speech_to_text_default_pad)
 }
 END_TEST
 
+/* DistilBERT with sinusoidal_pos_embds: create_sinusoidal_embeddings puts sin(pos / 10000^(2(j//2)
+ * / dim)) in the even columns and the cosines in the odd (Vaswani interleaved), rows from 0: with
+ * dim 4 row 1 is [sin 1, cos 1, sin 0.01, cos 0.01]. Without the flag it stays a learned table. */
+START_TEST(test_distilbert_sinusoidal_pos_embds)
+{
+    json_t *j = au_ok(api_model_method, "{'model_type': 'distilbert', 'dim': 4, 'n_layers': 2, "
+                                        "'n_heads': 2, 'max_position_embeddings': 8, "
+                                        "'sinusoidal_pos_embds': true}");
+    const json_t *k = au_layer_kind(j, 1);
+    ck_assert_str_eq(au_str(k, "method"), "sinusoidal");
+    json_t *t = run_request(k);
+    const double r1[4] = {0.8414709848078965, 0.5403023058681398, 0.009999833334166665,
+                          0.9999500004166653};
+    row_is(t, 1, r1);
+    json_decref(t);
+    json_decref(j);
+    j = au_ok(api_model_method, "{'model_type': 'distilbert', 'dim': 4, 'n_layers': 2, "
+                                "'n_heads': 2, 'max_position_embeddings': 8, "
+                                "'sinusoidal_pos_embds': false}");
+    ck_assert_str_eq(au_str(au_layer_kind(j, 0), "method"), "learned_absolute");
+    json_decref(j);
+}
+END_TEST
+
 /* What HF cannot build is a 422 at the key: Whisper's odd width (sinusoids raises), a fairseq
  * table of width 2 (divides by half - 1 = 0), Speech2Text with pad_token_id 0 (every encoder
  * frame would read the zeroed row), no table length. POST /rope names the method. */
@@ -221,6 +245,7 @@ Suite *model_sinusoidal_suite(void)
     tcase_add_test(tc, test_marian_pegasus_vaswani_concat);
     tcase_add_test(tc, test_whisper_encoder_sinusoids_decoder_learned);
     tcase_add_test(tc, test_fsmt_speech_to_text_default_pad);
+    tcase_add_test(tc, test_distilbert_sinusoidal_pos_embds);
     tcase_add_test(tc, test_sinusoidal_refusals);
     suite_add_tcase(s, tc);
     return s;
