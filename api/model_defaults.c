@@ -25,6 +25,14 @@ static const api_model_default DEFAULTS[] = {
      "Gemma3nTextConfig (models/gemma3n/configuration_gemma3n.py)"},
     {"gemma3n_text", "rope_local_base_freq", 10000.0,
      "Gemma3nTextConfig (models/gemma3n/configuration_gemma3n.py)"},
+    /* ModernBertConfig.default_theta {"global": 160000, "local": 10000}: the full-attention
+     * layers' base when the file has no global_rope_theta, the sliding layers' without
+     * local_rope_theta (convert_rope_params_to_dict: setdefault("rope_theta", kwargs.pop(...))) */
+    {"modernbert", "rope_theta", 160000.0,
+     "ModernBertConfig (models/modernbert/configuration_modernbert.py: default_theta global, the "
+     "global_rope_theta of full-attention layers)"},
+    {"modernbert", "local_rope_theta", 10000.0,
+     "ModernBertConfig (models/modernbert/configuration_modernbert.py: default_theta local)"},
     {"gemma4_text", "global_head_dim", 512.0,
      "Gemma4TextConfig (models/gemma4/configuration_gemma4.py)"},
     /* PaliGemma's published text_config omits head_dim: 2304 / 8 = 288, but the class says 256 */

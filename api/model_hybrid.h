@@ -97,8 +97,15 @@ int64_t api_model_nope_head_dim(const api_model_text *t);
 int api_model_rotary_conflicts(api_problem *pb, const api_model_text *t, api_rc_warnings *w);
 
 /* A model type's own name of its rotary base, read before rope_theta: "theta" for lfm2 / lfm2_moe
- * (Lfm2Config: kwargs.get("theta", kwargs.get("rope_theta", 1e6))); NULL for other types. */
+ * (Lfm2Config: kwargs.get("theta", kwargs.get("rope_theta", 1e6))), "global_rope_theta" for
+ * modernbert (ModernBertConfig: the full-attention layers' base, default 160000); NULL for other
+ * types. */
 const char *api_model_base_alias(const char *model_type);
+
+/* The key of the base of a model type's sliding-window layers (api_ml_kind.local_base):
+ * "local_rope_theta" for modernbert (ModernBertConfig, default 10000), else Gemma 3's
+ * "rope_local_base_freq". Never NULL. */
+const char *api_model_local_base_key(const char *model_type);
 
 /* Zamba2's attention head: attention_head_dim = 2 hidden_size // num_attention_heads
  * (Zamba2Config: the shared block attends over the input concatenated with the embeddings). Sets

@@ -12,7 +12,16 @@
 const char *api_model_base_alias(const char *model_type)
 {
     static const char *const LFM2[] = {"lfm2", "lfm2_moe", NULL};
+    if (model_type != NULL && strcmp(model_type, "modernbert") == 0)
+        return "global_rope_theta"; /* ModernBertConfig: rope_parameters.full_attention */
     return api_str_in_list(LFM2, model_type) ? "theta" : NULL;
+}
+
+const char *api_model_local_base_key(const char *model_type)
+{
+    if (model_type != NULL && strcmp(model_type, "modernbert") == 0)
+        return "local_rope_theta"; /* ModernBertConfig: rope_parameters.sliding_attention */
+    return "rope_local_base_freq"; /* Gemma 3 / 3n (modeling_gemma3.py rotary_emb_local) */
 }
 
 int api_model_head_dim_rule(const json_t *cfg, const char *model_type, int64_t *hd)

@@ -236,6 +236,47 @@ int api_ml_check_layer_lists(api_problem *pb, const api_model_text *text)
     return api_problem_count(pb) != e0 ? -1 : 0;
 }
 
+/* ModernBERT's own keys (ModernBertConfig, configuration_modernbert.py): global_attn_every_n_layers
+ * (an integer >= 1, default 3) into *every. Refused with a 422 at the key: a rope_scaling (the
+ * class applies it to both layer types, which posenc does not read), local_rope_theta null
+ * (transformers 4 then used global_rope_theta on sliding layers, v5 sets a null base), and a v5
+ * per-layer-type rope_parameters entry without rope_theta (the class fills it from the v4 keys).
+ * Returns 0 or -1. */
+static int modernbert_check(api_problem *pb, const json_t *cfg, const char *ptr, int per_type,
+                            int64_t *every)
+{
+    if (api_get_int(pb, cfg, ptr, "global_attn_every_n_layers", 1, API_ML_MAX_LAYERS, every) < 0)
+        return -1;
+    const json_t *lr = json_object_get(cfg, "local_rope_theta");
+    if (lr != NULL && json_is_null(lr)) {
+        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "local_rope_theta",
+                        "is null: transformers 4's ModernBertAttention then used "
+                        "global_rope_theta on the sliding layers, v5's ModernBertConfig sets a "
+                        "null base; send the base you run");
+        return -1;
+    }
+    if (member(cfg, "rope_scaling") != NULL) {
+        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "rope_scaling",
+                        "ModernBertConfig applies rope_scaling to both layer types "
+                        "(convert_rope_params_to_dict); posenc does not read it for ModernBERT: "
+                        "give per-layer-type rope_parameters");
+        return -1;
+    }
+    const json_t *params = member(cfg, "rope_parameters");
+    static const char *const TYPES[] = {"full_attention", "sliding_attention", NULL};
+    for (const char *const *t = TYPES; per_type && *t; t++) {
+        const json_t *e = member(params, *t);
+        if (e == NULL || !json_is_object(e) || member(e, "rope_theta") == NULL) {
+            char fp[API_MC_PTR + 64];
+            api_ptr(fp, sizeof fp, ptr, "rope_parameters");
+            api_problem_key(pb, API_PB_INVALID_FIELD, fp, *t,
+                            "needs its rope_theta: ModernBertConfig fills a missing one from "
+                            "global_rope_theta / local_rope_theta (160000 / 10000); give it");
+            return -1;
+        }
+    }
+    return 0;
+}
 int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan *out)
 {
     memset(out, 0, sizeof *out);
@@ -298,6 +339,13 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
         api_get_int(pb, cfg, ptr, afmoe ? "global_attn_every_n_layers" : "sliding_window_pattern",
                     1, API_ML_MAX_LAYERS, &pattern);
     }
+    /* ModernBERT (ModernBertConfig, transformers v5): layer_types default from
+     * global_attn_every_n_layers (3): layer l is full attention when l % n == 0 (from layer 0),
+     * sliding otherwise; the sliding layers' base is local_rope_theta (api_ml_kind.local_base) */
+    int modernbert = strcmp(mt, "modernbert") == 0;
+    int64_t global_every = 3;
+    if (modernbert && modernbert_check(pb, cfg, ptr, per_type, &global_every) < 0)
+        return -1;
     /* Cohere 2 (Command R7B, Aya): layer_types default from sliding_window_pattern (4); only the
      * sliding layers rotate (modeling_cohere2.py: `if self.sliding_window is not None`) */
     int cohere2 = strcmp(mt, "cohere2") == 0;
@@ -364,6 +412,8 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             type = (l + 1) % pattern == 0 ? "full_attention" : "sliding_attention";
         else if (olmo3)
             type = (l + 1) % 4 == 0 ? "full_attention" : "sliding_attention";
+        else if (modernbert)
+            type = l % global_every == 0 ? "full_attention" : "sliding_attention";
         else if (qwen3_next)
             type = (l + 1) % full_every == 0 ? "full_attention" : "linear_attention";
         else if (atl != NULL)
@@ -438,7 +488,7 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
             k.why = why;
             k.mixer = mixer;
         } else {
-            if (lt != NULL || gemma3 || cohere2 || olmo3 || exaone_nope || afmoe)
+            if (lt != NULL || gemma3 || cohere2 || olmo3 || exaone_nope || afmoe || modernbert)
                 k.types = sliding ? API_ML_SLIDING : API_ML_FULL;
             if (per_type) {
                 const char *key = sliding ? "sliding_attention" : "full_attention";
@@ -456,7 +506,7 @@ int api_ml_plan_layers(api_problem *pb, const api_model_text *text, api_ml_plan 
                 if (member(params, key) == NULL)
                     key = "full_attention";
                 snprintf(k.params_key, sizeof k.params_key, "%s", key);
-            } else if (gemma3) {
+            } else if (gemma3 || modernbert) {
                 k.local_base = sliding;
             } else if (olmo3_split) {
                 k.unscaled = sliding;

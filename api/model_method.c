@@ -12,6 +12,10 @@
  *                     from_input_ids), OPT / BART / BioGPT add an offset of 2 (LearnedPositional
  *                     Embedding); route /learned needs the model's trained table.
  *   alibi             bloom, mpt (attn_config.alibi), falcon (alibi: true); route /alibi.
+ *   sinusoidal        whisper (encoder; its decoder is learned_absolute), marian, pegasus,
+ *                     m2m_100, nllb-moe, speech_to_text, fsmt, xglm: a fixed table added to the
+ *                     embeddings; route /sinusoidal with the convention, layout and first row
+ *                     that give HF's table (api/model_sinusoidal.h).
  *   t5_relative       t5, mt5, umt5, longt5, switch_transformers: bidirectional buckets in the
  *                     encoder, causal in the decoder; route /t5/buckets.
  *   rope              everything with rotary keys or a RoPE model_type; one kind per distinct
@@ -40,6 +44,7 @@
 #include "api/model_hybrid.h"
 #include "api/model_layers.h"
 #include "api/model_method_parts.h"
+#include "api/model_sinusoidal.h"
 #include "api/req.h"
 #include "api/rope_config.h"
 #include "api/rope_parse.h" /* api_rope_rotary_dim_resolve: the same rule as /rope */
@@ -110,10 +115,25 @@ static void first_int(api_problem *pb, const json_t *cfg, const char *ptr, const
             return;
 }
 
-/* The learned / alibi / t5 kinds (one or two per model). Returns 0, 1 when not applicable. */
-static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *ptr, const char *mt,
-                      int64_t n_layers)
+/* The learned / alibi / t5 / sinusoidal kinds (one or two per model; two stacks are numbered
+ * encoder first, as T5's). Returns 0, 1 when not applicable. */
+static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *ptr,
+                      const char *where, const char *mt, int64_t n_layers)
 {
+    /* api/model_sinusoidal.h; DistilBERT's fixed table (create_sinusoidal_embeddings) */
+    if (api_model_sinusoidal_type(mt) ||
+        (strcmp(mt, "distilbert") == 0 && is_true(cfg, "sinusoidal_pos_embds"))) {
+        json_t *sk[2];
+        int64_t sn[2];
+        if (api_mm_sinusoidal_kinds(pb, cfg, ptr, where, mt, n_layers, sk, sn) < 0)
+            return 0;
+        for (int s = 0; s < 2 && sk[s] != NULL; s++) {
+            int ki = add_kind(p, sk[s]);
+            for (int64_t l = 0; l < sn[s]; l++)
+                assign(p, (int)(s ? sn[0] + l : l), ki);
+        }
+        return 0;
+    }
     int64_t maxpos = 0, hidden = 0, heads = 0, pad = 1;
     static const char *const POS[] = {"max_position_embeddings", "n_positions", NULL};
     static const char *const DIM[] = {"hidden_size", "n_embd", "d_model", "dim", NULL};
@@ -142,13 +162,6 @@ static int plan_fixed(api_problem *pb, plan *p, const json_t *cfg, const char *p
     int learned = api_str_in_list(API_MODEL_LEARNED, mt) ||
                   api_str_in_list(API_MODEL_LEARNED_PAD, mt) ||
                   api_str_in_list(API_MODEL_LEARNED_2, mt);
-    if (strcmp(mt, "distilbert") == 0 && is_true(cfg, "sinusoidal_pos_embds")) {
-        /* DistilBERT's fixed table (create_sinusoidal_embeddings): not mapped yet */
-        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "sinusoidal_pos_embds",
-                        "DistilBERT with sinusoidal_pos_embds has no answer here yet (use POST "
-                        "/sinusoidal with d_model = dim)");
-        return 0;
-    }
     if (learned && pet != NULL && json_is_string(pet) &&
         strcmp(json_string_value(pet), "absolute") != 0) {
         api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "position_embedding_type",
@@ -355,8 +368,10 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
     const json_t *params = member(cfg, "rope_parameters");
     int per_type = params && json_is_object(params) && member(params, "rope_type") == NULL &&
                    member(params, "type") == NULL && json_object_size(params) > 0;
+    int modernbert = strcmp(mt, "modernbert") == 0;
     int gemma3 = strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0 ||
-                 strcmp(mt, "gemma3n_text") == 0 || strcmp(mt, "gemma3n") == 0;
+                 strcmp(mt, "gemma3n_text") == 0 || strcmp(mt, "gemma3n") == 0 ||
+                 modernbert; /* sliding layers: a local base of their own */
     api_ml_plan lp;
     if (api_ml_plan_layers(pb, text, &lp) < 0) {
         api_ml_plan_free(&lp);
@@ -396,10 +411,12 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
                                 (json_t *)member(params, kd->params_key));
             } else if (kd->local_base) {
                 /* Gemma 3 local layers: rope_local_base_freq, no scaling (Gemma3RotaryEmbedding
-                 * for local layers is built with rope_type default) */
-                const json_t *lb = member(cfg, "rope_local_base_freq");
-                const api_model_default *d = api_model_default_find(mt, "rope_local_base_freq");
-                json_object_set_new(edited, "rope_theta",
+                 * for local layers is built with rope_type default); ModernBERT's:
+                 * local_rope_theta, written as global_rope_theta (it reads no rope_theta) */
+                const char *lbk = api_model_local_base_key(mt);
+                const json_t *lb = member(cfg, lbk);
+                const api_model_default *d = api_model_default_find(mt, lbk);
+                json_object_set_new(edited, modernbert ? "global_rope_theta" : "rope_theta",
                                     lb ? json_deep_copy(lb) : json_real(d ? d->value : 10000.0));
                 json_object_del(edited, "rope_scaling");
                 api_mm_unscale(edited); /* a flat v5 rope_parameters: its type too */
@@ -425,7 +442,7 @@ static int plan_rope(api_problem *pb, plan *p, const api_model_text *text, const
             api_mm_name_edited_sources(json_object_get(k, "sources"), where,
                                        per_type ? kd->params_key : NULL,
                                        gemma3 && !per_type && kd->local_base ? mt : NULL,
-                                       member(cfg, "rope_local_base_freq") != NULL);
+                                       member(cfg, api_model_local_base_key(mt)) != NULL);
             map[lk] = add_kind(p, k);
         }
         assign(p, (int)l, map[lk]);
@@ -455,8 +472,8 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
     snprintf(where, sizeof where, "config%s%s", text.nested ? "." : "",
              text.nested ? text.src + (base[0] ? strlen("config.") : 0) : "");
     int64_t n_layers = 0;
-    static const char *const LAYER_KEYS[] = {"num_hidden_layers", "n_layer", "num_layers",
-                                             "n_layers", NULL};
+    static const char *const LAYER_KEYS[] = {"num_hidden_layers", "n_layer",        "num_layers",
+                                             "n_layers",          "encoder_layers", NULL};
     for (const char *const *k = LAYER_KEYS; *k && n_layers == 0; k++)
         api_get_int(pb, text.obj, text.ptr, *k, 1, MAX_LAYERS, &n_layers);
     if (n_layers == 0 && strcmp(mt, "xlstm") == 0) /* xLSTMConfig: num_blocks, its alias */
@@ -499,7 +516,7 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
     if (layers_default)
         api_rc_warn(&w, "config.num_hidden_layers is absent: %lld by default of %s",
                     (long long)n_layers, dn->hf); /* "config." becomes the text's path below */
-    int fixed = plan_fixed(pb, &p, text.obj, text.ptr, mt, n_layers);
+    int fixed = plan_fixed(pb, &p, text.obj, text.ptr, where, mt, n_layers);
     if (api_problem_failed(pb))
         goto done;
     if (fixed == 1) {
@@ -512,11 +529,12 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
                                   "model_type is required to tell the position method (the config "
                                   "has no rotary keys either)");
             else
-                api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                                  "posenc does not know the position method of model_type "
-                                  "\"%.40s\" (not a learned, ALiBi, T5 or RoPE model it knows, "
-                                  "and the config has no rotary keys); see docs/models.md",
-                                  mt);
+                api_problem_field(
+                    pb, API_PB_INVALID_FIELD, fp,
+                    "posenc does not know the position method of model_type "
+                    "\"%.40s\" (not a learned, ALiBi, T5, sinusoidal or RoPE model it knows, "
+                    "and the config has no rotary keys); see docs/models.md",
+                    mt);
             goto done;
         }
         if (!known && mt[0] != '\0')

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/model_hybrid.h"
 #include "api/model_scale.h"
 #include "api/req.h"
 #include "api/rope_req.h"
@@ -276,11 +277,12 @@ void api_mm_name_edited_sources(json_t *sources, const char *where, const char *
     }
     if (gemma3_type == NULL)
         return;
-    const api_model_default *d = api_model_default_find(gemma3_type, "rope_local_base_freq");
+    const char *lk = api_model_local_base_key(gemma3_type); /* ModernBERT: local_rope_theta */
+    const api_model_default *d = api_model_default_find(gemma3_type, lk);
     if (has_local_base)
-        snprintf(buf, sizeof buf, "%s.rope_local_base_freq", where);
+        snprintf(buf, sizeof buf, "%s.%s", where, lk);
     else
-        snprintf(buf, sizeof buf, "default of %s (rope_local_base_freq)", d ? d->hf : "?");
+        snprintf(buf, sizeof buf, "default of %s (%s)", d ? d->hf : "?", lk);
     json_object_set_new(sources, "base", json_string(buf));
 }
 

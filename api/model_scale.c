@@ -90,6 +90,17 @@ static const row TABLE[] = {
     HD("smollm3", "modeling_smollm3.py"),
     HD("opt", "modeling_opt.py"),
     HD("bart", "modeling_bart.py"),
+    /* the sinusoidal families' attention (BartAttention's copies; XGLMAttention, FSMT's
+     * Attention, WhisperAttention): scaling = head_dim**-0.5 */
+    HD("whisper", "modeling_whisper.py"),
+    HD("marian", "modeling_marian.py"),
+    HD("pegasus", "modeling_pegasus.py"),
+    HD("m2m_100", "modeling_m2m_100.py"),
+    HD("nllb-moe", "modeling_nllb_moe.py"),
+    HD("speech_to_text", "modeling_speech_to_text.py"),
+    HD("fsmt", "modeling_fsmt.py"),
+    HD("xglm", "modeling_xglm.py"),
+    HD("modernbert", "modeling_modernbert.py"), /* eager_attention_forward: head_dim**-0.5 */
     {"gpt_neox", R_HEAD_DIM, NULL, 0.0, "modeling_gpt_neox.py: scaling = head_size**-0.5", NULL},
     {"gptj", R_HEAD_DIM, NULL, 0.0, "modeling_gptj.py: attn_weights / scale_attn, sqrt(head_dim)",
      NULL},

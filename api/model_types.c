@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/model_hybrid.h"
+#include "api/model_sinusoidal.h"
 #include "api/req.h"
 
 static const struct {
@@ -97,6 +98,9 @@ const char *api_model_not_rope(const char *model_type, const json_t *cfg)
                "POST /learned)";
     if (api_str_in_list(API_MODEL_T5, model_type))
         return "T5 relative position buckets (POST /t5/buckets)";
+    if (api_model_sinusoidal_type(model_type)) /* api/model_sinusoidal.h */
+        return "a fixed sinusoidal table added to the embeddings (POST /sinusoidal; Whisper's "
+               "decoder a learned table)";
     /* modeling_bloom.py build_alibi_tensor; modeling_mpt.py build_mpt_alibi_tensor (MptModel adds
      * ALiBi whatever attn_config says); modeling_falcon.py with alibi true */
     const json_t *alibi = json_object_get(cfg, "alibi");
@@ -169,15 +173,15 @@ int api_model_rope_method_check(api_problem *pb, const json_t *cfg, const char *
         return 0;
     char fp[API_MC_PTR + 16];
     api_ptr(fp, sizeof fp, ptr, "model_type");
-    /* ModernBERT's own keys (configuration_modernbert.py): every global_attn_every_n_layers-th
-     * layer from 0 is global at global_rope_theta, the others local at local_rope_theta */
-    if (other == NULL && strncmp(model_type, "modernbert", 10) == 0 &&
+    /* ModernBERT-decoder's own keys (configuration_modernbert_decoder.py; modernbert itself is a
+     * RoPE type: api/model_layers.h) */
+    if (other == NULL && strcmp(model_type, "modernbert-decoder") == 0 &&
         (json_object_get(cfg, "global_rope_theta") != NULL ||
          json_object_get(cfg, "local_rope_theta") != NULL)) {
         api_problem_field(pb, API_PB_INVALID_FIELD, fp,
-                          "ModernBERT's global_rope_theta / local_rope_theta (global layers every "
-                          "global_attn_every_n_layers from layer 0) are not read yet: send one "
-                          "layer's numbers to POST /rope (head_dim, base)");
+                          "ModernBERT-decoder's global_rope_theta / local_rope_theta and its layer "
+                          "pattern are not read yet: send one layer's numbers to POST /rope "
+                          "(head_dim, base)");
         return -1;
     }
     if (other != NULL)

@@ -444,20 +444,23 @@ int api_rope_config_resolve_kind(api_problem *pb, const json_t *config, const ch
     }
 
     if (!(skip & API_RC_SKIP_BASE)) {
-        /* Lfm2Config reads "theta" before rope_theta (api_model_base_alias) */
+        /* Lfm2Config reads "theta", ModernBertConfig "global_rope_theta" (its full-attention
+         * layers) before rope_theta (api_model_base_alias) */
         const char *bases[] = {api_model_base_alias(out->model_type), "rope_theta",
                                "rotary_emb_base", NULL};
+        if (strcmp(out->model_type, "modernbert") == 0)
+            bases[1] = NULL; /* ModernBertConfig reads no rope_theta (4.x and v5) */
         const char *const *BASES = bases[0] != NULL ? bases : bases + 1;
-        if (kind != NULL && kind->local_base) { /* Gemma 3's sliding layers */
-            const api_model_default *d =
-                api_model_default_find(out->model_type, "rope_local_base_freq");
-            if (cfg_num(pb, config, ptr, "rope_local_base_freq", 1.0, HUGE_VAL, &out->base) > 0) {
-                api_ptr(fp, sizeof fp, ptr, "rope_local_base_freq");
-                api_rc_origin_set(&out->base_o, fp, "config.rope_local_base_freq");
+        if (kind != NULL && kind->local_base) { /* Gemma 3's / ModernBERT's sliding layers */
+            const char *lk = api_model_local_base_key(out->model_type);
+            const api_model_default *d = api_model_default_find(out->model_type, lk);
+            if (cfg_num(pb, config, ptr, lk, 1.0, HUGE_VAL, &out->base) > 0) {
+                api_ptr(fp, sizeof fp, ptr, lk);
+                api_rc_origin_set(&out->base_o, fp, "config.%s", lk);
             } else if (d != NULL) {
                 out->base = d->value;
                 api_ptr(fp, sizeof fp, ptr, "model_type");
-                api_rc_origin_set(&out->base_o, fp, "default of %s (rope_local_base_freq)", d->hf);
+                api_rc_origin_set(&out->base_o, fp, "default of %s (%s)", d->hf, lk);
             }
         }
         /* HF v5 (RotaryEmbeddingConfigMixin.convert_rope_params_to_dict): rope_scaling, else

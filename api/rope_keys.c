@@ -53,6 +53,12 @@ int api_rope_position_key(const char *k)
     return api_model_scale_key(k); /* they change the scores (POST /attention) */
 }
 
+static int is(const char *k, const char *const *list);
+
+/* ModernBertConfig's position keys (configuration_modernbert.py) */
+static const char *const MODERNBERT_KEYS[] = {
+    "global_rope_theta", "local_rope_theta", "global_attn_every_n_layers", "local_attention", NULL};
+
 /* RecurrentGemma's own layer-pattern and window keys (RecurrentGemmaConfig) and LFM2's
  * use_pos_enc (the published LFM2 files'): position keys of those models only (another
  * model_type's block_types is no concern of positions posenc knows). */
@@ -62,7 +68,8 @@ static int model_position_key(const char *k, const char *model_type)
            (strcmp(model_type, "recurrent_gemma") == 0 &&
             (strcmp(k, "block_types") == 0 || strcmp(k, "attention_window_size") == 0)) ||
            ((strcmp(model_type, "lfm2") == 0 || strcmp(model_type, "lfm2_moe") == 0) &&
-            strcmp(k, "use_pos_enc") == 0);
+            strcmp(k, "use_pos_enc") == 0) ||
+           (strcmp(model_type, "modernbert") == 0 && is(k, MODERNBERT_KEYS));
 }
 
 static int is(const char *k, const char *const *list)
@@ -114,6 +121,7 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
                                          "full_attn_idxs",
                                          "use_mem_rope",
                                          "block_types",
+                                         "global_attn_every_n_layers",
                                          NULL};
     static const char *const WINDOW[] = {"sliding_window",
                                          "use_sliding_window",
@@ -121,6 +129,7 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
                                          "sliding_window_size",
                                          "interleaved_sliding_window",
                                          "attention_window_size",
+                                         "local_attention",
                                          NULL};
     static const char *const LENGTHS[] = {"max_position_embeddings",
                                           "original_max_position_embeddings",
@@ -150,6 +159,9 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
                "sliding_attention with rope_type default)";
     if ((skip & API_RC_SKIP_LAYOUT) && strcmp(k, "rope_interleave") == 0)
         return "the request's layout wins";
+    if (is(k, BASES) && strcmp(r->cfg.model_type, "modernbert") == 0)
+        return "ModernBertConfig reads no rope_theta (transformers 4 and v5): its bases are "
+               "global_rope_theta and local_rope_theta (configuration_modernbert.py)";
     if (is(k, BASES))
         return "a second base key: rope_scaling.rope_theta, else rope_parameters.rope_theta, else "
                "rope_theta, else rotary_emb_base is read (HF v5 RotaryEmbeddingConfigMixin "
@@ -169,6 +181,13 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
                "/model/method), not the numbers of a kind";
     if (is(k, WINDOW))
         return "the attention window (which keys a query sees), not RoPE's numbers";
+    if (strcmp(k, "local_rope_theta") == 0)
+        return "the base of ModernBERT's sliding-window layers only (ModernBertConfig: "
+               "rope_parameters.sliding_attention); this answer is for the other layers "
+               "(layer_kinds)";
+    if (strcmp(k, "global_rope_theta") == 0)
+        return "the base of ModernBERT's full-attention layers only (ModernBertConfig: "
+               "rope_parameters.full_attention); this answer is for a sliding-window layer";
     if (strcmp(k, "rope_local_base_freq") == 0)
         return "the base of Gemma 3's sliding layers only (modeling_gemma3.py rotary_emb_local); "
                "this answer is for the other layers (layer_kinds)";
@@ -195,6 +214,10 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
     if (strcmp(k, "rotary") == 0 && json_is_true(v))
         return "says the model uses rotary embeddings (GPT-J's flag; GPTJConfig does not read "
                "it)";
+    if (strcmp(k, "position_embedding_type") == 0 && strcmp(r->cfg.model_type, "modernbert") == 0)
+        return "ModernBERT's published files carry it, but neither ModernBertConfig nor "
+               "modeling_modernbert.py reads it: every ModernBERT attention layer rotates q and k "
+               "(ModernBertRotaryEmbedding)";
     if (strcmp(k, "position_embedding_type") == 0 && json_is_string(v) &&
         (strcmp(json_string_value(v), "rope") == 0 || strcmp(json_string_value(v), "rotary") == 0))
         return "names RoPE, which this answer is";

@@ -57,7 +57,9 @@ static const char *const CORPUS[] = {
     "mistral_7b_v0.1",
     "mistral_small_3.1_24b",
     "mixtral_8x7b_v0.1",
+    "modernbert_base",
     "mpt_7b_instruct",
+    "nllb_200_distilled_600m",
     "nemotron_h_8b",
     "olmo3_1_32b",
     "opt_1.3b",
@@ -154,6 +156,43 @@ static void check_rope_kind(const char *name, const json_t *got, const json_t *w
     json_decref(r);
 }
 
+/* A sinusoidal kind (api/model_sinusoidal.h): the convention, the first token's row and the
+ * table itself. Its request to POST /sinusoidal, cut to the probe's last token, gives the
+ * reference's rows of HF's table (get_embedding / _init_weight / sinusoids() in float64) for
+ * tokens 0, 1, 2, ... at a few columns, abs 1e-12 (the angle of Marian's pos / 10000^(2k/d)
+ * and posenc's pos x 10000^(-2k/d) differ in the last bits). */
+static void check_sinusoidal_kind(const char *name, const json_t *got, const json_t *want)
+{
+    const json_t *p = json_object_get(got, "parameters"), *pr = json_object_get(want, "probe");
+    ck_assert_msg(strcmp(str(p, "convention"), str(want, "convention")) == 0,
+                  "%s: convention %s, want %s", name, str(p, "convention"),
+                  str(want, "convention"));
+    ck_assert_msg(json_integer_value(json_object_get(p, "offset")) ==
+                      json_integer_value(json_object_get(want, "offset")),
+                  "%s: sinusoidal offset", name);
+    const json_t *tokens = json_object_get(pr, "tokens"), *cols = json_object_get(pr, "columns");
+    size_t nt = json_array_size(tokens);
+    ck_assert_msg(nt > 0, "%s: no probe", name);
+    json_t *req = json_deep_copy(json_object_get(got, "request"));
+    json_object_set_new(
+        req, "seq_len",
+        json_integer(json_integer_value(json_array_get(tokens, nt - 1)) + 1)); /* rows 0 .. t */
+    json_t *r = post(api_sinusoidal, req, 0, name);
+    for (size_t i = 0; i < nt; i++) {
+        int t = (int)json_integer_value(json_array_get(tokens, i));
+        for (size_t c = 0; c < json_array_size(cols); c++) {
+            int col = (int)json_integer_value(json_array_get(cols, c));
+            double x = au_num(r, "matrix", t, col, -1);
+            double y =
+                au_number(json_array_get(json_array_get(json_object_get(pr, "values"), i), c));
+            ck_assert_msg(au_close(x, y, 1e-12, 0), "%s: token %d column %d = %.17g, want %.17g",
+                          name, t, col, x, y);
+        }
+    }
+    json_decref(r);
+    json_decref(req);
+}
+
 static void check_other_kind(const char *name, const json_t *got, const json_t *want)
 {
     const json_t *p = json_object_get(got, "parameters");
@@ -186,6 +225,8 @@ static void check_other_kind(const char *name, const json_t *got, const json_t *
         }
         json_decref(r);
         json_decref(req);
+    } else if (strcmp(str(want, "method"), "sinusoidal") == 0) {
+        check_sinusoidal_kind(name, got, want);
     } else if (strcmp(str(want, "method"), "t5_relative") == 0) {
         static const char *const K[] = {"num_buckets", "max_distance"};
         for (size_t i = 0; i < 2; i++)

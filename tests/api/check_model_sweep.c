@@ -36,8 +36,9 @@ static const struct {
     {"{'model_type': 'falcon', 'hidden_size': 2048, 'num_attention_heads': 32, 'alibi': true}",
      "ALiBi"},
     {"{'model_type': 'baichuan', 'hidden_size': 5120, 'num_attention_heads': 40}", "does not know"},
-    /* ModernBERT's v4 keys: named, not a guess at 10000 */
-    {"{'model_type': 'modernbert', 'hidden_size': 768, 'num_attention_heads': 12,"
+    /* ModernBERT-decoder's keys: named, not a guess at 10000 (modernbert itself answers:
+     * tests/api/check_model_modernbert.c) */
+    {"{'model_type': 'modernbert-decoder', 'hidden_size': 768, 'num_attention_heads': 12,"
      " 'global_rope_theta': 160000.0, 'local_rope_theta': 10000.0}",
      "global_rope_theta"},
     /* a wrapper whose text config is BERT-like (the text model's type decides) */

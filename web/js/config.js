@@ -395,7 +395,11 @@ function kindRender() {
         alibiRender(x, x.answers[0]);
     else if (k.method === 't5_relative')
         t5Render(x, x.answers[0]);
-    else if (k.method === 'learned_absolute') {
+    else if (k.method === 'sinusoidal') {
+        const pr = k.parameters;
+        table([['d_model', pr.d_model, 'config'], ['convention', pr.convention, pr.layout],
+            ['offset', pr.offset, pr.offset_rule]]);
+    } else if (k.method === 'learned_absolute') {
         const pr = k.parameters;
         table([['max_position_embeddings', pr.max_position_embeddings, 'config'], ['d_model', pr.d_model, 'config'],
             ['offset', pr.offset, pr.offset_rule]]);

@@ -15,6 +15,7 @@ export const cfgKo = {
     'cfg.m.learned_absolute': '학습된 표',
     'cfg.m.alibi': 'ALiBi',
     'cfg.m.t5_relative': 'T5 버킷',
+    'cfg.m.sinusoidal': '사인 표',
     'cfg.m.rope': 'RoPE',
     'cfg.m.none': '위치 없음',
     'cfg.stack.encoder': '인코더, 양방향',
@@ -41,6 +42,9 @@ export const cfgKo = {
     'cfg.note.alibi': 'ALiBi: 벡터를 더하거나 돌리지 않습니다. 이 층 {layers}개에서 헤드마다 점수에 선형 벌점을 더합니다.',
     'cfg.note.t5_relative': 'T5: 헤드마다 버킷 하나에 편향 하나를 학습합니다. 경로는 오프셋마다 어느 버킷에 드는지를 ' +
         '계산합니다(편향 자체는 가중치라 config.json에 없습니다).',
+    'cfg.note.sinusoidal': '고정된 사인·코사인 표가 층 0 앞에서 임베딩에 더해집니다(이 층 {layers}개). ' +
+        '<code>request</code>를 <code>POST /sinusoidal</code>에 보내면 Hugging Face가 만드는 표가 나옵니다: ' +
+        'convention, layout, 그리고 첫 토큰이 읽는 행(offset)이 모델마다 다릅니다.',
     'cfg.note.learned_absolute': '학습된 표는 층 0 앞에서 토큰 임베딩에 더해집니다. 그 숫자는 모델의 가중치이고 ' +
         'config.json에는 없어서 여기서는 그리지 않습니다. <code>PUT /tables/&lt;name&gt;</code>으로 표를 저장하면 ' +
         '<code>POST /learned</code>가 그것으로 계산합니다(3절은 내장 예시 표로 이렇게 합니다).',
@@ -106,6 +110,7 @@ export const cfgEn = {
     'cfg.m.learned_absolute': 'Learned table',
     'cfg.m.alibi': 'ALiBi',
     'cfg.m.t5_relative': 'T5 buckets',
+    'cfg.m.sinusoidal': 'Sinusoidal table',
     'cfg.m.rope': 'RoPE',
     'cfg.m.none': 'No position',
     'cfg.stack.encoder': 'encoder, both directions',
@@ -135,6 +140,9 @@ export const cfgEn = {
         'these {layers} layers.',
     'cfg.note.t5_relative': 'T5: each head learns one bias per bucket; the route computes which bucket every ' +
         'offset falls in (the biases themselves are weights, not in config.json).',
+    'cfg.note.sinusoidal': 'A fixed sine / cosine table is added to the embeddings before layer 0 (these ' +
+        '{layers} layers). Its <code>request</code> sent to <code>POST /sinusoidal</code> gives the table Hugging ' +
+        'Face builds: the convention, the layout and the row the first token reads (offset) differ by model.',
     'cfg.note.learned_absolute': 'A learned table is added to the token embeddings before layer 0. Its numbers are ' +
         'the model\'s weights, which config.json does not hold, so nothing is drawn here: store the table with ' +
         '<code>PUT /tables/&lt;name&gt;</code> and <code>POST /learned</code> computes with it (section 3 does this ' +

@@ -16,6 +16,9 @@ RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as re
                        which layers of a hybrid model are attention and whether they rotate
                        (hybrid_layers below), and their attention scale (hybrid_scale)
   modeling_bloom/falcon/mpt.py  ALiBi slopes per head (build_alibi_tensor, build_mpt_alibi_tensor)
+  configuration_modernbert.py  ModernBERT's layer pattern and global / local bases
+  modeling_m2m_100/xglm/marian/pegasus/whisper/fsmt/speech_to_text.py  the sinusoidal tables'
+                       rows for the first tokens (describe_sinusoidal)
   modeling_*.py        which pairs rotate (adjacent pairs for gptj, codegen, glm*, ernie4_5*,
                        deepseek_v2/v3(+rope_interleave)/v32, llama4), HunYuan's dynamic alpha,
                        learned offsets (RoBERTa padding_idx + 1, OPT/BART 2), ALiBi, T5 buckets,
@@ -125,7 +128,7 @@ WHOLE_HEAD = {"llama", "mistral", "mixtral", "ministral", "ministral3", "qwen2",
               "olmo3", "olmoe", "smollm3", "exaone4", "starcoder2", "granite", "granitemoe",
               "granitemoehybrid", "falcon", "falcon_h1", "arcee", "apertus", "seed_oss", "helium",
               "dots1", "hunyuan_v1_dense", "hunyuan_v1_moe", "gpt_oss", "cohere", "cohere2",
-              "lfm2", "lfm2_moe", "bitnet", "dbrx"}
+              "lfm2", "lfm2_moe", "bitnet", "dbrx", "modernbert"}
 
 
 def rotary_dim(cfg, mt, hd, rp):
@@ -468,11 +471,66 @@ def describe_hybrid(tc, mt, n):
     return mt, out, len(out)
 
 
+# ---- sinusoidal tables (HF modeling files, transformers models/<name>/) ---------------------------
+# M2M100SinusoidalPositionalEmbedding.get_embedding (NLLB-MoE's subclass, Speech2Text's copy,
+# FSMT's fairseq SinusoidalPositionalEmbedding): half = d // 2, emb = log(10000) / (half - 1),
+# freqs exp(arange(half) * -emb), cat([sin, cos]) and a zero column for odd d; the row of token t
+# is padding_idx + 1 + t (create_position_ids_from_input_ids / make_positions, padding_idx =
+# pad_token_id, default 1). XGLM: the same table, position_ids + 2. Marian / Pegasus _init_weight:
+# pos / np.power(10000, 2 * (j // 2) / dim), sin of the even j in the first ceil(d/2) columns,
+# cos of the odd j after; row t. Whisper: sinusoids() (get_embedding's frequencies, [sin, cos]),
+# row t; WhisperDecoder's WhisperPositionalEmbedding is a learned nn.Embedding from 0.
+SIN_PAD = ("m2m_100", "nllb-moe", "speech_to_text", "fsmt")
+SIN_TYPES = SIN_PAD + ("xglm", "marian", "pegasus", "whisper")
+
+
+def sin_row(conv, d, p):
+    if conv == "vaswani":
+        enc = [p / (10000 ** (2 * (j // 2) / d)) for j in range(d)]
+        return [math.sin(x) for x in enc[0::2]] + [math.cos(x) for x in enc[1::2]]
+    half = d // 2
+    emb = math.log(10000) / (half - 1)
+    f = [math.exp(k * -emb) for k in range(half)]
+    return [math.sin(p * x) for x in f] + [math.cos(p * x) for x in f] + [0.0] * (d % 2)
+
+
+def sin_probe(conv, d, offset, maxpos):
+    tokens = sorted({0, 1, 2, min(1000, maxpos - 1)})
+    cols = sorted({0, 1, 2, d // 2 - 1, d // 2, d // 2 + 1, d - 1})
+    return {"tokens": tokens, "columns": cols,
+            "values": [[sin_row(conv, d, offset + t)[c] for c in cols] for t in tokens]}
+
+
+def describe_sinusoidal(tc, mt, n):
+    d = tc["d_model"]
+    conv = "vaswani" if mt in ("marian", "pegasus") else "fairseq"
+    if mt == "xglm":
+        maxpos = tc["max_position_embeddings"]
+        k = {"method": "sinusoidal", "convention": conv, "offset": 2,
+             "probe": sin_probe(conv, d, 2, maxpos)}
+        return mt, [k] * n, n
+    off = tc.get("pad_token_id", 1) + 1 if mt in SIN_PAD else 0
+    ne = tc.get("encoder_layers") or n
+    nd = tc.get("decoder_layers") or n
+    src = tc.get("max_source_positions") or tc.get("max_position_embeddings")
+    tgt = tc.get("max_target_positions") or tc.get("max_position_embeddings")
+    enc = {"method": "sinusoidal", "stack": "encoder", "convention": conv, "offset": off,
+           "probe": sin_probe(conv, d, off, src)}
+    if mt == "whisper":
+        dec = {"method": "learned_absolute", "offset": 0}
+    else:
+        dec = {"method": "sinusoidal", "stack": "decoder", "convention": conv, "offset": off,
+               "probe": sin_probe(conv, d, off, tgt)}
+    return mt, [enc] * ne + [dec] * nd, ne + nd
+
+
 def describe(cfg):
     tc, mt = text_model(cfg)
     n = tc.get("num_hidden_layers") or tc.get("n_layer") or tc.get("num_layers") or tc.get("n_layers")
     if mt in HYBRID or mt in ATTENTION_FREE:
         return describe_hybrid(tc, mt, n)
+    if mt in SIN_TYPES:
+        return describe_sinusoidal(tc, mt, n)
     if mt == "distilbert" and tc.get("sinusoidal_pos_embds"):
         raise ValueError("distilbert with sinusoidal_pos_embds: not in this reference")
     if mt in ("bert", "gpt2", "gpt_neo", "electra", "distilbert"):
@@ -502,6 +560,11 @@ def describe(cfg):
     # the scaling (layer_types default: every 4th layer full, Olmo3Config)
     # (layer_types default every 4th layer full whatever form rope_parameters take: Olmo3Config)
     olmo3 = mt == "olmo3"
+    # ModernBertConfig (configuration_modernbert.py, v5): layer_types default "sliding_attention"
+    # if i % global_attn_every_n_layers (3) else "full_attention"; rope_parameters.full_attention
+    # .rope_theta from global_rope_theta (default_theta global 160000), sliding_attention's from
+    # local_rope_theta (local 10000); ModernBertRotaryEmbedding: dim = hidden_size // heads
+    modernbert = mt == "modernbert"
     olmo3_split = olmo3 and not per_type and rp is not None and \
         rp.get("rope_type", rp.get("type", "default")) != "default"
     pattern = tc.get("sliding_window_pattern") or tc.get("_sliding_window_pattern") or 6
@@ -518,6 +581,9 @@ def describe(cfg):
             lt = "full_attention" if (i + 1) % pattern == 0 else "sliding_attention"
         elif olmo3:
             lt = "full_attention" if (i + 1) % 4 == 0 else "sliding_attention"
+        elif modernbert:
+            every = tc.get("global_attn_every_n_layers", 3)
+            lt = "sliding_attention" if i % every else "full_attention"
         elif mt in QWEN35_TYPES or mt == "qwen3_next":
             every = tc.get("full_attention_interval", 4)
             lt = "full_attention" if (i + 1) % every == 0 else "linear_attention"
@@ -543,7 +609,7 @@ def describe(cfg):
                                        "floor_scale": float(tc.get("floor_scale", 8192))}
             layers.append(none)
             continue
-        key = lt if (per_type or gemma3 or olmo3_split) else "all"
+        key = lt if (per_type or gemma3 or olmo3_split or modernbert) else "all"
         if key not in cache:
             c, r = tc, rp
             if per_type:
@@ -556,6 +622,12 @@ def describe(cfg):
             elif gemma3 and lt == "sliding_attention":
                 r = None
                 base = float(get(tc, "rope_local_base_freq", mt))
+            elif modernbert and not per_type:
+                r = None
+                if lt == "sliding_attention":
+                    base = float(tc.get("local_rope_theta", 10000.0))
+                else:
+                    base = float(tc.get("global_rope_theta", 160000.0))
             elif olmo3_split and lt == "sliding_attention":
                 base = base_of(tc, mt, rp)
                 r = None
