@@ -354,7 +354,7 @@ static void handle_parsed(const api_ctx *ctx, api_handler h, const wire_npy_key 
             /* the answer's warnings, which no .npy holds, go out in a header */
             const char *notes[API_MAX_NOTES];
             size_t nn = wire_jw_npy_notes(&w, notes, API_MAX_NOTES);
-            if (nn > 0 && (out->warnings = wire_json_ascii_strings(notes, nn)) == NULL) {
+            if (nn > 0 && (out->warnings = api_warnings_header(notes, nn)) == NULL) {
                 wire_jw_free(&w);
                 api_simple_problem(API_PB_UNAVAILABLE, "out of memory", request_id, out);
                 return;

@@ -479,7 +479,7 @@ void api_bin_answer(api_bin *b, const api_opts *opts, const char *request_id, ap
         snprintf(more, sizeof more, "(%zu more warnings omitted)", wn.n_dropped);
         notes[nn++] = more;
     }
-    if (nn > 0 && (out->warnings = wire_json_ascii_strings(notes, nn)) == NULL) {
+    if (nn > 0 && (out->warnings = api_warnings_header(notes, nn)) == NULL) {
         api_response_free(out);
         api_simple_problem(API_PB_UNAVAILABLE, "out of memory while writing the response",
                            request_id, out);
