@@ -1,5 +1,6 @@
 /* api/api.c -- the compute operations and the request → response driver. See api.h. */
 #include "api/api.h"
+#include "api/warn_header.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "api/bin_priv.h"
+#include "api/warn_header.h"
 #include "wire/crc32.h"
 #include "wire/npz.h"
 #include "wire/tensor_enc.h"

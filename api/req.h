@@ -188,14 +188,4 @@ int api_json_depth(const json_t *v, int limit);
 /* 1 when s equals one of list's strings (NULL-terminated); 0 for a NULL list or a NULL s. */
 int api_str_in_list(const char *const *list, const char *s);
 
-/*
- * The X-Posenc-Warnings header value of a binary answer: the n warnings s[] as an ASCII JSON array
- * (wire_json_ascii_strings) of at most API_WARNINGS_HEADER_MAX bytes, so that it passes proxies'
- * default response-header buffers (nginx: 4 KiB). When they do not all fit, the first ones that do
- * and a last string "(K more warnings: the JSON answer lists them all)". malloc'd; NULL when out of
- * memory (n = 0 gives "[]": callers send no header then).
- */
-#define API_WARNINGS_HEADER_MAX 3072
-char *api_warnings_header(const char *const *s, size_t n);
-
 #endif

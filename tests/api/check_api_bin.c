@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/req.h"
+#include "api/warn_header.h"
 #include "tests/lib/api_util.h"
 #include "tests/lib/bin_util.h"
 #include "wire/tensor_enc.h"
