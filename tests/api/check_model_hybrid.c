@@ -424,6 +424,11 @@ START_TEST(test_nemotron_nas)
     au_expect_422_msg(api_rope, "{'config': " NAS_CFG ", 'layer': 1}", "/layer", "no_op");
     au_expect_422_msg(api_rope, "{'config': " NAS_CFG ", 'layer': 2}", "/layer",
                       "replace_with_linear");
+    /* nor any attention scores (POST /attention): before, a 200 with RoPE scores */
+    au_expect_422_msg(api_attention,
+                      "{'q': [[1, 0, 0, 0, 0, 0, 0, 0]], 'k': [[1, 0, 0, 0, 0, 0, 0, 0]], "
+                      "'method': 'rope', 'rope': {'config': " NAS_CFG ", 'layer': 1}}",
+                      "/rope/layer", "no_op");
     /* layer 3: Llama's llama3 inv_freq for the same keys. By hand (modeling_rope_utils.py
      * _compute_llama3_parameters): inv_freq_i = 500000^(-2i/8); wavelen = 2 pi / inv_freq;
      * low_freq_wavelen = 8192 / 1, high_freq_wavelen = 8192 / 4 = 2048.
