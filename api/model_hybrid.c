@@ -32,9 +32,9 @@ static const struct {
 };
 
 /* Hybrid model types (attention beside or between other blocks). */
-static const char *const HYBRID[] = {"jamba",    "nemotron_h",  "granitemoehybrid",
-                                     "zamba2",   "falcon_h1",   "lfm2",
-                                     "lfm2_moe", "kimi_linear", NULL};
+static const char *const HYBRID[] = {
+    "jamba", "nemotron_h", "granitemoehybrid", "zamba2",       "falcon_h1",
+    "lfm2",  "lfm2_moe",   "kimi_linear",      "nemotron-nas", NULL};
 
 int api_model_attention_free(const char *model_type)
 {
@@ -501,6 +501,8 @@ int api_model_hybrid_plan(api_problem *pb, const api_model_text *t_in, int64_t n
         rc = plan_lfm2(pb, t, out);
     else if (strcmp(mt, "kimi_linear") == 0)
         rc = plan_kimi(pb, t, out);
+    else if (strcmp(mt, "nemotron-nas") == 0) /* api/model_hybrid_nas.c */
+        rc = api_model_nas_plan(pb, t, out);
     else { /* falcon_h1: FalconH1Config.layers_block_type, every layer "hybrid" */
         for (int64_t l = 0; l < out->n_layers; l++)
             set(&out->layer[l], "attention", 1, NULL);

@@ -24,6 +24,10 @@
  *   kimi_linear       layer_types, else linear_attn_config.full_attn_layers / kda_layers (1-based),
  *                     else full attention where l > 0 and l % 4 == 0 (KimiLinearConfig); its MLA
  *                     full-attention layers use no RoPE (KimiLinearAttention, "with NoPE").
+ *   nemotron-nas      block_configs[l].attention: no_op (no attention: mixer "mlp", or "none"
+ *                     when the ffn is a no-op too), replace_with_linear (mixer "linear"), else
+ *                     Llama's RoPE attention (Hub remote code modeling_decilm.py; rule in
+ *                     api/model_hybrid_nas.c).
  *   mamba, mamba2, falcon_mamba, rwkv, xlstm
  *                     no attention in any layer (method none everywhere, never a 422).
  *
@@ -76,6 +80,15 @@ int api_model_hybrid_plan(api_problem *pb, const api_model_text *t, int64_t n_fi
                           api_hy_plan *out);
 
 void api_hy_plan_free(api_hy_plan *p);
+
+/*
+ * Nemotron-NAS (model_type "nemotron-nas", DeciLMForCausalLM): places p->n_layers layers from
+ * t's block_configs (one object per layer; api/model_hybrid_nas.c). 422 at the pointer of a
+ * block_configs of the wrong length, an entry without an attention object, a flag that is not a
+ * boolean, an attention layer's n_heads_in_group that does not divide num_attention_heads, a
+ * head_dim other than hidden_size // num_attention_heads. Returns 0, or -1 with pb filled.
+ */
+int api_model_nas_plan(api_problem *pb, const api_model_text *t, api_hy_plan *p);
 
 /*
  * The width of one q / k head row in t's attention layers, as the model's attention module

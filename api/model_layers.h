@@ -21,7 +21,8 @@
  *     every no_rope_layer_interval-th layer, default 4), EXAONE 4's full-attention layers when
  *     sliding_window is set (modeling_exaone4.py);
  *   - hybrid and attention-free model types (jamba, nemotron_h, granitemoehybrid, zamba2,
- *     falcon_h1, lfm2, kimi_linear, mamba, rwkv, ...): api/model_hybrid.h places their layers.
+ *     falcon_h1, lfm2, kimi_linear, nemotron-nas, mamba, rwkv, ...): api/model_hybrid.h places
+ *     their layers.
  *   - RecurrentGemma's recurrent blocks (block_types, default recurrent, recurrent, attention:
  *     modeling_recurrent_gemma.py RecurrentGemmaRecurrentBlock has no attention).
  * Pure; thread-safe.

@@ -180,6 +180,7 @@ static const row TABLE[] = {
     HD("jamba", "modeling_jamba.py"),
     HD("nemotron_h", "modeling_nemotron_h.py"),
     HD("lfm2", "modeling_lfm2.py"),
+    HD("nemotron-nas", "Hub remote code modeling_decilm.py (DeciLMAttention)"),
     HD("lfm2_moe", "modeling_lfm2_moe.py"),
     HD("minimax_m2", "modeling_minimax_m2.py"),
     HD("minimax", "modeling_minimax.py (MixtralAttention)"),

@@ -59,8 +59,9 @@ static int is(const char *k, const char *const *list);
 static const char *const MODERNBERT_KEYS[] = {
     "global_rope_theta", "local_rope_theta", "global_attn_every_n_layers", "local_attention", NULL};
 
-/* RecurrentGemma's own layer-pattern and window keys (RecurrentGemmaConfig) and LFM2's
- * use_pos_enc (the published LFM2 files'): position keys of those models only (another
+/* RecurrentGemma's own layer-pattern and window keys (RecurrentGemmaConfig), LFM2's
+ * use_pos_enc (the published LFM2 files') and Nemotron-NAS's block_configs: position keys of
+ * those models only (another
  * model_type's block_types is no concern of positions posenc knows). */
 static int model_position_key(const char *k, const char *model_type)
 {
@@ -69,7 +70,9 @@ static int model_position_key(const char *k, const char *model_type)
             (strcmp(k, "block_types") == 0 || strcmp(k, "attention_window_size") == 0)) ||
            ((strcmp(model_type, "lfm2") == 0 || strcmp(model_type, "lfm2_moe") == 0) &&
             strcmp(k, "use_pos_enc") == 0) ||
-           (strcmp(model_type, "modernbert") == 0 && is(k, MODERNBERT_KEYS));
+           (strcmp(model_type, "modernbert") == 0 && is(k, MODERNBERT_KEYS)) ||
+           /* Nemotron-NAS: which layers have attention (api/model_hybrid_nas.c) */
+           (strcmp(model_type, "nemotron-nas") == 0 && strcmp(k, "block_configs") == 0);
 }
 
 static int is(const char *k, const char *const *list)
@@ -122,6 +125,7 @@ static const char *why_top(const char *k, const json_t *v, const api_rope_req *r
                                          "use_mem_rope",
                                          "block_types",
                                          "global_attn_every_n_layers",
+                                         "block_configs",
                                          NULL};
     static const char *const WINDOW[] = {"sliding_window",
                                          "use_sliding_window",

@@ -61,6 +61,8 @@ static const char *const CORPUS[] = {
     "mpt_7b_instruct",
     "nllb_200_distilled_600m",
     "nemotron_h_8b",
+    "nemotron_nas_super_49b",
+    "nemotron_nas_ultra_253b",
     "olmo3_1_32b",
     "opt_1.3b",
     "phi3_mini_128k_instruct",

@@ -1,9 +1,9 @@
 /*
  * tests/api/check_model_hybrid.c -- hybrid and attention-free model types (issue 15): POST
  * /model/method and /rope for jamba, nemotron_h, granitemoehybrid, falcon_h1, lfm2, zamba2,
- * kimi_linear, minimax_m2 and the Mamba / RWKV families, against the rules read in Hugging Face's
- * configuration_<type>.py / modeling_<type>.py (each assertion says which). Small hand-written
- * configs; the published files are in the corpus (check_model_corpus.c).
+ * kimi_linear, nemotron-nas, minimax_m2 and the Mamba / RWKV families, against the rules read in
+ * Hugging Face's configuration_<type>.py / modeling_<type>.py (each assertion says which). Small
+ * hand-written configs; the published files are in the corpus (check_model_corpus.c).
  */
 #include <check.h>
 #include <jansson.h>
@@ -376,6 +376,123 @@ START_TEST(test_attention_nope)
 }
 END_TEST
 
+/* Nemotron-NAS (model_type "nemotron-nas", DeciLMForCausalLM; Hub remote code
+ * modeling_decilm.py DeciLMDecoderLayer): block_configs[l].attention.no_op -> no attention
+ * sublayer (mixer "mlp", "none" when the ffn is a no-op too), replace_with_linear -> a linear map
+ * (DeciLMLinearAttention, mixer "linear"), else DeciLMAttention: Llama's RoPE over head_dim =
+ * hidden_size // num_attention_heads = 64 / 8 = 8 with the config's rope_theta and llama3
+ * rope_scaling. Layers 0 and 3 rotate; 1 (no_op), 2 (linear), 4 (no_op, ffn no_op) do not. */
+#define NAS_CFG                                                                                    \
+    "{'model_type': 'nemotron-nas', 'architectures': ['DeciLMForCausalLM'], "                      \
+    "'num_hidden_layers': 5, 'hidden_size': 64, 'num_attention_heads': 8, "                        \
+    "'rope_theta': 500000.0, 'max_position_embeddings': 131072, 'rope_scaling': {'factor': 8.0, "  \
+    "'high_freq_factor': 4.0, 'low_freq_factor': 1.0, 'original_max_position_embeddings': 8192, "  \
+    "'rope_type': 'llama3'}, 'block_configs': ["                                                   \
+    "{'attention': {'n_heads_in_group': 8, 'no_op': false, 'replace_with_linear': false}, "        \
+    "'ffn': {'ffn_mult': 2.625, 'no_op': false}}, "                                                \
+    "{'attention': {'n_heads_in_group': null, 'no_op': true, 'replace_with_linear': false}, "      \
+    "'ffn': {'ffn_mult': 2.625, 'no_op': false}}, "                                                \
+    "{'attention': {'n_heads_in_group': null, 'no_op': false, 'replace_with_linear': true}, "      \
+    "'ffn': {'ffn_mult': 2.625, 'no_op': false}}, "                                                \
+    "{'attention': {'n_heads_in_group': 4, 'no_op': false, 'replace_with_linear': false, "         \
+    "'window_length': 4096}, 'ffn': {'no_op': true}}, "                                            \
+    "{'attention': {'no_op': true}, 'ffn': {'no_op': true}}]}"
+START_TEST(test_nemotron_nas)
+{
+    json_t *j = au_ok(api_model_method, NAS_CFG);
+    static const char *const METHOD[] = {"rope", "none", "none", "rope", "none"};
+    static const char *const MIX[] = {NULL, "mlp", "linear", NULL, "none"};
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "num_layers")), 5);
+    for (size_t l = 0; l < 5; l++) {
+        ck_assert_str_eq(layer_method(j, l), METHOD[l]);
+        if (MIX[l] != NULL)
+            ck_assert_str_eq(au_str(au_layer_kind(j, l), "mixer"), MIX[l]);
+    }
+    /* 0 and 3 differ only in window: one RoPE kind; 4 kinds in all */
+    ck_assert_uint_eq(json_array_size(json_object_get(j, "kinds")), 4);
+    ck_assert_ptr_eq(au_layer_kind(j, 0), au_layer_kind(j, 3));
+    const json_t *p = json_object_get(au_layer_kind(j, 0), "parameters");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "head_dim")), 8);
+    ck_assert(au_number(json_object_get(p, "base")) == 500000.0);
+    /* DeciLMAttention: 1/sqrt(head_dim) = 1/sqrt(8) */
+    ck_assert_msg(fabs(au_number(json_object_get(p, "scale")) - 1.0 / sqrt(8.0)) < 1e-16, "scale");
+    ck_assert_int_eq(au_warned(j, "not in posenc's table"), 0);
+    json_decref(j);
+
+    /* POST /rope: a no-attention layer has nothing to rotate (a 422 at /layer, as Jamba's Mamba
+     * layers) */
+    au_expect_422_msg(api_rope, "{'config': " NAS_CFG ", 'layer': 1}", "/layer", "no_op");
+    au_expect_422_msg(api_rope, "{'config': " NAS_CFG ", 'layer': 2}", "/layer",
+                      "replace_with_linear");
+    /* nor any attention scores (POST /attention): before, a 200 with RoPE scores */
+    au_expect_422_msg(api_attention,
+                      "{'q': [[1, 0, 0, 0, 0, 0, 0, 0]], 'k': [[1, 0, 0, 0, 0, 0, 0, 0]], "
+                      "'method': 'rope', 'rope': {'config': " NAS_CFG ", 'layer': 1}}",
+                      "/rope/layer", "no_op");
+    /* layer 3: Llama's llama3 inv_freq for the same keys. By hand (modeling_rope_utils.py
+     * _compute_llama3_parameters): inv_freq_i = 500000^(-2i/8); wavelen = 2 pi / inv_freq;
+     * low_freq_wavelen = 8192 / 1, high_freq_wavelen = 8192 / 4 = 2048.
+     *   i = 0: 1 (wavelen 6.3 < 2048: kept);  i = 1: 500000^-0.25 = 0.0376060309308639 (167.1:
+     *   kept);  i = 2: 500000^-0.5 = 0.00141421356 (wavelen 4442.9: smooth = (8192 / wavelen -
+     *   1) / (4 - 1) = 0.28127, inv (1 - smooth) / 8 + smooth inv = 0.000524846160993);  i = 3:
+     *   500000^-0.75 (wavelen 118143 > 8192): / 8 = 6.64786987118e-06. */
+    j = au_ok(api_rope, "{'config': " NAS_CFG ", 'layer': 3, 'seq_len': 3, "
+                        "'include': ['cos_sin']}");
+    const json_t *inv = json_object_get(j, "inv_freq");
+    ck_assert_uint_eq(json_array_size(inv), 4);
+    /* block_configs places the layers, not this kind's numbers: listed in resolved.ignored (before:
+     * neither used nor listed) */
+    ck_assert(json_object_get(json_object_get(json_object_get(j, "resolved"), "ignored"),
+                              "config.block_configs") != NULL);
+    double want[4];
+    for (int i = 0; i < 4; i++) {
+        double f = pow(500000.0, -2.0 * i / 8.0), wl = 2.0 * M_PI / f;
+        double sm = (8192.0 / wl - 1.0) / 3.0;
+        want[i] = wl < 2048.0 ? f : wl > 8192.0 ? f / 8.0 : (1.0 - sm) * f / 8.0 + sm * f;
+    }
+    ck_assert(fabs(want[2] - 0.000524846160993) < 1e-15 &&
+              fabs(want[3] - 6.64786987118e-06) < 1e-16);
+    for (size_t i = 0; i < 4; i++) {
+        double got = au_number(json_array_get(inv, i));
+        ck_assert_msg(fabs(got - want[i]) <= 1e-15 * want[i], "inv_freq[%zu] %.17g", i, got);
+    }
+    /* and equal to model_type llama's answer for the same rope keys */
+    json_t *ll = au_ok(api_rope, "{'config': {'model_type': 'llama', 'num_hidden_layers': 5, "
+                                 "'hidden_size': 64, 'num_attention_heads': 8, 'rope_theta': "
+                                 "500000.0, 'max_position_embeddings': 131072, 'rope_scaling': "
+                                 "{'factor': 8.0, 'high_freq_factor': 4.0, 'low_freq_factor': 1.0, "
+                                 "'original_max_position_embeddings': 8192, 'rope_type': "
+                                 "'llama3'}}, 'seq_len': 3, 'include': ['cos_sin']}");
+    ck_assert(json_equal(inv, json_object_get(ll, "inv_freq")));
+    ck_assert(json_object_get(j, "cos") != NULL && json_object_get(j, "sin") != NULL);
+    ck_assert(json_equal(json_object_get(j, "cos"), json_object_get(ll, "cos")));
+    ck_assert(json_equal(json_object_get(j, "sin"), json_object_get(ll, "sin")));
+    json_decref(ll);
+    json_decref(j);
+
+    /* DeciLMDecoderLayer reads block_configs[layer_idx]: one per layer, each with its attention */
+    au_expect_422(api_model_method,
+                  "{'model_type': 'nemotron-nas', 'num_hidden_layers': 2, 'hidden_size': 64, "
+                  "'num_attention_heads': 8, 'block_configs': [{'attention': {'no_op': true}}]}",
+                  "/block_configs", NULL);
+    au_expect_422(api_model_method,
+                  "{'model_type': 'nemotron-nas', 'num_hidden_layers': 1, 'hidden_size': 64, "
+                  "'num_attention_heads': 8, 'block_configs': [{'attention': {'no_op': 'yes'}}]}",
+                  "/block_configs/0/attention/no_op", NULL);
+    au_expect_422(api_model_method,
+                  "{'model_type': 'nemotron-nas', 'num_hidden_layers': 1, 'hidden_size': 64, "
+                  "'num_attention_heads': 8, 'block_configs': [{'attention': "
+                  "{'n_heads_in_group': 3}}]}",
+                  "/block_configs/0/attention/n_heads_in_group", NULL);
+    /* DeciLMAttention's head is hidden_size // num_attention_heads (8), whatever head_dim says */
+    au_expect_422(api_model_method,
+                  "{'model_type': 'nemotron-nas', 'num_hidden_layers': 1, 'hidden_size': 64, "
+                  "'num_attention_heads': 8, 'head_dim': 16, 'block_configs': [{'attention': "
+                  "{'n_heads_in_group': 8}}]}",
+                  "/head_dim", NULL);
+}
+END_TEST
+
 Suite *model_hybrid_suite(void)
 {
     Suite *s = suite_create("model_hybrid");
@@ -394,6 +511,7 @@ Suite *model_hybrid_suite(void)
     tcase_add_test(tc, test_bailing_moe_v2);
     tcase_add_test(tc, test_hybrid_keys_accounted);
     tcase_add_test(tc, test_attention_nope);
+    tcase_add_test(tc, test_nemotron_nas);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -227,11 +227,20 @@ test('config box in Korean on a phone: T5 and BLOOM drawn, errors in Korean', { 
 // note for all).
 const RGEMMA = { model_type: 'recurrent_gemma', num_hidden_layers: 5, hidden_size: 2560, num_attention_heads: 10,
     head_dim: 256 };
-test('config box: layers without positions named by their mixer (Jamba, RecurrentGemma), en and ko',
+const NAS_ATT = { attention: { n_heads_in_group: 8, no_op: false, replace_with_linear: false }, ffn: { no_op: false } };
+const NAS = { model_type: 'nemotron-nas', architectures: ['DeciLMForCausalLM'], num_hidden_layers: 5, hidden_size: 8192,
+    num_attention_heads: 64, rope_theta: 500000.0, max_position_embeddings: 131072,
+    rope_scaling: { factor: 16.0, high_freq_factor: 4.0, low_freq_factor: 1.0, original_max_position_embeddings: 8192,
+        rope_type: 'llama3' },
+    block_configs: [NAS_ATT, { attention: { no_op: true }, ffn: { no_op: false } },
+        { attention: { no_op: true }, ffn: { no_op: true } },
+        { attention: { no_op: false, replace_with_linear: true }, ffn: { no_op: false } }, NAS_ATT] };
+test('config box: layers without positions named by their mixer (Jamba, RecurrentGemma, Nemotron-NAS), en and ko',
     { timeout: 180000 }, async () => {
-        for (const [lang, mamba, attn, rec, attnNote] of [
-            ['en-US', /No position \(Mamba\)/, /No position \(attention\)/, /No position \(recurrent\)/, /their attention/],
-            ['ko-KR', /위치 없음 \(Mamba\)/, /위치 없음 \(어텐션\)/, /위치 없음 \(순환\)/, /어텐션은/]]) {
+        for (const [lang, mamba, attn, rec, attnNote, ident] of [
+            ['en-US', /No position \(Mamba\)/, /No position \(attention\)/, /No position \(recurrent\)/, /their attention/,
+                /\(identity: no attention, no FFN\)/],
+            ['ko-KR', /위치 없음 \(Mamba\)/, /위치 없음 \(어텐션\)/, /위치 없음 \(순환\)/, /어텐션은/, /\(항등: 어텐션·FFN 없음\)/]]) {
             const s = await open(lang, DESKTOP);
             const { page } = s;
             s.expect('/learned', 422); // section 3 asks for row 599 of a 512-row table on purpose
@@ -268,6 +277,14 @@ test('config box: layers without positions named by their mixer (Jamba, Recurren
                 assert.equal(m.kinds[0].mixer, 'recurrent');
                 assert.match(await buttons.nth(0).textContent(), rec);
                 assert.doesNotMatch(await note(0), attnNote, 'recurrent blocks have no attention');
+                // Nemotron-NAS: layers whose attention is a no_op are MLP-only (mixer mlp) or, with a no-op FFN too,
+                // identity layers (mixer none; 81 of Ultra-253B's 162): named, and neither gets the attention note
+                m = await paste(page, JSON.stringify(NAS));
+                await checkMethod(page, m);
+                assert.deepEqual(m.kinds.map((k) => k.mixer), [undefined, 'mlp', 'none', 'linear']);
+                const iNone = 2;
+                assert.match(await buttons.nth(iNone).textContent(), ident);
+                assert.doesNotMatch(await note(iNone), attnNote, 'identity layers have no attention');
                 assertClean(s);
             } finally {
                 await s.close();

@@ -69,7 +69,7 @@ function noneNote(k) {
     const p = { layers: k.layers.length, mixer: k.mixer ? mixerName(k.mixer) : '' };
     if (!k.mixer || k.mixer === 'attention')
         return t('cfg.note.none', p);
-    return t(k.mixer === 'mlp' || k.mixer === 'moe' ? 'cfg.note.none.mlp' : 'cfg.note.none.seq', p);
+    return t(['mlp', 'moe', 'linear', 'none'].includes(k.mixer) ? 'cfg.note.none.mlp' : 'cfg.note.none.seq', p);
 }
 
 /** Layer indices as ranges: 0–4, 6–10, 12. */

@@ -15,6 +15,7 @@ RoPE numbers of every RoPE layer, following Hugging Face transformers (v5) as re
   configuration_jamba / nemotron_h / zamba2 / granitemoehybrid / lfm2 / kimi_linear.py
                        which layers of a hybrid model are attention and whether they rotate
                        (hybrid_layers below), and their attention scale (hybrid_scale)
+  modeling_decilm.py   (Hub remote code of nemotron-nas) block_configs: no_op / linear attention
   modeling_bloom/falcon/mpt.py  ALiBi slopes per head (build_alibi_tensor, build_mpt_alibi_tensor)
   configuration_modernbert.py  ModernBERT's layer pattern and global / local bases
   modeling_m2m_100/xglm/marian/pegasus/whisper/fsmt/speech_to_text.py  the sinusoidal tables'
@@ -365,7 +366,7 @@ def alibi_slopes(mt, heads):
 ATTENTION_FREE = {"mamba": "mamba", "mamba2": "mamba", "falcon_mamba": "mamba", "rwkv": "rwkv",
                   "xlstm": "xlstm"}
 HYBRID = {"jamba", "nemotron_h", "granitemoehybrid", "zamba2", "falcon_h1", "lfm2", "lfm2_moe",
-          "kimi_linear"}
+          "kimi_linear", "nemotron-nas"}
 
 
 def hybrid_layers(tc, mt, n):
@@ -382,7 +383,12 @@ def hybrid_layers(tc, mt, n):
       falcon_h1   every layer: RoPE attention beside a Mamba mixer
       kimi_linear layer_types, else linear_attn_config full_attn_layers / kda_layers (1-based),
                   else full where (i + 1) % 4 == 0 (today's KimiLinearConfig; its first release
-                  had i and i % 4 == 0); its MLA layers use no RoPE"""
+                  had i and i % 4 == 0); its MLA layers use no RoPE
+      nemotron-nas  the Hub repositories' remote code, modeling_decilm.py DeciLMDecoderLayer:
+                  per layer block_configs[i]; attention.no_op -> no self_attn (the layer is its
+                  FFN: "mlp", or nothing: "none" when ffn.no_op too); else
+                  attention.replace_with_linear -> DeciLMLinearAttention (a Linear: "linear");
+                  else DeciLMAttention, rotated by DeciLMRotaryEmbedding(config) as Llama"""
     if mt in ATTENTION_FREE:
         return [(ATTENTION_FREE[mt], False)] * n
     if mt == "jamba":
@@ -414,6 +420,17 @@ def hybrid_layers(tc, mt, n):
         return [("attention", True) if t == "full_attention" else ("conv", False) for t in lst]
     if mt == "falcon_h1":
         return [("attention", True)] * n
+    if mt == "nemotron-nas":
+        out = []
+        for b in tc["block_configs"]:
+            a, f = b["attention"], b.get("ffn") or {}
+            if a.get("no_op"):
+                out.append(("none" if f.get("no_op") else "mlp", False))
+            elif a.get("replace_with_linear"):
+                out.append(("linear", False))
+            else:
+                out.append(("attention", True))
+        return out
     if mt == "kimi_linear":
         lst = tc.get("layer_types")
         lac = tc.get("linear_attn_config") or {}
@@ -441,6 +458,8 @@ def hybrid_scale(tc, mt):
     hd = tc.get("head_dim") or tc["hidden_size"] // tc["num_attention_heads"]
     if mt == "nemotron_h":  # NemotronHConfig.head_dim = 128; NemotronHAttention reads only it
         hd = tc.get("head_dim") or 128
+    if mt == "nemotron-nas":  # DeciLMAttention: head_dim = hidden_size // num_heads, no key
+        hd = tc["hidden_size"] // tc["num_attention_heads"]
     if mt == "zamba2":
         return 1.0 / math.sqrt((2 * tc["hidden_size"] // tc["num_attention_heads"]) / 2)
     if mt == "falcon_h1":
