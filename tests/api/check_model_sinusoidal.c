@@ -87,13 +87,20 @@ START_TEST(test_m2m100_rows_from_padding_idx)
 }
 END_TEST
 
-/* XGLM: position_ids from 0 plus a fixed offset 2 (not pad_token_id + 1): with pad_token_id 5
- * the first token is still row 2. Decoder-only: one kind, no stack. */
+/* XGLM: position_ids from 0 plus a fixed offset 2 (not pad_token_id + 1): with pad_token_id 0
+ * the first token is still row 2 (not 1). Decoder-only: one kind, no stack. get_embedding zeroes
+ * row pad_token_id: with pad_token_id 5 token 3 (row 5) reads zeros in HF, which /sinusoidal does
+ * not give: a 422 naming pad_token_id (breaker2; was a 200 whose row 3 HF does not compute; seen
+ * failing before the fix: status 200). */
 START_TEST(test_xglm_offset_two)
 {
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'xglm', 'd_model': 4, 'num_layers': 2, "
+                      "'attention_heads': 2, 'max_position_embeddings': 8, 'pad_token_id': 5}",
+                      "/pad_token_id", "the row token 3 reads");
     json_t *j = au_ok(api_model_method, "{'model_type': 'xglm', 'd_model': 4, 'num_layers': 2, "
                                         "'attention_heads': 2, 'max_position_embeddings': 8, "
-                                        "'pad_token_id': 5}");
+                                        "'pad_token_id': 0}");
     const json_t *k = au_layer_kind(j, 1);
     ck_assert_str_eq(au_str(k, "method"), "sinusoidal");
     ck_assert_ptr_null(json_object_get(k, "stack"));
