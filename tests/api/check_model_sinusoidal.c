@@ -212,6 +212,16 @@ START_TEST(test_distilbert_sinusoidal_pos_embds)
                                 "'sinusoidal_pos_embds': false}");
     ck_assert_str_eq(au_str(au_layer_kind(j, 0), "method"), "learned_absolute");
     json_decref(j);
+    /* POST /rope names the table the flag chooses (breaker2: said "learned absolute position
+     * embeddings" with the flag true; seen failing before the fix) */
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'distilbert', 'dim': 4, 'n_heads': 2, "
+                      "'sinusoidal_pos_embds': true}, 'positions': [0], 'q': [1, 0]}",
+                      "/config/model_type", "a fixed sinusoidal table");
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'distilbert', 'dim': 4, 'n_heads': 2}, "
+                      "'positions': [0], 'q': [1, 0]}",
+                      "/config/model_type", "learned absolute position embeddings");
 }
 END_TEST
 
