@@ -4,6 +4,7 @@
  */
 #include "api/model_sinusoidal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -243,7 +244,12 @@ static json_t *stack_kind(api_problem *pb, const json_t *cfg, const char *ptr, c
     }
     char rule[320], osrc[512];
     int64_t off = first_row(pb, cfg, ptr, f, stack, rule, sizeof rule, osrc, sizeof osrc, where);
-    if (off < 0) {
+    if (off >= 0 && maxpos > (int64_t)INT32_MAX - off) /* POST /sinusoidal's rows end there */
+        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, off > 2 ? "pad_token_id" : mk,
+                        "the table's rows %lld .. %lld (offset + %s) pass 2147483647, the last "
+                        "position POST /sinusoidal computes",
+                        (long long)off, (long long)off + maxpos - 1, mk);
+    if (off < 0 || api_problem_failed(pb)) {
         json_decref(params);
         json_decref(src);
         return NULL;

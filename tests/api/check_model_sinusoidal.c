@@ -113,6 +113,23 @@ START_TEST(test_xglm_offset_two)
 }
 END_TEST
 
+/* A table POST /sinusoidal cannot give (rows past 2147483647) is a 422 at the key that moves it
+ * there (breaker2: pad_token_id 2147483647 gave a 200 whose request, offset 2147483648, POST
+ * /sinusoidal refuses; seen failing before the fix: status 200). */
+START_TEST(test_rows_past_int32)
+{
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'm2m_100', 'd_model': 8, 'encoder_layers': 1, "
+                      "'decoder_layers': 1, 'max_position_embeddings': 16, "
+                      "'pad_token_id': 2147483647}",
+                      "/pad_token_id", "pass 2147483647");
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'marian', 'd_model': 8, 'encoder_layers': 1, "
+                      "'decoder_layers': 1, 'max_position_embeddings': 2147483649}",
+                      "/max_position_embeddings", "pass 2147483647");
+}
+END_TEST
+
 /* Marian and Pegasus: Vaswani's frequencies (second one 0.01, not fairseq's 1e-4), sines then
  * cosines, positions from 0: row 1 is [sin 1, sin 0.01, cos 1, cos 0.01]. */
 START_TEST(test_marian_pegasus_vaswani_concat)
@@ -259,6 +276,7 @@ Suite *model_sinusoidal_suite(void)
     tcase_add_checked_fixture(tc, au_setup, au_teardown);
     tcase_add_test(tc, test_m2m100_rows_from_padding_idx);
     tcase_add_test(tc, test_xglm_offset_two);
+    tcase_add_test(tc, test_rows_past_int32);
     tcase_add_test(tc, test_marian_pegasus_vaswani_concat);
     tcase_add_test(tc, test_whisper_encoder_sinusoids_decoder_learned);
     tcase_add_test(tc, test_fsmt_speech_to_text_default_pad);
