@@ -24,6 +24,21 @@ void api_model_ptr_to_src(const char *ptr, char *out, size_t n)
     out[k < n ? k : n - 1] = '\0';
 }
 
+/* Copies the model_type string s into out (API_MC_TYPE bytes); a longer one is cut before the
+ * character that does not fit whole, never inside a UTF-8 sequence (a cut one is not valid UTF-8:
+ * jansson's json_string and json_pack refuse it, which made POST /model/method a 503). */
+static void copy_model_type(char *out, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= API_MC_TYPE) {
+        n = API_MC_TYPE - 1;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--; /* s[n], the first byte left out, continues a character: leave it all out */
+    }
+    memcpy(out, s, n);
+    out[n] = '\0';
+}
+
 void api_model_text_find(const json_t *config, const char *ptr, api_model_text *out)
 {
     /* the keys under which real wrappers keep the text model, innermost first when nested */
@@ -34,7 +49,7 @@ void api_model_text_find(const json_t *config, const char *ptr, api_model_text *
     snprintf(out->ptr, sizeof out->ptr, "%s", ptr);
     const json_t *mt = member(config, "model_type");
     if (mt != NULL && json_is_string(mt))
-        snprintf(out->model_type, sizeof out->model_type, "%s", json_string_value(mt));
+        copy_model_type(out->model_type, json_string_value(mt));
     for (int depth = 0; depth < 4; depth++) {
         const json_t *next = NULL;
         const char *key = NULL;
@@ -56,7 +71,7 @@ void api_model_text_find(const json_t *config, const char *ptr, api_model_text *
         snprintf(out->ptr, sizeof out->ptr, "%s", p);
         mt = member(next, "model_type");
         if (mt != NULL && json_is_string(mt))
-            snprintf(out->model_type, sizeof out->model_type, "%s", json_string_value(mt));
+            copy_model_type(out->model_type, json_string_value(mt));
     }
     /* LlavaConfig & co.: a text_config without model_type builds a LlamaConfig
      * (models/llava/configuration_llava.py: text_config.get("model_type", "llama")) */

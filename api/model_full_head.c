@@ -99,15 +99,11 @@ int api_model_full_head_rotary(api_problem *pb, api_rope_config *out, api_rc_war
     int scaled = out->scaling.present && out->scaling.type != PE_ROPE_DEFAULT;
     if (strcmp(key, "partial_rotary_factor") == 0 && scaled) {
         api_problem_field(pb, API_PB_INVALID_FIELD, o->ptr,
-                          "model_type \"%s\" with a %s scaling: Hugging Face's "
-                          "modeling_rope_utils.py builds frequencies for int(head_dim %lld x "
-                          "%.17g) = %lld dims and %s's apply_rotary_pos_emb multiplies all %lld "
-                          "dims of q and k by them, which fails: there are no Hugging Face "
-                          "numbers to match. Remove it (the whole head rotates) or send POST "
-                          "/rope with the rotary_dim you run",
-                          out->model_type, api_rope_type_name(out->scaling.type),
-                          (long long)out->head_dim, f, (long long)rd, file,
-                          (long long)out->head_dim);
+                          "remove it or send POST /rope with rotary_dim: under %s scaling HF makes "
+                          "frequencies for int(head_dim %lld x %.17g) = %lld dims, and %s's "
+                          "apply_rotary_pos_emb rotating all %lld fails",
+                          api_rope_type_name(out->scaling.type), (long long)out->head_dim, f,
+                          (long long)rd, file, (long long)out->head_dim);
         return -1;
     }
     if (strcmp(key, "partial_rotary_factor") == 0)

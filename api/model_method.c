@@ -563,7 +563,9 @@ int api_model_method(const api_ctx *ctx, const json_t *req, wire_jw *out, api_pr
     for (size_t i = 0; i < w.n; i++) /* /rope's pointers back to this route are noise here */
         if (strstr(w.text[i], "POST /model/method") == NULL) {
             api_model_src_rebase(w.text[i], sizeof w.text[i], where);
-            json_array_append_new(warn, json_string(w.text[i]));
+            /* nocheck: a %.40s may have cut a request's character; the writer (wire_jw_str)
+             * sends such bytes as U+FFFD, as /rope's warnings */
+            json_array_append_new(warn, json_string_nocheck(w.text[i]));
         }
     json_t *resp =
         json_pack("{s:s, s:s, s:I, s:O, s:o}", "model_type", mt, "text_config", where, "num_layers",

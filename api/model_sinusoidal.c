@@ -4,6 +4,7 @@
  */
 #include "api/model_sinusoidal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -155,6 +156,19 @@ static int64_t first_row(api_problem *pb, const json_t *cfg, const char *ptr, co
                  "position_ids from 0 plus the fixed offset 2 (forward: position_ids += "
                  "self.offset), whatever pad_token_id is");
         snprintf(src, sn, "%s", f->hf);
+        /* get_embedding zeroes row padding_idx = pad_token_id (XGLMConfig default 1): rows 0
+         * and 1 are never read, row p >= 2 is token p - 2's */
+        int64_t xpad = 1;
+        if (api_get_int(pb, cfg, ptr, "pad_token_id", 0, INT32_MAX, &xpad) < 0)
+            return -1;
+        if (xpad >= 2) {
+            api_problem_key(pb, API_PB_INVALID_FIELD, ptr, "pad_token_id",
+                            "%lld: XGLMSinusoidalPositionalEmbedding zeroes row pad_token_id of "
+                            "its table (get_embedding: emb[padding_idx] = 0), the row token %lld "
+                            "reads (position_ids + 2); no sinusoidal answer",
+                            (long long)xpad, (long long)(xpad - 2));
+            return -1;
+        }
         return 2;
     }
     int64_t pad = 1; /* the class default of every OFF_PAD family */
@@ -230,7 +244,12 @@ static json_t *stack_kind(api_problem *pb, const json_t *cfg, const char *ptr, c
     }
     char rule[320], osrc[512];
     int64_t off = first_row(pb, cfg, ptr, f, stack, rule, sizeof rule, osrc, sizeof osrc, where);
-    if (off < 0) {
+    if (off >= 0 && maxpos > (int64_t)INT32_MAX - off) /* POST /sinusoidal's rows end there */
+        api_problem_key(pb, API_PB_INVALID_FIELD, ptr, off > 2 ? "pad_token_id" : mk,
+                        "the table's rows %lld .. %lld (offset + %s) pass 2147483647, the last "
+                        "position POST /sinusoidal computes",
+                        (long long)off, (long long)off + maxpos - 1, mk);
+    if (off < 0 || api_problem_failed(pb)) {
         json_decref(params);
         json_decref(src);
         return NULL;

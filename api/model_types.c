@@ -91,6 +91,11 @@ const char *api_model_not_rope(const char *model_type, const json_t *cfg)
 {
     if (model_type == NULL || model_type[0] == '\0')
         return NULL;
+    /* DistilBERT's sinusoidal_pos_embds true: create_sinusoidal_embeddings fills the table */
+    const json_t *sin_pe = json_object_get(cfg, "sinusoidal_pos_embds");
+    if (strcmp(model_type, "distilbert") == 0 && sin_pe != NULL && json_is_true(sin_pe))
+        return "a fixed sinusoidal table added to the embeddings (sinusoidal_pos_embds true; "
+               "POST /sinusoidal)";
     if (api_str_in_list(API_MODEL_LEARNED, model_type) ||
         api_str_in_list(API_MODEL_LEARNED_PAD, model_type) ||
         api_str_in_list(API_MODEL_LEARNED_2, model_type))

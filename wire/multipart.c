@@ -284,7 +284,7 @@ static size_t find_delim(const wire_mp *m, const unsigned char *buf, size_t i, s
         return n;
     for (size_t p = i + L - 2; p + 1 < n; p += L - 1) {
         unsigned pair = (unsigned)buf[p] << 8 | buf[p + 1];
-        if (!(m->pairs[pair >> 3] >> (pair & 7) & 1u))
+        if (!((unsigned)m->pairs[pair >> 3] >> (pair & 7) & 1u))
             continue;
         for (size_t j = 0; j + 1 < L && j <= p - i; j++) { /* the candidate starts p - j */
             size_t s = p - j;

@@ -248,6 +248,42 @@ START_TEST(test_minimax_qwen1)
 }
 END_TEST
 
+/* A long model_type of 2-byte characters (breaker2). "aa" + 30 x "\u00e9" (2 bytes each) is 62
+ * bytes; the 48-byte model_type field kept 47, half of the 23rd character, and jansson's json_pack
+ * refused the answer's model_type: a 503 "out of memory". Now the field keeps "aa" + 22 x "\u00e9"
+ * (46 bytes, whole characters). With "a" + 30 x "\u00e9" the warning's %.40s keeps "a", 19 whole
+ * characters and half of the 20th: json_string refused it and the JSON answer lost that warning;
+ * now the half character is U+FFFD (EF BF BD), as in /rope's answers. Seen failing before the fix
+ * (503, then no warnings member). */
+START_TEST(test_long_model_type_utf8)
+{
+    char e30[61] = "";
+    for (int i = 0; i < 30; i++)
+        strcat(e30, "\xc3\xa9");
+    char req[400];
+    snprintf(req, sizeof req,
+             "{'model_type': 'aa%s', 'hidden_size': 32, 'num_attention_heads': 4, "
+             "'rope_theta': 10000, 'num_hidden_layers': 2}",
+             e30);
+    json_t *j = au_ok(api_model_method, req);
+    char want[64] = "aa";
+    for (int i = 0; i < 22; i++)
+        strcat(want, "\xc3\xa9");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "model_type")), want);
+    json_decref(j);
+    snprintf(req, sizeof req,
+             "{'model_type': 'a%s', 'hidden_size': 32, 'num_attention_heads': 4, "
+             "'rope_theta': 10000, 'num_hidden_layers': 2}",
+             e30);
+    j = au_ok(api_model_method, req);
+    json_t *warn = json_object_get(j, "warnings");
+    ck_assert_uint_ge(json_array_size(warn), 1);
+    const char *w0 = json_string_value(json_array_get(warn, 0));
+    ck_assert_ptr_nonnull(strstr(w0, "\xc3\xa9\xef\xbf\xbd\" is not in posenc's table"));
+    json_decref(j);
+}
+END_TEST
+
 Suite *model_break_suite(void)
 {
     Suite *s = suite_create("model_break");
@@ -263,6 +299,7 @@ Suite *model_break_suite(void)
     tcase_add_test(tc, test_gemma3n_local_base);
     tcase_add_test(tc, test_unknown_layer_type);
     tcase_add_test(tc, test_minimax_qwen1);
+    tcase_add_test(tc, test_long_model_type_utf8);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -87,13 +87,20 @@ START_TEST(test_m2m100_rows_from_padding_idx)
 }
 END_TEST
 
-/* XGLM: position_ids from 0 plus a fixed offset 2 (not pad_token_id + 1): with pad_token_id 5
- * the first token is still row 2. Decoder-only: one kind, no stack. */
+/* XGLM: position_ids from 0 plus a fixed offset 2 (not pad_token_id + 1): with pad_token_id 0
+ * the first token is still row 2 (not 1). Decoder-only: one kind, no stack. get_embedding zeroes
+ * row pad_token_id: with pad_token_id 5 token 3 (row 5) reads zeros in HF, which /sinusoidal does
+ * not give: a 422 naming pad_token_id (breaker2; was a 200 whose row 3 HF does not compute; seen
+ * failing before the fix: status 200). */
 START_TEST(test_xglm_offset_two)
 {
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'xglm', 'd_model': 4, 'num_layers': 2, "
+                      "'attention_heads': 2, 'max_position_embeddings': 8, 'pad_token_id': 5}",
+                      "/pad_token_id", "the row token 3 reads");
     json_t *j = au_ok(api_model_method, "{'model_type': 'xglm', 'd_model': 4, 'num_layers': 2, "
                                         "'attention_heads': 2, 'max_position_embeddings': 8, "
-                                        "'pad_token_id': 5}");
+                                        "'pad_token_id': 0}");
     const json_t *k = au_layer_kind(j, 1);
     ck_assert_str_eq(au_str(k, "method"), "sinusoidal");
     ck_assert_ptr_null(json_object_get(k, "stack"));
@@ -103,6 +110,23 @@ START_TEST(test_xglm_offset_two)
     row_is(t, 0, r2);
     json_decref(t);
     json_decref(j);
+}
+END_TEST
+
+/* A table POST /sinusoidal cannot give (rows past 2147483647) is a 422 at the key that moves it
+ * there (breaker2: pad_token_id 2147483647 gave a 200 whose request, offset 2147483648, POST
+ * /sinusoidal refuses; seen failing before the fix: status 200). */
+START_TEST(test_rows_past_int32)
+{
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'm2m_100', 'd_model': 8, 'encoder_layers': 1, "
+                      "'decoder_layers': 1, 'max_position_embeddings': 16, "
+                      "'pad_token_id': 2147483647}",
+                      "/pad_token_id", "pass 2147483647");
+    au_expect_422_msg(api_model_method,
+                      "{'model_type': 'marian', 'd_model': 8, 'encoder_layers': 1, "
+                      "'decoder_layers': 1, 'max_position_embeddings': 2147483649}",
+                      "/max_position_embeddings", "pass 2147483647");
 }
 END_TEST
 
@@ -205,6 +229,16 @@ START_TEST(test_distilbert_sinusoidal_pos_embds)
                                 "'sinusoidal_pos_embds': false}");
     ck_assert_str_eq(au_str(au_layer_kind(j, 0), "method"), "learned_absolute");
     json_decref(j);
+    /* POST /rope names the table the flag chooses (breaker2: said "learned absolute position
+     * embeddings" with the flag true; seen failing before the fix) */
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'distilbert', 'dim': 4, 'n_heads': 2, "
+                      "'sinusoidal_pos_embds': true}, 'positions': [0], 'q': [1, 0]}",
+                      "/config/model_type", "a fixed sinusoidal table");
+    au_expect_422_msg(api_rope,
+                      "{'config': {'model_type': 'distilbert', 'dim': 4, 'n_heads': 2}, "
+                      "'positions': [0], 'q': [1, 0]}",
+                      "/config/model_type", "learned absolute position embeddings");
 }
 END_TEST
 
@@ -242,6 +276,7 @@ Suite *model_sinusoidal_suite(void)
     tcase_add_checked_fixture(tc, au_setup, au_teardown);
     tcase_add_test(tc, test_m2m100_rows_from_padding_idx);
     tcase_add_test(tc, test_xglm_offset_two);
+    tcase_add_test(tc, test_rows_past_int32);
     tcase_add_test(tc, test_marian_pegasus_vaswani_concat);
     tcase_add_test(tc, test_whisper_encoder_sinusoids_decoder_learned);
     tcase_add_test(tc, test_fsmt_speech_to_text_default_pad);
