@@ -472,14 +472,8 @@ void api_bin_answer(api_bin *b, const api_opts *opts, const char *request_id, ap
     api_rc_warnings wn; /* what the JSON answer's `warnings` would hold: a header here */
     api_rope_warnings(&b->r, &b->res, &wn);
     const char *notes[API_RC_MAX_WARNINGS + 1];
-    size_t nn = 0;
     char more[64];
-    for (; nn < wn.n; nn++)
-        notes[nn] = wn.text[nn];
-    if (wn.n_dropped > 0) {
-        snprintf(more, sizeof more, "(%zu more warnings omitted)", wn.n_dropped);
-        notes[nn++] = more;
-    }
+    size_t nn = api_rc_warn_list(&wn, notes, more, sizeof more);
     if (nn > 0 && (out->warnings = api_warnings_header(notes, nn)) == NULL) {
         api_response_free(out);
         api_simple_problem(API_PB_UNAVAILABLE, "out of memory while writing the response",

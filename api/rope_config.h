@@ -62,6 +62,11 @@ typedef struct {
 /* Appends a warning (printf-style); counted in n_dropped when the list is full. */
 void api_rc_warn(api_rc_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The texts of w for an answer, in order, into out (API_RC_MAX_WARNINGS + 1 pointers): the kept
+ * ones, then, when some were dropped, "(N more warnings omitted)" written into more (>= 64
+ * bytes). Returns how many (0: none). */
+size_t api_rc_warn_list(const api_rc_warnings *w, const char **out, char *more, size_t more_len);
+
 /* The fields of a scaling object other than its type (docs/api.md#rope, docs/conventions.md#rope).
  */
 typedef enum {

@@ -41,6 +41,18 @@ void api_rc_warn(api_rc_warnings *w, const char *fmt, ...)
     w->n++;
 }
 
+size_t api_rc_warn_list(const api_rc_warnings *w, const char **out, char *more, size_t more_len)
+{
+    size_t n = 0;
+    for (; n < w->n; n++)
+        out[n] = w->text[n];
+    if (w->n_dropped > 0) {
+        snprintf(more, more_len, "(%zu more warnings omitted)", w->n_dropped);
+        out[n++] = more;
+    }
+    return n;
+}
+
 const char *api_rc_blame(const api_rc_origin *o, const char *fallback)
 {
     return (o->set && o->ptr[0]) ? o->ptr : fallback;

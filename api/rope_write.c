@@ -314,16 +314,14 @@ static void write_one_d(wire_jw *out, const api_rope_req *r, const api_rope_res 
     wire_jw_double(out, res->softmax_scale_factor);
     api_rc_warnings warn;
     api_rope_warnings(r, res, &warn);
-    if (warn.n > 0) {
+    const char *texts[API_RC_MAX_WARNINGS + 1];
+    char more[64];
+    size_t nw = api_rc_warn_list(&warn, texts, more, sizeof more);
+    if (nw > 0) {
         wire_jw_key(out, "warnings");
         wire_jw_arr_begin(out);
-        for (size_t i = 0; i < warn.n; i++)
-            wire_jw_str(out, warn.text[i]);
-        if (warn.n_dropped > 0) {
-            char more[64];
-            snprintf(more, sizeof more, "(%zu more warnings omitted)", warn.n_dropped);
-            wire_jw_str(out, more);
-        }
+        for (size_t i = 0; i < nw; i++)
+            wire_jw_str(out, texts[i]);
         wire_jw_arr_end(out);
     }
     if (res->q_rot) {
